@@ -1,0 +1,53 @@
+# claimpool: `make demo` sets up and runs the demo; `make test` sets up and runs every test.
+# Setup installs only what is missing, so a warm machine goes straight to work.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+
+CARGO_LEPTOS_VERSION := 0.3.10
+WASM_BINDGEN_VERSION := 0.2.130
+DEMO_ADDR ?= 127.0.0.1:3000
+
+.PHONY: demo test setup setup-build setup-browser build build-release unit e2e lint
+
+demo: setup-build
+	cargo leptos build --release
+	./target/release/claimpool demo --addr $(DEMO_ADDR)
+
+test: setup lint unit e2e
+
+setup: setup-build setup-browser
+
+# Rust tools for the full-stack build: the wasm target, cargo-leptos, wasm-bindgen, and the npm
+# packages of end2end/ (binaryen's wasm-opt for release builds, Playwright for browser tests).
+setup-build:
+	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
+		cargo install cargo-leptos@$(CARGO_LEPTOS_VERSION) --locked --features no_downloads
+	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
+		CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] || (cd end2end && npm ci --no-audit --no-fund)
+
+# Debian's Chromium for the browser tests (never a downloaded browser build).
+setup-browser:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+
+build:
+	cargo leptos build
+
+build-release:
+	cargo leptos build --release
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+unit:
+	cargo test --workspace
+
+e2e: build
+	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/debug/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test

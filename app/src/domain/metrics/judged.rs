@@ -1,0 +1,200 @@
+//! A run judged against the gold once: per-claim counts and the confidence-ranked pairs, ready
+//! for the plain metrics, per-claim figures and every bootstrap resample.
+
+use super::bootstrap::{self, BootstrapSamples, MetricsWithSd};
+use super::by_claim::ClaimMetrics;
+use super::error::MetricsError;
+use super::gold::Gold;
+use super::run::{Confidence, Run};
+use super::scores::{Metrics, PrecisionRecall};
+use crate::domain::ids::ClaimId;
+use crate::domain::label::Label;
+use std::sync::Arc;
+
+/// A run compared with a [`Gold`]. Building it costs one sort of the run; every figure after
+/// that is a linear pass over integers.
+#[derive(Clone, Debug)]
+pub struct JudgedRun {
+    claims: Arc<[ClaimId]>,
+    /// Per claim index: gold evidence pairs.
+    gold: Arc<[u64]>,
+    /// Per claim index: pairs the run predicts as evidence.
+    predicted: Vec<u64>,
+    /// Per claim index: predicted pairs that are gold evidence with the same label.
+    correct: Vec<u64>,
+    ranking: Ranking,
+}
+
+/// The run's pairs ordered by confidence, highest first, as two parallel arrays.
+#[derive(Clone, Debug, Default)]
+struct Ranking {
+    /// Claim index of each ranked pair.
+    claim: Vec<u32>,
+    /// Per ranked pair: [`HIT`] when it is a true positive of the precision/recall curve, and
+    /// [`LAST`] when it is the last pair of its threshold (the next pair has a lower confidence).
+    flags: Vec<u8>,
+}
+
+/// The pair is a true positive of the precision/recall curve.
+const HIT: u8 = 1;
+/// The pair closes its threshold: all pairs of equal confidence are in.
+const LAST: u8 = 2;
+
+impl JudgedRun {
+    /// Judges every pair of `run` against `gold`. Fails when a pair's claim is not a gold claim.
+    pub fn new(gold: &Gold, run: &Run) -> Result<JudgedRun, MetricsError> {
+        let claim_count = gold.claims().len();
+        let mut predicted = vec![0u64; claim_count];
+        let mut correct = vec![0u64; claim_count];
+        let mut points: Vec<(Confidence, u32, bool)> = Vec::with_capacity(run.len());
+        for (index, pair) in run.pairs().iter().enumerate() {
+            let claim =
+                gold.claim_index(&pair.claim)
+                    .ok_or_else(|| MetricsError::RunClaimNotInGold {
+                        index,
+                        claim: pair.claim.clone(),
+                        doc: pair.doc.clone(),
+                    })?;
+            let gold_label = gold.label_at(claim, &pair.doc);
+            let c = claim as usize;
+            if pair.prediction.claims_evidence() {
+                predicted[c] += 1;
+                if matches_gold(pair.prediction.label(), gold_label) {
+                    correct[c] += 1;
+                }
+            }
+            let hit = matches_gold(pair.prediction.best_label(), gold_label);
+            points.push((pair.confidence, claim, hit));
+        }
+        Ok(JudgedRun {
+            claims: gold.shared_claims(),
+            gold: gold.shared_evidence_counts(),
+            predicted,
+            correct,
+            ranking: Ranking::new(points),
+        })
+    }
+
+    /// Precision, recall, F1 and average precision over all the gold claims.
+    pub fn metrics(&self) -> Metrics {
+        self.evaluate(|_| 1)
+    }
+
+    /// The metrics with each claim counted `weights[claim]` times (claims in [`Gold::claims`]
+    /// order): e.g. 0/1 weights restrict the figures to a subset of claims.
+    pub fn metrics_weighted(&self, weights: &[u32]) -> Result<Metrics, MetricsError> {
+        if weights.len() != self.claims.len() {
+            return Err(MetricsError::WeightCount {
+                expected: self.claims.len(),
+                got: weights.len(),
+            });
+        }
+        Ok(self.evaluate_weighted(weights))
+    }
+
+    /// Precision, recall and F1 of each gold claim, in claim order (claims the run ignores
+    /// and claims without evidence included).
+    pub fn by_claim(&self) -> Vec<ClaimMetrics> {
+        (0..self.claims.len())
+            .map(|c| {
+                ClaimMetrics::from_counts(
+                    self.claims[c].clone(),
+                    self.correct[c],
+                    self.predicted[c],
+                    self.gold[c],
+                )
+            })
+            .collect()
+    }
+
+    /// The metrics with their bootstrap standard deviations (see [`bootstrap::bootstrap`]).
+    pub fn bootstrap(&self, samples: BootstrapSamples, seed: u64) -> MetricsWithSd {
+        bootstrap::bootstrap_judged(std::slice::from_ref(self), samples, seed)
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+    }
+
+    /// Whether two judged runs were judged against the same gold (same claims, same evidence
+    /// counts), so that the same claim resample means the same thing for both.
+    pub(crate) fn same_gold(&self, other: &JudgedRun) -> bool {
+        (Arc::ptr_eq(&self.claims, &other.claims) || self.claims == other.claims)
+            && (Arc::ptr_eq(&self.gold, &other.gold) || self.gold == other.gold)
+    }
+
+    pub(crate) fn claim_count(&self) -> usize {
+        self.claims.len()
+    }
+
+    /// The metrics with claim weights; `weights` has one entry per gold claim.
+    pub(crate) fn evaluate_weighted(&self, weights: &[u32]) -> Metrics {
+        self.evaluate(|c| weights.get(c).map_or(0, |&w| u64::from(w)))
+    }
+
+    fn evaluate(&self, weight: impl Fn(usize) -> u64) -> Metrics {
+        let (mut gold, mut predicted, mut correct) = (0u64, 0u64, 0u64);
+        for c in 0..self.claims.len() {
+            let w = weight(c);
+            if w != 0 {
+                gold += w * self.gold[c];
+                predicted += w * self.predicted[c];
+                correct += w * self.correct[c];
+            }
+        }
+        let pr = PrecisionRecall::from_counts(correct, predicted, gold);
+        Metrics {
+            precision: pr.precision,
+            recall: pr.recall,
+            f1: pr.f1,
+            average_precision: self.ranking.average_precision(gold, weight),
+        }
+    }
+}
+
+/// Whether a predicted label matches the gold label of a pair. NEI gold is never matched; a
+/// missing prediction label (label-less run) matches any gold evidence.
+fn matches_gold(predicted: Option<Label>, gold: Label) -> bool {
+    gold.is_evidence() && predicted.is_none_or(|label| label == gold)
+}
+
+impl Ranking {
+    /// Sorts the (confidence, claim index, hit) points once, highest confidence first.
+    fn new(mut points: Vec<(Confidence, u32, bool)>) -> Ranking {
+        // Stable: tied pairs keep the run's order; it does not matter, ties enter together.
+        points.sort_by_key(|point| std::cmp::Reverse(point.0));
+        let flags = points
+            .iter()
+            .enumerate()
+            .map(|(i, &(confidence, _, hit))| {
+                let last = points.get(i + 1).is_none_or(|next| next.0 != confidence);
+                (u8::from(hit) * HIT) | (u8::from(last) * LAST)
+            })
+            .collect();
+        Ranking {
+            claim: points.iter().map(|p| p.1).collect(),
+            flags,
+        }
+    }
+
+    /// AP = sum over thresholds of (R_i - R_{i-1}) * P_i, each pair counted `weight(claim)`
+    /// times, with `gold` (weighted) evidence pairs as the recall denominator, so gold pairs the
+    /// run never retrieves are missed recall. Only thresholds that raise recall contribute.
+    fn average_precision(&self, gold: u64, weight: impl Fn(usize) -> u64) -> f64 {
+        if gold == 0 {
+            return 0.0;
+        }
+        let (mut retrieved, mut hits, mut hits_before) = (0u64, 0u64, 0u64);
+        let mut sum = 0.0;
+        for (&claim, &flags) in self.claim.iter().zip(&self.flags) {
+            let w = weight(claim as usize);
+            retrieved += w;
+            hits += w * u64::from(flags & HIT);
+            if flags & LAST != 0 && hits > hits_before {
+                // hits > 0 implies retrieved > 0.
+                sum += (hits - hits_before) as f64 / gold as f64 * (hits as f64 / retrieved as f64);
+                hits_before = hits;
+            }
+        }
+        sum
+    }
+}

@@ -1,0 +1,49 @@
+//! Evaluation of systems against a collection's gold labels, as SciFact-Open defines it
+//! (Wadden et al. 2022, Table 5), and agreement figures between annotation passes.
+//!
+//! The flow: build the [`Gold`] (every claim of the collection, with its SUPPORT/CONTRADICT pairs;
+//! every other pair is NEI) and a [`Run`] (a system's predicted pairs), then judge the run once
+//! with [`JudgedRun::new`]. The judged run holds per-claim counts and the pairs pre-sorted by
+//! confidence, so [`JudgedRun::metrics`], [`JudgedRun::by_claim`] and the bootstrap
+//! ([`JudgedRun::bootstrap`], [`bootstrap`] for several systems on the same resamples) never
+//! look at identifiers or re-sort again.
+//!
+//! Conventions, shared by every figure here:
+//! - a ratio whose denominator is 0 is 0 (precision of a run that predicts no evidence, recall
+//!   of a claim with no evidence, F1 when precision and recall are both 0, AP with no gold
+//!   evidence);
+//! - the predicted label of a pair is the run's stated label; a pair without one (TREC-style,
+//!   label-less run) claims "evidence" and is judged label-agnostically: it is correct when the
+//!   pair is gold evidence, whatever the gold label.
+
+mod agreement;
+pub mod bench;
+mod bootstrap;
+mod by_claim;
+mod confusion;
+mod error;
+mod gold;
+mod judged;
+mod overlap;
+mod run;
+mod scores;
+
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_real_data;
+
+pub use agreement::Agreement;
+pub use bootstrap::{
+    bootstrap, BootstrapSamples, BootstrapSamplesError, ClaimResampler, MetricsWithSd,
+};
+pub use by_claim::ClaimMetrics;
+pub use confusion::{label_confusion, ConfusionMatrix};
+pub use error::MetricsError;
+pub use gold::Gold;
+pub use judged::JudgedRun;
+pub use overlap::jaccard;
+pub use run::{Confidence, ConfidenceError, Prediction, Run, RunPair};
+pub use scores::Metrics;

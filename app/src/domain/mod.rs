@@ -1,0 +1,14 @@
+//! Domain logic: plain Rust, no Leptos, axum or sqlx types, unit-tested and benchmarked alone.
+//!
+//! `ids`, `label` and `account` compile for the browser too (the pages show them); the rest is
+//! server-only.
+
+pub mod account;
+pub mod ids;
+pub mod label;
+
+#[cfg(feature = "ssr")]
+pub mod metrics;
+#[cfg(feature = "ssr")]
+pub mod pool;
+// formats is being written; it is wired in when it lands.

@@ -1,0 +1,44 @@
+//! Storage: sqlx queries and transactions on SQLite, one module per table group. Callers get
+//! plain Rust values back; no SQL leaves this module.
+
+pub mod audit;
+pub mod db;
+pub mod projects;
+pub mod users;
+pub mod work;
+
+pub use db::{now_ms, open, Db};
+
+/// What can go wrong in storage, with the context a person needs to act on it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database {path}: {source}")]
+    Open {
+        path: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("cannot migrate the database {path}: {source}")]
+    Migrate {
+        path: String,
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Whether an sqlx error is a UNIQUE constraint violation.
+pub(crate) fn is_unique_violation(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())
+}

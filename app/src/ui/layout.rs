@@ -1,0 +1,50 @@
+//! The frame of every logged-in page: the top bar with the user's links, and the page below.
+
+use crate::api::auth::{whoami, Logout};
+use crate::domain::account::{Role, User};
+use leptos::prelude::*;
+use leptos_router::components::{Outlet, A};
+
+#[component]
+pub fn Layout() -> impl IntoView {
+    let me = Resource::new(|| (), |_| whoami());
+    provide_context(me);
+    let logout = ServerAction::<Logout>::new();
+    view! {
+        <header class="topbar">
+            <A href="/" attr:class="brand">"claimpool"</A>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match me.await {
+                        Ok(Some(user)) => view! { <Nav user=user logout=logout /> }.into_any(),
+                        _ => view! { <a href="/login">"Log in"</a> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </header>
+        <Outlet />
+    }
+}
+
+#[component]
+fn Nav(user: User, logout: ServerAction<Logout>) -> impl IntoView {
+    let role = user.role;
+    view! {
+        <nav class="nav">
+            <A href="/">"Home"</A>
+            <Show when=move || role.satisfies(Role::Lead)>
+                <A href="/lead">"Projects"</A>
+            </Show>
+            <Show when=move || role.satisfies(Role::Admin)>
+                <A href="/admin/users">"Users"</A>
+            </Show>
+        </nav>
+        <div class="who">
+            <span class="user" data-testid="current-user">{user.username.clone()}</span>
+            <span class="role">{role.as_str()}</span>
+            <ActionForm action=logout>
+                <button type="submit" class="link">"Log out"</button>
+            </ActionForm>
+        </div>
+    }
+}

@@ -1,0 +1,30 @@
+//! The login page.
+
+use crate::api::auth::Login;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let login = ServerAction::<Login>::new();
+    let query = use_query_map();
+    let next = move || query.read().get("next").unwrap_or_else(|| "/".to_owned());
+    let error = move || login.value().get().and_then(Result::err).map(|e| e.to_string());
+    view! {
+        <Title text="Log in" />
+        <main class="login">
+            <h1>"claimpool"</h1>
+            <p class="tagline">"Pooled test collections for scientific claim verification"</p>
+            <ActionForm action=login>
+                <label for="username">"User name"</label>
+                <input id="username" name="username" autocomplete="username" required autofocus />
+                <label for="password">"Password"</label>
+                <input id="password" type="password" name="password" autocomplete="current-password" required />
+                <input type="hidden" name="next" prop:value=next />
+                <button type="submit" disabled=move || login.pending().get()>"Log in"</button>
+            </ActionForm>
+            {move || error().map(|text| view! { <p class="error" role="alert" data-testid="login-error">{text}</p> })}
+        </main>
+    }
+}

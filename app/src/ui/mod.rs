@@ -1,0 +1,53 @@
+//! Pages and components. No SQL and no domain math here: data comes from server functions.
+
+mod admin;
+mod home;
+mod layout;
+mod login;
+mod projects;
+mod widgets;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{ParentRoute, Route, Router, Routes};
+use leptos_router::path;
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <link rel="icon" href="data:," />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="leptos" href="/pkg/claimpool.css" />
+        <Title formatter=|text| format!("{text} · claimpool") />
+        <Router>
+            <Routes fallback=|| view! { <widgets::NotFound /> }>
+                <Route path=path!("/login") view=login::LoginPage />
+                <ParentRoute path=path!("") view=layout::Layout>
+                    <Route path=path!("/") view=home::HomePage />
+                    <Route path=path!("/lead") view=projects::ProjectsPage />
+                    <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
+                    <Route path=path!("/admin/users") view=admin::UsersPage />
+                </ParentRoute>
+            </Routes>
+        </Router>
+    }
+}

@@ -1,0 +1,64 @@
+//! Small pieces used by several pages.
+
+use crate::error::ApiError;
+use leptos::prelude::*;
+
+#[component]
+pub fn NotFound() -> impl IntoView {
+    view! {
+        <main class="page narrow">
+            <h1>"Not found"</h1>
+            <p>"There is no page here. " <a href="/">"Go home"</a></p>
+        </main>
+    }
+}
+
+/// An error from a server function, shown where the data would have been.
+#[component]
+pub fn ErrorNote(error: ApiError) -> impl IntoView {
+    let text = match &error {
+        ApiError::Unauthenticated => "Your session has ended: please log in again.".to_owned(),
+        other => other.to_string(),
+    };
+    view! { <p class="error" role="alert">{text}</p> }
+}
+
+/// A figure with its label, for count strips.
+#[component]
+pub fn Stat(label: &'static str, value: i64) -> impl IntoView {
+    view! {
+        <div class="stat">
+            <span class="stat-value">{format_count(value)}</span>
+            <span class="stat-label">{label}</span>
+        </div>
+    }
+}
+
+/// 1234567 → "1,234,567".
+pub fn format_count(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(super::format_count(0), "0");
+        assert_eq!(super::format_count(999), "999");
+        assert_eq!(super::format_count(1000), "1,000");
+        assert_eq!(super::format_count(1234567), "1,234,567");
+        assert_eq!(super::format_count(-5183), "-5,183");
+    }
+}

@@ -1,0 +1,35 @@
+// Starts `claimpool demo` on a free port with its own database, for one test file.
+import { spawn, ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface Server {
+  url: string;
+  stop: () => void;
+}
+
+export async function startDemo(): Promise<Server> {
+  const bin = process.env.CLAIMPOOL_BIN ?? resolve(__dirname, "../../target/debug/claimpool");
+  const db = join(mkdtempSync(join(tmpdir(), "claimpool-e2e-")), "demo.db");
+  const child: ChildProcess = spawn(bin, ["demo", "--db", db, "--addr", "127.0.0.1:0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, RUST_LOG: "warn" },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr += chunk));
+  const url = await new Promise<string>((ok, fail) => {
+    let out = "";
+    const timer = setTimeout(() => fail(new Error(`demo did not start in 60 s:\n${out}\n${stderr}`)), 60_000);
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/serving on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    });
+    child.on("exit", (code) => fail(new Error(`demo exited with ${code}:\n${out}\n${stderr}`)));
+  });
+  return { url, stop: () => child.kill("SIGTERM") };
+}

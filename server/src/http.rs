@@ -1,0 +1,169 @@
+//! The HTTP server: Leptos routes and server functions, sessions, the page guard, static files.
+
+use anyhow::Context;
+use app::domain::account::Role;
+use app::state::AppState;
+use app::store::Db;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Router;
+use leptos::prelude::LeptosOptions;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, Session, SessionManagerLayer};
+use tower_sessions_sqlx_store::SqliteStore;
+
+/// Where the compiled site (pkg/claimpool.js, .wasm, .css) lives: `LEPTOS_SITE_ROOT`, else
+/// `site/` beside the binary's target directory (target/release/claimpool → target/site), else
+/// `target/site` under the working directory.
+pub fn site_root() -> PathBuf {
+    if let Some(root) = std::env::var_os("LEPTOS_SITE_ROOT") {
+        return PathBuf::from(root);
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent()?.parent().map(|target| target.join("site")))
+        .filter(|site| site.join("pkg").is_dir())
+        .unwrap_or_else(|| PathBuf::from("target/site"))
+}
+
+/// Leptos options for a server on `addr`.
+pub fn leptos_options(addr: SocketAddr) -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("claimpool")
+        .site_root(site_root().to_string_lossy().into_owned())
+        .site_pkg_dir("pkg")
+        .site_addr(addr)
+        .build()
+}
+
+/// The whole application as one router, for `serve`, `demo` and the tests.
+pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
+    let session_store = SqliteStore::new(db.clone())
+        .with_table_name("sessions")
+        .map_err(|e| anyhow::anyhow!("session table name: {e}"))?;
+    session_store.migrate().await.context("creating the session table")?;
+    let sessions = SessionManagerLayer::new(session_store)
+        .with_name("claimpool_session")
+        .with_http_only(true)
+        .with_same_site(SameSite::Strict)
+        .with_secure(false)
+        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(12)));
+
+    let leptos_options = leptos_options(addr);
+    let state = AppState {
+        leptos_options: leptos_options.clone(),
+        db,
+    };
+    let routes = generate_route_list(app::App);
+    let app_state = state.clone();
+    let router = Router::new()
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || leptos::prelude::provide_context(app_state.clone()),
+            move || app::shell(leptos_options.clone()),
+        )
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .layer(middleware::from_fn_with_state(state.clone(), guard_pages))
+        .layer(sessions)
+        .with_state(state);
+    Ok(router)
+}
+
+/// Which role a page path needs; None for pages open to everyone.
+fn required_role(path: &str) -> Option<Role> {
+    let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+    if path == "/login" || under("/pkg") || under("/api") || path == "/favicon.ico" {
+        None
+    } else if under("/admin") {
+        Some(Role::Admin)
+    } else if under("/lead") {
+        Some(Role::Lead)
+    } else {
+        Some(Role::Annotator)
+    }
+}
+
+/// Checks every page request against the session's role before the page renders. Server
+/// functions (/api) check their own role.
+async fn guard_pages(State(state): State<AppState>, session: Session, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_owned();
+    let Some(role) = required_role(&path) else {
+        return next.run(req).await;
+    };
+    match app::auth::session_user(&session, &state.db).await {
+        Ok(Some(user)) if user.role.satisfies(role) => next.run(req).await,
+        Ok(Some(_)) => (
+            StatusCode::FORBIDDEN,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            format!(
+                "<!DOCTYPE html><title>Forbidden</title><link rel=stylesheet href=/pkg/claimpool.css>\
+                 <main class='page narrow'><h1>Forbidden</h1><p>This page needs the {role} role. \
+                 <a href='/'>Go home</a></p></main>"
+            ),
+        )
+            .into_response(),
+        Ok(None) => {
+            let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
+            Redirect::to(&format!("/login?next={}", encode_query_value(target))).into_response()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "page guard");
+            (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response()
+        }
+    }
+}
+
+/// Percent-encodes a query value (RFC 3986 unreserved characters and '/' pass through).
+fn encode_query_value(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+/// Serves until Ctrl-C. Prints the address once the socket is bound.
+pub async fn serve(db: Db, addr: SocketAddr) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = listener.local_addr()?;
+    let app = router(db, bound).await?;
+    println!("claimpool is serving on http://{bound}");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("server failed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_roles() {
+        assert_eq!(required_role("/login"), None);
+        assert_eq!(required_role("/pkg/claimpool.js"), None);
+        assert_eq!(required_role("/api/login"), None);
+        assert_eq!(required_role("/admin/users"), Some(Role::Admin));
+        assert_eq!(required_role("/lead"), Some(Role::Lead));
+        assert_eq!(required_role("/lead/projects/x"), Some(Role::Lead));
+        assert_eq!(required_role("/leader"), Some(Role::Annotator));
+        assert_eq!(required_role("/"), Some(Role::Annotator));
+    }
+
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(encode_query_value("/lead/projects/a b?q=1&x"), "/lead/projects/a%20b%3Fq%3D1%26x");
+    }
+}

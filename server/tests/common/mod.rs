@@ -1,0 +1,67 @@
+//! Test harness: the real app on port 0 with a fresh database each.
+
+#![allow(dead_code)]
+
+use app::domain::account::{NewPassword, Role, Username};
+use app::store::{self, Db};
+use std::net::SocketAddr;
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub db: Db,
+    pub dir: tempfile::TempDir,
+}
+
+/// The password every test user gets.
+pub const PASSWORD: &str = "correct horse";
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = store::open(&dir.path().join("test.db")).await.expect("open db");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let router = server::http::router(db.clone(), addr).await.expect("router");
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        TestApp { addr, db, dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub async fn add_user(&self, name: &str, role: Role) -> i64 {
+        let hash = app::auth::hash_password(&NewPassword::parse(PASSWORD).expect("password")).expect("hash");
+        store::users::create(&self.db, &Username::parse(name).expect("name"), role, &hash, None)
+            .await
+            .expect("create user")
+            .id
+    }
+
+    /// A client with its own cookie jar that does not follow redirects.
+    pub fn client(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client")
+    }
+
+    /// Calls the login server function.
+    pub async fn login(&self, client: &reqwest::Client, name: &str, password: &str) -> reqwest::Response {
+        client
+            .post(self.url("/api/login"))
+            .form(&[("username", name), ("password", password), ("next", "/")])
+            .send()
+            .await
+            .expect("login request")
+    }
+
+    /// A client logged in as `name`.
+    pub async fn logged_in(&self, name: &str) -> reqwest::Client {
+        let client = self.client();
+        let res = self.login(&client, name, PASSWORD).await;
+        assert!(res.status().is_success(), "login of {name} failed: {}", res.status());
+        client
+    }
+}
