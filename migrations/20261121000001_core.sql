@@ -106,7 +106,6 @@ CREATE TABLE predictions (
     sentences      TEXT,             -- JSON array of predicted rationale sentence indices
     PRIMARY KEY (system_id, claim_id, doc_id)
 ) WITHOUT ROWID;
-CREATE INDEX predictions_by_pair ON predictions (claim_id, doc_id);
 
 -- Each build or growth step of the pool, with its parameters.
 CREATE TABLE pool_builds (

@@ -4,7 +4,9 @@
 use crate::domain::account::{NewPassword, Role, ThrottlePolicy, User};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Db, StoreError};
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use tower_sessions::Session;
 
@@ -22,7 +24,11 @@ pub fn hash_password(password: &NewPassword) -> Result<String, StoreError> {
 
 fn verify_password(hash: &str, password: &str) -> bool {
     PasswordHash::new(hash)
-        .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+        .map(|parsed| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+        })
         .unwrap_or(false)
 }
 

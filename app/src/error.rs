@@ -16,7 +16,10 @@ pub enum ApiError {
     #[error("wrong user name or password")]
     BadCredentials,
     #[error("too many failed logins for {username}; try again in {retry_after_secs} s")]
-    Throttled { username: String, retry_after_secs: i64 },
+    Throttled {
+        username: String,
+        retry_after_secs: i64,
+    },
     #[error("not found: {0}")]
     NotFound(String),
     /// The request's input is wrong; the message says which field and why.

@@ -6,12 +6,16 @@ use anyhow::{bail, Context};
 use app::domain::account::{NewPassword, Role, Username};
 use app::store;
 use clap::{Args, Parser, Subcommand};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "claimpool", version, about = "Build scientific claim-verification test collections by pooling")]
+#[command(
+    name = "claimpool",
+    version,
+    about = "Build scientific claim-verification test collections by pooling"
+)]
 pub struct Cli {
     /// The SQLite database file [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
     #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "PATH")]
@@ -32,6 +36,99 @@ enum Command {
     /// Manage projects
     #[command(subcommand)]
     Project(ProjectCommand),
+    /// Import a corpus, claims or a system run into a project (one transaction per file)
+    #[command(subcommand)]
+    Import(ImportCommand),
+    /// Build, grow and inspect the annotation pool
+    #[command(subcommand)]
+    Pool(PoolCommand),
+}
+
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// A corpus: SciFact/SciFact-Open or BEIR corpus.jsonl (plain or .gz)
+    Corpus {
+        #[arg(long)]
+        project: String,
+        /// scifact or beir [default: detected from the first line]
+        #[arg(long)]
+        format: Option<String>,
+        file: PathBuf,
+    },
+    /// Claims: SciFact or SciFact-Open claims.jsonl; evidence becomes citation judgments
+    Claims {
+        #[arg(long)]
+        project: String,
+        file: PathBuf,
+    },
+    /// A system run
+    Run {
+        #[arg(long)]
+        project: String,
+        /// The system's name [default: as the file names it: parquet `model`, canonical `system`]
+        #[arg(long)]
+        system: Option<String>,
+        /// pooled or evaluation-only
+        #[arg(long, default_value = "pooled")]
+        role: String,
+        /// canonical, scifact-open-parquet, leaderboard, verisci, trec, sentence-scores, retrieved
+        /// [default: detected from the file]
+        #[arg(long)]
+        format: Option<String>,
+        /// Order of `label_probs` in leaderboard files, e.g. REFUTE,NEI,SUPPORT
+        #[arg(long, default_value = "CONTRADICT,NEI,SUPPORT")]
+        label_order: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// The negative-sampling ratio the system was trained with
+        #[arg(long)]
+        negative_sampling_ratio: Option<f64>,
+        /// Skip (and count) pairs whose document is not in the corpus
+        #[arg(long)]
+        allow_missing_docs: bool,
+        file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum PoolCommand {
+    /// Build the pool at a depth, or grow it (deeper, or with systems added since)
+    Build {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        depth: u32,
+        /// confidence (SciFact-Open: each system's top d pairs over all claims) or per-claim (TREC depth-k)
+        #[arg(long, default_value = "confidence")]
+        strategy: String,
+    },
+    /// How many pairs each depth would pool and add
+    Preview {
+        #[arg(long)]
+        project: String,
+        /// Depths, comma-separated
+        #[arg(long, value_delimiter = ',', required = true)]
+        depths: Vec<u32>,
+        #[arg(long, default_value = "confidence")]
+        strategy: String,
+    },
+    /// Pool statistics (SciFact-Open Table 2b and 2c)
+    Stats {
+        #[arg(long)]
+        project: String,
+        /// k for "prior evidence in each system's top k by retrieval rank"
+        #[arg(long, default_value_t = 50)]
+        top_k: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The pooled pairs with their entry depth and model ranks
+    List {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]
@@ -72,6 +169,20 @@ enum ProjectCommand {
 
 const DEFAULT_DB: &str = "claimpool.db";
 
+/// Prints a line to standard output; when the reader has gone (`claimpool pool list | head`),
+/// the command ends quietly as Unix tools do.
+macro_rules! emit {
+    ($($arg:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            return Err(anyhow::Error::from(e).context("writing to standard output"));
+        }
+    }};
+}
+
 async fn open_db(path: &Path) -> anyhow::Result<store::Db> {
     store::open(path).await.map_err(anyhow::Error::from)
 }
@@ -100,31 +211,233 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .context("reading the password from standard input")?;
-            let password = NewPassword::parse(text.lines().next().unwrap_or_default()).context("the password")?;
+            let password = NewPassword::parse(text.lines().next().unwrap_or_default())
+                .context("the password")?;
             let db = open_db(&db_or_default()).await?;
             let hash = app::auth::hash_password(&password)?;
             let user = store::users::create(&db, &username, role, &hash, None).await?;
-            println!("created {} ({})", user.username, user.role);
+            emit!("created {} ({})", user.username, user.role);
             Ok(())
         }
         Command::User(UserCommand::List) => {
             let db = open_db(&db_or_default()).await?;
             for user in store::users::list(&db).await? {
                 let state = if user.active { "" } else { " (inactive)" };
-                println!("{}\t{}{state}", user.username, user.role);
+                emit!("{}\t{}{state}", user.username, user.role);
             }
             Ok(())
         }
         Command::Project(ProjectCommand::Create { name, description }) => {
             let db = open_db(&db_or_default()).await?;
             let id = store::projects::create(&db, &name, &description, None).await?;
-            println!("created project {name} (id {id})");
+            emit!("created project {name} (id {id})");
             Ok(())
         }
+        Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
+        Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()).await?;
-            println!("{}", serde_json::to_string_pretty(&store::projects::list(&db).await?)?);
+            emit!(
+                "{}",
+                serde_json::to_string_pretty(&store::projects::list(&db).await?)?
+            );
             Ok(())
         }
     }
+}
+
+async fn project_id(db: &store::Db, name: &str) -> anyhow::Result<i64> {
+    Ok(store::projects::id_by_name(db, name).await?)
+}
+
+async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
+    use app::domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
+    use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+    let report = match command {
+        ImportCommand::Corpus {
+            project,
+            format,
+            file,
+        } => {
+            let format = match format.as_deref() {
+                None => None,
+                Some("scifact") => Some(CorpusFormat::SciFact),
+                Some("beir") => Some(CorpusFormat::Beir),
+                Some(other) => {
+                    bail!("--format: unknown corpus format {other:?} (expected scifact or beir)")
+                }
+            };
+            import::corpus(db, project_id(db, &project).await?, &file, format, None).await?
+        }
+        ImportCommand::Claims { project, file } => {
+            import::claims(db, project_id(db, &project).await?, &file, None).await?
+        }
+        ImportCommand::Run {
+            project,
+            system,
+            role,
+            format,
+            label_order,
+            description,
+            negative_sampling_ratio,
+            allow_missing_docs,
+            file,
+        } => {
+            let format = format
+                .map(|f| f.parse::<RunFormat>())
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--format: {e}"))?;
+            let label_order: LabelOrder = label_order
+                .parse()
+                .map_err(|e| anyhow::anyhow!("--label-order: {e}"))?;
+            if let Some(r) = negative_sampling_ratio.filter(|r| !(r.is_finite() && *r >= 0.0)) {
+                bail!("--negative-sampling-ratio: {r} is not a ratio (a number >= 0)");
+            }
+            let spec = SystemSpec {
+                name: system,
+                role: SystemRole::parse(&role).context("--role")?,
+                description,
+                negative_sampling_ratio,
+            };
+            let options = RunReadOptions {
+                label_order,
+                ..RunReadOptions::default()
+            };
+            let run = RunImport {
+                path: file,
+                format,
+                options,
+                system: spec,
+                allow_missing_docs,
+            };
+            import::run(db, project_id(db, &project).await?, run, None).await?
+        }
+    };
+    emit!("{}", serde_json::to_string_pretty(&report)?);
+    if report.missing_docs > 0 {
+        eprintln!(
+            "note: skipped {} pairs whose document is not in the corpus",
+            report.missing_docs
+        );
+    }
+    Ok(())
+}
+
+async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
+    use app::store::pool as pools;
+    match command {
+        PoolCommand::Build {
+            project,
+            depth,
+            strategy,
+        } => {
+            let report = pools::build(
+                db,
+                project_id(db, &project).await?,
+                pools::parse_strategy(&strategy)?,
+                depth,
+                None,
+            )
+            .await?;
+            emit!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        PoolCommand::Preview {
+            project,
+            depths,
+            strategy,
+        } => {
+            let steps = pools::preview(
+                db,
+                project_id(db, &project).await?,
+                pools::parse_strategy(&strategy)?,
+                &depths,
+            )
+            .await?;
+            emit!("{}", serde_json::to_string_pretty(&steps)?);
+        }
+        PoolCommand::Stats {
+            project,
+            top_k,
+            json,
+        } => {
+            let stats = pools::stats(db, project_id(db, &project).await?, top_k).await?;
+            if json {
+                emit!("{}", serde_json::to_string(&stats)?);
+            } else {
+                print_stats(&stats)?;
+            }
+        }
+        PoolCommand::List { project, json } => {
+            let rows = pools::list(db, project_id(db, &project).await?).await?;
+            if json {
+                emit!("{}", serde_json::to_string(&rows)?);
+            } else {
+                emit!("claim_id\tdoc_id\tentry_depth\tfinal_label\tmodel_ranks");
+                for row in rows {
+                    let ranks: Vec<String> = row
+                        .model_ranks
+                        .iter()
+                        .map(|(s, r)| format!("{s}={r}"))
+                        .collect();
+                    emit!(
+                        "{}\t{}\t{}\t{}\t{}",
+                        row.claim_id,
+                        row.doc_id,
+                        row.entry_depth,
+                        row.final_label.as_deref().unwrap_or("-"),
+                        ranks.join(",")
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_stats(report: &app::store::pool::StatsReport) -> anyhow::Result<()> {
+    let s = &report.stats;
+    emit!(
+        "pool: {} pairs ({} strategy, depth {}); judged {}, evidence {}",
+        s.pool_size,
+        report.strategy,
+        s.depth,
+        s.judged,
+        s.evidence
+    );
+    emit!("\nfound by\tpooled\tjudged\tevidence\t% evidence");
+    for row in &s.by_system_count {
+        let pct = row
+            .percent_evidence
+            .map(|p| format!("{p:.1}"))
+            .unwrap_or_else(|| "-".into());
+        emit!(
+            "{}\t{}\t{}\t{}\t{}",
+            row.systems,
+            row.pooled,
+            row.judged,
+            row.evidence,
+            pct
+        );
+    }
+    emit!("\nsystem\tpooled\tunique");
+    for row in &s.per_system {
+        emit!("{}\t{}\t{}", row.system, row.pooled, row.unique);
+    }
+    let p = &report.prior_evidence;
+    emit!(
+        "\nprior (citation) evidence: {} pairs, {} in the pool",
+        p.total,
+        p.in_pool
+    );
+    emit!("system\tretrieved\tin top {}\tin top {}", p.top_k, p.depth);
+    for row in &p.per_system {
+        emit!(
+            "{}\t{}\t{}\t{}",
+            row.system,
+            row.retrieved,
+            row.in_top_k,
+            row.in_top_depth
+        );
+    }
+    Ok(())
 }

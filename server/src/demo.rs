@@ -29,7 +29,11 @@ pub async fn create(path: &Path) -> anyhow::Result<Db> {
         match std::fs::remove_file(&file) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot remove the old demo database {}", path.display())),
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("cannot remove the old demo database {}", path.display())
+                })
+            }
         }
     }
     let db = store::open(path).await?;
@@ -42,9 +46,26 @@ pub async fn create(path: &Path) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-/// Fills an empty database with the demo accounts and project.
+/// The shipped sample (see server/demo/ATTRIBUTION.md), embedded so the binary is self-contained.
+const CORPUS: &str = include_str!("../demo/corpus.jsonl");
+const CLAIMS: &str = include_str!("../demo/claims.jsonl");
+
+/// Fills an empty database with the demo accounts, the project and its sample.
 pub async fn seed(db: &Db) -> anyhow::Result<()> {
-    let project = store::projects::create(db, PROJECT, "40 SciFact dev claims and 443 abstracts (demo sample)", None).await?;
+    let project = store::projects::create(
+        db,
+        PROJECT,
+        "40 SciFact dev claims and 443 abstracts (demo sample)",
+        None,
+    )
+    .await?;
+    let dir = tempfile::tempdir().context("creating a temporary directory for the demo sample")?;
+    let corpus = dir.path().join("corpus.jsonl");
+    let claims = dir.path().join("claims.jsonl");
+    std::fs::write(&corpus, CORPUS).context("writing the demo corpus")?;
+    std::fs::write(&claims, CLAIMS).context("writing the demo claims")?;
+    store::import::corpus(db, project, &corpus, None, None).await?;
+    store::import::claims(db, project, &claims, None).await?;
     for (name, role) in ACCOUNTS {
         let username = Username::parse(name)?;
         let hash = app::auth::hash_password(&NewPassword::parse(&password_of(name))?)?;

@@ -46,13 +46,18 @@ pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
     let session_store = SqliteStore::new(db.clone())
         .with_table_name("sessions")
         .map_err(|e| anyhow::anyhow!("session table name: {e}"))?;
-    session_store.migrate().await.context("creating the session table")?;
+    session_store
+        .migrate()
+        .await
+        .context("creating the session table")?;
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("claimpool_session")
         .with_http_only(true)
         .with_same_site(SameSite::Strict)
         .with_secure(false)
-        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(12)));
+        .with_expiry(Expiry::OnInactivity(
+            tower_sessions::cookie::time::Duration::hours(12),
+        ));
 
     let leptos_options = leptos_options(addr);
     let state = AppState {
@@ -68,7 +73,9 @@ pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
             move || leptos::prelude::provide_context(app_state.clone()),
             move || app::shell(leptos_options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), guard_pages))
         .layer(sessions)
         .with_state(state);
@@ -91,7 +98,12 @@ fn required_role(path: &str) -> Option<Role> {
 
 /// Checks every page request against the session's role before the page renders. Server
 /// functions (/api) check their own role.
-async fn guard_pages(State(state): State<AppState>, session: Session, req: Request, next: Next) -> Response {
+async fn guard_pages(
+    State(state): State<AppState>,
+    session: Session,
+    req: Request,
+    next: Next,
+) -> Response {
     let path = req.uri().path().to_owned();
     let Some(role) = required_role(&path) else {
         return next.run(req).await;
@@ -124,7 +136,9 @@ fn encode_query_value(value: &str) -> String {
     value
         .bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
             other => format!("%{other:02X}"),
         })
         .collect()
@@ -164,6 +178,9 @@ mod tests {
 
     #[test]
     fn query_values_are_encoded() {
-        assert_eq!(encode_query_value("/lead/projects/a b?q=1&x"), "/lead/projects/a%20b%3Fq%3D1%26x");
+        assert_eq!(
+            encode_query_value("/lead/projects/a b?q=1&x"),
+            "/lead/projects/a%20b%3Fq%3D1%26x"
+        );
     }
 }

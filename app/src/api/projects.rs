@@ -30,13 +30,24 @@ pub async fn project_overview(name: String) -> Result<ProjectSummary, ApiError> 
 }
 
 #[server(endpoint = "lead/claims")]
-pub async fn claims_page(project: String, search: String, offset: i64) -> Result<Page<ClaimRow>, ApiError> {
+pub async fn claims_page(
+    project: String,
+    search: String,
+    offset: i64,
+) -> Result<Page<ClaimRow>, ApiError> {
     crate::api::respond(
         async {
             crate::auth::require(crate::domain::account::Role::Lead).await?;
             let db = crate::state::db()?;
             let id = crate::store::projects::id_by_name(&db, &project).await?;
-            Ok(crate::store::projects::claims_page(&db, id, &search, offset.max(0), CLAIMS_PER_PAGE).await?)
+            Ok(crate::store::projects::claims_page(
+                &db,
+                id,
+                &search,
+                offset.max(0),
+                CLAIMS_PER_PAGE,
+            )
+            .await?)
         }
         .await,
     )

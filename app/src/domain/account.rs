@@ -169,7 +169,8 @@ impl ThrottlePolicy {
     /// name stays locked, if it is locked.
     pub fn locked_for(&self, recent_failures_newest_first: &[i64], now: i64) -> Option<i64> {
         let newest = *recent_failures_newest_first.first()?;
-        let oldest_of_burst = *recent_failures_newest_first.get(self.max_failures.checked_sub(1)?)?;
+        let oldest_of_burst =
+            *recent_failures_newest_first.get(self.max_failures.checked_sub(1)?)?;
         let burst = newest - oldest_of_burst <= self.window_ms;
         let remaining = newest + self.lockout_ms - now;
         (burst && remaining > 0).then_some(remaining)
@@ -197,8 +198,14 @@ mod tests {
         assert_eq!(Username::parse("a"), Err(UsernameError::Length));
         assert_eq!(Username::parse("a b"), Err(UsernameError::Character(' ')));
         assert!(NewPassword::parse("short").is_err());
-        assert_eq!(NewPassword::parse("longenough\n").unwrap().expose(), "longenough");
-        assert_eq!(format!("{:?}", NewPassword::parse("longenough").unwrap()), "NewPassword(***)");
+        assert_eq!(
+            NewPassword::parse("longenough\n").unwrap().expose(),
+            "longenough"
+        );
+        assert_eq!(
+            format!("{:?}", NewPassword::parse("longenough").unwrap()),
+            "NewPassword(***)"
+        );
     }
 
     #[test]
@@ -209,12 +216,24 @@ mod tests {
         let four = [now - 1_000, now - 2_000, now - 3_000, now - 4_000];
         assert_eq!(p.locked_for(&four, now), None);
         // five within a minute: locked for the rest of five minutes after the newest
-        let five = [now - 1_000, now - 2_000, now - 3_000, now - 4_000, now - 5_000];
+        let five = [
+            now - 1_000,
+            now - 2_000,
+            now - 3_000,
+            now - 4_000,
+            now - 5_000,
+        ];
         assert_eq!(p.locked_for(&five, now), Some(p.lockout_ms - 1_000));
         // the same burst, after the lockout: free again
         assert_eq!(p.locked_for(&five, now + p.lockout_ms), None);
         // five failures spread over more than a minute: no burst
-        let spread = [now - 1_000, now - 20_000, now - 40_000, now - 60_000, now - 80_000];
+        let spread = [
+            now - 1_000,
+            now - 20_000,
+            now - 40_000,
+            now - 60_000,
+            now - 80_000,
+        ];
         assert_eq!(p.locked_for(&spread, now), None);
         assert_eq!(p.locked_for(&[], now), None);
     }

@@ -129,7 +129,10 @@ mod tests {
         assert!(DocId::parse("MED-10").is_ok());
         assert_eq!(ClaimId::parse(""), Err(IdError::Empty));
         assert!(matches!(DocId::parse("a b"), Err(IdError::Whitespace(_))));
-        assert_eq!(DocId::parse("x".repeat(MAX_ID_LEN + 1)), Err(IdError::TooLong));
+        assert_eq!(
+            DocId::parse("x".repeat(MAX_ID_LEN + 1)),
+            Err(IdError::TooLong)
+        );
     }
 
     #[test]

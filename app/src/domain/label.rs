@@ -26,7 +26,9 @@ impl Label {
         let norm = text.trim().to_ascii_uppercase().replace([' ', '-'], "_");
         match norm.as_str() {
             "SUPPORT" | "SUPPORTS" | "SUPPORTED" => Ok(Label::Support),
-            "CONTRADICT" | "CONTRADICTS" | "REFUTE" | "REFUTES" | "REFUTED" => Ok(Label::Contradict),
+            "CONTRADICT" | "CONTRADICTS" | "REFUTE" | "REFUTES" | "REFUTED" => {
+                Ok(Label::Contradict)
+            }
             "NEI" | "NOINFO" | "NOT_ENOUGH_INFO" | "NOTENOUGHINFO" => Ok(Label::Nei),
             _ => Err(LabelError(text.to_owned())),
         }

@@ -8,7 +8,10 @@ pub mod ids;
 pub mod label;
 
 #[cfg(feature = "ssr")]
+pub mod annotation;
+#[cfg(feature = "ssr")]
+pub mod formats;
+#[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod pool;
-// formats is being written; it is wired in when it lands.

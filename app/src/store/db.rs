@@ -43,7 +43,10 @@ pub async fn open(path: &Path) -> StoreResult<Db> {
     sqlx::migrate!("../migrations")
         .run(&pool)
         .await
-        .map_err(|source| StoreError::Migrate { path: shown, source })?;
+        .map_err(|source| StoreError::Migrate {
+            path: shown,
+            source,
+        })?;
     Ok(pool)
 }
 

@@ -3,6 +3,8 @@
 
 pub mod audit;
 pub mod db;
+pub mod import;
+pub mod pool;
 pub mod projects;
 pub mod users;
 pub mod work;

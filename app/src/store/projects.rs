@@ -16,7 +16,12 @@ pub fn check_name(name: &str) -> StoreResult<&str> {
     Ok(name)
 }
 
-pub async fn create(db: &Db, name: &str, description: &str, actor_id: Option<i64>) -> StoreResult<i64> {
+pub async fn create(
+    db: &Db,
+    name: &str,
+    description: &str,
+    actor_id: Option<i64>,
+) -> StoreResult<i64> {
     let name = check_name(name)?;
     let mut tx = db.begin().await?;
     let id = sqlx::query("INSERT INTO projects (name, description, created_at) VALUES (?, ?, ?)")
@@ -106,8 +111,16 @@ pub async fn claims_page(
     offset: i64,
     limit: i64,
 ) -> StoreResult<Page<ClaimRow>> {
-    let pattern = format!("%{}%", search.trim().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-    let filter = "c.project_id = ?1 AND (c.claim_id LIKE ?2 ESCAPE '\\' OR c.text LIKE ?2 ESCAPE '\\')";
+    let pattern = format!(
+        "%{}%",
+        search
+            .trim()
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_")
+    );
+    let filter =
+        "c.project_id = ?1 AND (c.claim_id LIKE ?2 ESCAPE '\\' OR c.text LIKE ?2 ESCAPE '\\')";
     let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM claims c WHERE {filter}"))
         .bind(project_id)
         .bind(&pattern)
@@ -148,7 +161,12 @@ pub async fn claims_page(
 }
 
 /// Adds a user to a project (or reactivates them).
-pub async fn add_member(db: &Db, project_id: i64, user_id: i64, actor_id: Option<i64>) -> StoreResult<()> {
+pub async fn add_member(
+    db: &Db,
+    project_id: i64,
+    user_id: i64,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
     let mut tx = db.begin().await?;
     sqlx::query(
         "INSERT INTO project_members (project_id, user_id, active, added_at) VALUES (?, ?, 1, ?)

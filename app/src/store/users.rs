@@ -64,10 +64,12 @@ pub async fn create(
 
 /// The user and password hash for a login, if the name exists.
 pub async fn credentials(db: &Db, username: &str) -> StoreResult<Option<(User, String)>> {
-    let row = sqlx::query("SELECT id, username, role, active, password_hash FROM users WHERE username = ?")
-        .bind(username)
-        .fetch_optional(db)
-        .await?;
+    let row = sqlx::query(
+        "SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
+    )
+    .bind(username)
+    .fetch_optional(db)
+    .await?;
     row.map(|row| Ok((user_from_row(&row)?, row.try_get("password_hash")?)))
         .transpose()
 }
@@ -91,10 +93,12 @@ pub async fn list(db: &Db) -> StoreResult<Vec<User>> {
 
 /// The stored password hash of a user, for tests and audits of how passwords are kept.
 pub async fn password_hash(db: &Db, username: &str) -> StoreResult<Option<String>> {
-    Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE username = ?")
-        .bind(username)
-        .fetch_optional(db)
-        .await?)
+    Ok(
+        sqlx::query_scalar("SELECT password_hash FROM users WHERE username = ?")
+            .bind(username)
+            .fetch_optional(db)
+            .await?,
+    )
 }
 
 pub async fn record_login_attempt(db: &Db, username: &str, success: bool) -> StoreResult<()> {

@@ -10,7 +10,13 @@ pub fn LoginPage() -> impl IntoView {
     let login = ServerAction::<Login>::new();
     let query = use_query_map();
     let next = move || query.read().get("next").unwrap_or_else(|| "/".to_owned());
-    let error = move || login.value().get().and_then(Result::err).map(|e| e.to_string());
+    let error = move || {
+        login
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.to_string())
+    };
     view! {
         <Title text="Log in" />
         <main class="login">

@@ -12,16 +12,30 @@ pub struct TestApp {
     pub dir: tempfile::TempDir,
 }
 
+/// The message a client shows for an error response of a server function.
+pub async fn error_message(res: reqwest::Response) -> String {
+    let body = res.text().await.expect("body");
+    let err: app::error::ApiError =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("not an ApiError ({e}): {body}"));
+    err.to_string()
+}
+
 /// The password every test user gets.
 pub const PASSWORD: &str = "correct horse";
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
-        let db = store::open(&dir.path().join("test.db")).await.expect("open db");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let db = store::open(&dir.path().join("test.db"))
+            .await
+            .expect("open db");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let router = server::http::router(db.clone(), addr).await.expect("router");
+        let router = server::http::router(db.clone(), addr)
+            .await
+            .expect("router");
         tokio::spawn(async move { axum::serve(listener, router).await });
         TestApp { addr, db, dir }
     }
@@ -31,11 +45,18 @@ impl TestApp {
     }
 
     pub async fn add_user(&self, name: &str, role: Role) -> i64 {
-        let hash = app::auth::hash_password(&NewPassword::parse(PASSWORD).expect("password")).expect("hash");
-        store::users::create(&self.db, &Username::parse(name).expect("name"), role, &hash, None)
-            .await
-            .expect("create user")
-            .id
+        let hash = app::auth::hash_password(&NewPassword::parse(PASSWORD).expect("password"))
+            .expect("hash");
+        store::users::create(
+            &self.db,
+            &Username::parse(name).expect("name"),
+            role,
+            &hash,
+            None,
+        )
+        .await
+        .expect("create user")
+        .id
     }
 
     /// A client with its own cookie jar that does not follow redirects.
@@ -48,7 +69,12 @@ impl TestApp {
     }
 
     /// Calls the login server function.
-    pub async fn login(&self, client: &reqwest::Client, name: &str, password: &str) -> reqwest::Response {
+    pub async fn login(
+        &self,
+        client: &reqwest::Client,
+        name: &str,
+        password: &str,
+    ) -> reqwest::Response {
         client
             .post(self.url("/api/login"))
             .form(&[("username", name), ("password", password), ("next", "/")])
@@ -61,7 +87,11 @@ impl TestApp {
     pub async fn logged_in(&self, name: &str) -> reqwest::Client {
         let client = self.client();
         let res = self.login(&client, name, PASSWORD).await;
-        assert!(res.status().is_success(), "login of {name} failed: {}", res.status());
+        assert!(
+            res.status().is_success(),
+            "login of {name} failed: {}",
+            res.status()
+        );
         client
     }
 }

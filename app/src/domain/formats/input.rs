@@ -1,0 +1,340 @@
+//! Opening inputs (plain or gzip, told apart by magic bytes) and reading them line by line.
+
+use super::error::{FormatError, ParseError};
+use flate2::bufread::MultiGzDecoder;
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// A readable input, decompressed when it was gzip.
+pub type Input = Box<dyn BufRead + Send>;
+
+/// The two magic bytes that open every gzip member.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// Read buffer size: large enough that a gzip decoder and the line reader are not starved.
+const BUFFER_BYTES: usize = 256 * 1024;
+/// Longest line read (memory stays bounded whatever the input): far above any real record.
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A record together with the line (or parquet row) it came from, 1-based.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located<T> {
+    /// 1-based line number; for parquet tables, the 1-based row number.
+    pub line: usize,
+    /// The record itself.
+    pub record: T,
+}
+
+/// Opens `path` for reading, decompressing it when its first bytes are the gzip magic.
+pub fn open_input(path: &Path) -> Result<Input, FormatError> {
+    let file = File::open(path).map_err(|source| FormatError::Io {
+        file: path.display().to_string(),
+        source,
+    })?;
+    decompressed(BufReader::with_capacity(BUFFER_BYTES, file)).map_err(|source| FormatError::Io {
+        file: path.display().to_string(),
+        source,
+    })
+}
+
+/// Wraps `reader` in a gzip decoder (all members) when it starts with the gzip magic.
+///
+/// For inputs that are not files, such as uploads already in memory.
+pub fn decompressed<R: BufRead + Send + 'static>(mut reader: R) -> std::io::Result<Input> {
+    if is_gzip(&mut reader)? {
+        Ok(Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            MultiGzDecoder::new(reader),
+        )))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+/// Whether the unread part of `reader` starts with the gzip magic (nothing is consumed).
+pub(crate) fn is_gzip<R: BufRead>(reader: &mut R) -> std::io::Result<bool> {
+    Ok(reader.fill_buf()?.starts_with(&GZIP_MAGIC))
+}
+
+/// The non-blank lines of an input with their 1-based numbers; a read error ends it.
+pub(crate) struct LineSource {
+    reader: Input,
+    file: String,
+    buf: Vec<u8>,
+    line: usize,
+    finished: bool,
+}
+
+impl LineSource {
+    /// Opens `path` (gzip or not); errors name it as it displays.
+    pub(crate) fn open(path: &Path) -> Result<Self, FormatError> {
+        Ok(LineSource::new(
+            open_input(path)?,
+            path.display().to_string(),
+        ))
+    }
+
+    pub(crate) fn new(reader: Input, file: String) -> Self {
+        LineSource {
+            reader,
+            file,
+            buf: Vec::with_capacity(4096),
+            line: 0,
+            finished: false,
+        }
+    }
+
+    /// The next line that is not blank, without its line ending (and without a leading BOM on line 1).
+    pub(crate) fn next_line(&mut self) -> Option<Result<LineRef<'_>, ParseError>> {
+        let (start, end) = loop {
+            if self.finished {
+                return None;
+            }
+            self.buf.clear();
+            let mut limited = (&mut self.reader).take(MAX_LINE_BYTES as u64 + 1);
+            match limited.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    self.finished = true;
+                    return None;
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    self.finished = true;
+                    return Some(Err(ParseError::new(
+                        &self.file,
+                        self.line + 1,
+                        None,
+                        format!("read error: {err}"),
+                    )));
+                }
+            }
+            self.line += 1;
+            if self.buf.len() > MAX_LINE_BYTES && !self.buf.ends_with(b"\n") {
+                self.finished = true;
+                return Some(Err(ParseError::new(
+                    &self.file,
+                    self.line,
+                    None,
+                    format!("the line is longer than {MAX_LINE_BYTES} bytes"),
+                )));
+            }
+            let start = if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                0
+            };
+            let mut end = self.buf.len();
+            while end > start && matches!(self.buf[end - 1], b'\n' | b'\r') {
+                end -= 1;
+            }
+            if !self.buf[start..end].iter().all(u8::is_ascii_whitespace) {
+                break (start, end);
+            }
+        };
+        Some(match std::str::from_utf8(&self.buf[start..end]) {
+            Ok(text) => Ok(LineRef {
+                file: &self.file,
+                line: self.line,
+                text,
+            }),
+            Err(err) => Err(ParseError::new(
+                &self.file,
+                self.line,
+                None,
+                format!("not UTF-8 text: {err}"),
+            )),
+        })
+    }
+}
+
+/// One line of an input, borrowed from its [`LineSource`].
+#[derive(Debug)]
+pub(crate) struct LineRef<'a> {
+    /// The file's name, for error messages.
+    pub file: &'a str,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's text, without its ending.
+    pub text: &'a str,
+}
+
+/// Turns one line of a format into zero or more records.
+pub(crate) trait LineParser {
+    /// What one line yields.
+    type Record;
+    /// Parses `text` (line `line` of `file`), pushing its records onto `out`.
+    fn parse_line(
+        &mut self,
+        file: &str,
+        line: usize,
+        text: &str,
+        out: &mut VecDeque<Self::Record>,
+    ) -> Result<(), ParseError>;
+}
+
+/// A streaming iterator over the records of a line-based input; one line is parsed at a time.
+pub(crate) struct LineRecords<P: LineParser> {
+    lines: LineSource,
+    parser: P,
+    pending: VecDeque<P::Record>,
+    pending_line: usize,
+}
+
+impl<P: LineParser> LineRecords<P> {
+    pub(crate) fn new(lines: LineSource, parser: P) -> Self {
+        LineRecords {
+            lines,
+            parser,
+            pending: VecDeque::new(),
+            pending_line: 0,
+        }
+    }
+}
+
+impl<P: LineParser> Iterator for LineRecords<P> {
+    type Item = Result<Located<P::Record>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(record) = self.pending.pop_front() {
+                return Some(Ok(Located {
+                    line: self.pending_line,
+                    record,
+                }));
+            }
+            let LineRef { file, line, text } = match self.lines.next_line()? {
+                Ok(next) => next,
+                Err(err) => return Some(Err(err)),
+            };
+            self.pending_line = line;
+            if let Err(err) = self.parser.parse_line(file, line, text, &mut self.pending) {
+                self.pending.clear();
+                return Some(Err(err));
+            }
+        }
+    }
+}
+
+/// The first non-blank line of a file (decompressed when gzip), for format detection.
+pub(crate) fn first_line(path: &Path) -> Result<Option<String>, FormatError> {
+    match LineSource::open(path)?.next_line() {
+        None => Ok(None),
+        Some(Ok(line)) => Ok(Some(line.text.to_owned())),
+        Some(Err(err)) => Err(err.into()),
+    }
+}
+
+/// Reads the first bytes of a file (decompressed when gzip), up to `n`.
+pub(crate) fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>, FormatError> {
+    let mut head = Vec::with_capacity(n);
+    open_input(path)?
+        .take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| FormatError::Io {
+            file: path.display().to_string(),
+            source,
+        })?;
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
+    use std::io::Write;
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(bytes).unwrap();
+        enc.finish().unwrap()
+    }
+
+    fn lines_of(input: Input) -> Vec<(usize, String)> {
+        let mut src = LineSource::new(input, "t".into());
+        let mut out = Vec::new();
+        while let Some(next) = src.next_line() {
+            let line = next.unwrap();
+            out.push((line.line, line.text.to_owned()));
+        }
+        out
+    }
+
+    #[test]
+    fn numbers_lines_skipping_blank_ones_and_endings() {
+        let text = b"\xEF\xBB\xBFa\r\n\n  \nb\nc";
+        let got = lines_of(decompressed(std::io::Cursor::new(text.to_vec())).unwrap());
+        assert_eq!(got, vec![(1, "a".into()), (4, "b".into()), (5, "c".into())]);
+    }
+
+    #[test]
+    fn an_overlong_line_is_an_error_that_ends_the_input() {
+        let mut text = vec![b'x'; MAX_LINE_BYTES];
+        text.extend_from_slice(b"\ny\n");
+        assert_eq!(
+            lines_of(decompressed(std::io::Cursor::new(text.clone())).unwrap()).len(),
+            2
+        );
+        text.insert(0, b'x');
+        let mut src = LineSource::new(
+            decompressed(std::io::Cursor::new(text)).unwrap(),
+            "big".into(),
+        );
+        let err = src.next_line().unwrap().unwrap_err();
+        assert_eq!((err.line, err.field), (1, None));
+        assert!(src.next_line().is_none());
+    }
+
+    #[test]
+    fn gzip_is_detected_by_magic_including_several_members() {
+        let mut two = gz(b"x\ny\n");
+        two.extend(gz(b"z\n"));
+        let got = lines_of(decompressed(std::io::Cursor::new(two)).unwrap());
+        assert_eq!(got, vec![(1, "x".into()), (2, "y".into()), (3, "z".into())]);
+    }
+
+    #[test]
+    fn open_input_reads_plain_and_gzip_files_and_names_missing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("a.txt");
+        let packed = dir.path().join("a.txt.gz");
+        std::fs::write(&plain, b"one\ntwo\n").unwrap();
+        std::fs::write(&packed, gz(b"one\ntwo\n")).unwrap();
+        assert_eq!(
+            lines_of(open_input(&plain).unwrap()),
+            lines_of(open_input(&packed).unwrap())
+        );
+        let missing = dir.path().join("none.jsonl");
+        let err = open_input(&missing).err().unwrap();
+        assert!(err.to_string().contains("none.jsonl"), "{err}");
+    }
+
+    #[test]
+    fn bad_utf8_and_truncated_gzip_are_errors_with_line_numbers() {
+        let got: Vec<_> = {
+            let mut src = LineSource::new(
+                decompressed(std::io::Cursor::new(b"ok\n\xff\xfe\n".to_vec())).unwrap(),
+                "f.jsonl".into(),
+            );
+            let first = src.next_line().unwrap().unwrap().line;
+            let second = src.next_line().unwrap().unwrap_err();
+            vec![first, second.line]
+        };
+        assert_eq!(got, vec![1, 2]);
+        let mut packed = gz(b"a\nb\nc\n");
+        packed.truncate(packed.len() - 6);
+        let mut src = LineSource::new(
+            decompressed(std::io::Cursor::new(packed)).unwrap(),
+            "t.gz".into(),
+        );
+        let mut saw_error = false;
+        while let Some(next) = src.next_line() {
+            if let Err(err) = next {
+                assert!(err.to_string().starts_with("t.gz:"), "{err}");
+                saw_error = true;
+            }
+        }
+        assert!(saw_error);
+    }
+}

@@ -1,0 +1,881 @@
+//! Imports of corpora, claims and system runs.
+//!
+//! Each file lands in one transaction: it is parsed on a blocking thread (streaming, bounded
+//! memory) that resolves ids and checks every line, and the rows reach SQLite in multi-row
+//! INSERTs. A bad line rejects the whole file: the errors (each naming file, line and field, up
+//! to [`MAX_ERRORS`]) are returned and nothing is written. The same file (by SHA-256) is
+//! refused the second time.
+
+use super::audit::AuditEvent;
+use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use crate::domain::formats::{
+    ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, ParseError,
+    RunFormat, RunReadOptions, RunReader, Scoring, ScoringTally,
+};
+use crate::domain::ids::{ClaimId, DocId};
+use crate::domain::label::Label;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// At most this many problems are listed for a rejected file.
+pub const MAX_ERRORS: usize = 50;
+/// Rows per multi-row INSERT (SQLite allows 32,766 bound values per statement).
+const BATCH: usize = 1_000;
+
+/// What an import wrote.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ImportReport {
+    pub import_id: i64,
+    pub file: String,
+    pub format: String,
+    /// Documents, claims, or predictions written.
+    pub rows: u64,
+    /// Systems created by a run import.
+    pub systems: Vec<String>,
+    /// Citation judgments written by a claims import.
+    pub judgments: u64,
+    /// Pairs skipped because their document is not in the corpus (`allow_missing_docs`).
+    pub missing_docs: u64,
+}
+
+/// The system a run file creates.
+#[derive(Clone, Debug)]
+pub struct SystemSpec {
+    /// The name; None when the file names its systems (parquet `model`, canonical `system`).
+    pub name: Option<String>,
+    pub role: SystemRole,
+    pub description: String,
+    pub negative_sampling_ratio: Option<f64>,
+}
+
+/// Pooled systems shape the pool; evaluation-only systems are only scored against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SystemRole {
+    Pooled,
+    EvaluationOnly,
+}
+
+impl SystemRole {
+    pub fn parse(text: &str) -> Result<SystemRole, StoreError> {
+        match text {
+            "pooled" => Ok(SystemRole::Pooled),
+            "evaluation-only" => Ok(SystemRole::EvaluationOnly),
+            other => Err(StoreError::Invalid(format!(
+                "unknown system role {other:?} (expected pooled or evaluation-only)"
+            ))),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SystemRole::Pooled => "pooled",
+            SystemRole::EvaluationOnly => "evaluation-only",
+        }
+    }
+}
+
+/// Problems found in a file, for a rejection that names each.
+#[derive(Default)]
+struct Problems {
+    file: String,
+    list: Vec<String>,
+    more: usize,
+}
+
+impl Problems {
+    fn new(file: &str) -> Problems {
+        Problems {
+            file: file.to_owned(),
+            ..Problems::default()
+        }
+    }
+
+    fn push(&mut self, problem: String) {
+        if self.list.len() < MAX_ERRORS {
+            self.list.push(problem);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn at(&mut self, line: usize, field: Option<&str>, message: impl Into<String>) {
+        self.push(ParseError::new(&self.file.clone(), line, field, message).to_string());
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    fn into_error(self) -> StoreError {
+        let total = self.list.len() + self.more;
+        let mut text = format!(
+            "{}: {total} problem{} found, nothing was imported:",
+            self.file,
+            if total == 1 { "" } else { "s" }
+        );
+        for p in &self.list {
+            text.push_str("\n  ");
+            text.push_str(p);
+        }
+        if self.more > 0 {
+            text.push_str(&format!("\n  … and {} more", self.more));
+        }
+        StoreError::Invalid(text)
+    }
+}
+
+fn format_error(err: FormatError) -> StoreError {
+    StoreError::Invalid(err.to_string())
+}
+
+fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// SHA-256 of a file's bytes, streamed.
+fn sha256_file(path: &Path) -> StoreResult<String> {
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut buf)
+            .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> StoreResult<T> + Send + 'static,
+) -> StoreResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))?
+}
+
+/// Records the import (refusing a file already imported) inside the transaction.
+async fn begin_import(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    kind: &str,
+    path: &Path,
+    format: &str,
+    actor_id: Option<i64>,
+) -> StoreResult<i64> {
+    let owned = path.to_owned();
+    let sha = blocking(move || sha256_file(&owned)).await?;
+    let earlier: Option<(i64, String)> = sqlx::query_as(
+        "SELECT id, file_name FROM imports WHERE project_id = ? AND kind = ? AND sha256 = ?",
+    )
+    .bind(project_id)
+    .bind(kind)
+    .bind(&sha)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some((id, name)) = earlier {
+        return Err(StoreError::Conflict(format!(
+            "{}: this file was imported into the project already (import #{id}, {name}); nothing was imported",
+            display_name(path)
+        )));
+    }
+    let id = sqlx::query(
+        "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_by, imported_at)
+         VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+    )
+    .bind(project_id)
+    .bind(kind)
+    .bind(display_name(path))
+    .bind(&sha)
+    .bind(format)
+    .bind(actor_id)
+    .bind(now_ms())
+    .execute(&mut *conn)
+    .await?
+    .last_insert_rowid();
+    Ok(id)
+}
+
+async fn finish_import(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    import_id: i64,
+    actor_id: Option<i64>,
+    report: &ImportReport,
+) -> StoreResult<()> {
+    sqlx::query("UPDATE imports SET rows = ? WHERE id = ?")
+        .bind(i64::try_from(report.rows).unwrap_or(i64::MAX))
+        .bind(import_id)
+        .execute(&mut *conn)
+        .await?;
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "import",
+        entity: "import",
+        entity_id: Some(import_id.to_string()),
+        old_value: None,
+        new_value: super::audit::json(report),
+    }
+    .record(conn)
+    .await
+}
+
+/// Runs a parser on a blocking thread that sends batches of rows, and collects its problems.
+fn spawn_parser<T: Send + 'static>(
+    parse: impl FnOnce(&mpsc::Sender<Vec<T>>, &mut Problems) + Send + 'static,
+    file: String,
+) -> (mpsc::Receiver<Vec<T>>, tokio::task::JoinHandle<Problems>) {
+    let (tx, rx) = mpsc::channel(4);
+    let handle = tokio::task::spawn_blocking(move || {
+        let mut problems = Problems::new(&file);
+        parse(&tx, &mut problems);
+        problems
+    });
+    (rx, handle)
+}
+
+/// Sends a full batch (unless problems were found: then rows are only checked, not sent).
+fn push_row<T>(batch: &mut Vec<T>, row: T, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
+    if !problems.is_empty() {
+        batch.clear();
+        return;
+    }
+    batch.push(row);
+    if batch.len() >= BATCH {
+        // A closed channel means the writer failed; its error is reported instead.
+        let _ = tx.blocking_send(std::mem::take(batch));
+    }
+}
+
+fn flush<T>(batch: Vec<T>, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
+    if problems.is_empty() && !batch.is_empty() {
+        let _ = tx.blocking_send(batch);
+    }
+}
+
+async fn parser_problems(handle: tokio::task::JoinHandle<Problems>) -> StoreResult<Problems> {
+    handle
+        .await
+        .map_err(|e| StoreError::Invalid(format!("the parser stopped: {e}")))
+}
+
+async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(sql).bind(project_id).fetch_all(db).await?;
+    Ok(rows.into_iter().collect())
+}
+
+async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+    external_ids(
+        db,
+        "SELECT doc_id, id FROM documents WHERE project_id = ?",
+        project_id,
+    )
+    .await
+}
+
+async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+    external_ids(
+        db,
+        "SELECT claim_id, id FROM claims WHERE project_id = ?",
+        project_id,
+    )
+    .await
+}
+
+struct DocRow {
+    doc_id: String,
+    title: String,
+    sentences: String,
+    extra: Option<String>,
+}
+
+/// Imports a corpus (SciFact or BEIR `corpus.jsonl`, plain or gzip); `format` None detects it.
+pub async fn corpus(
+    db: &Db,
+    project_id: i64,
+    path: &Path,
+    format: Option<CorpusFormat>,
+    actor_id: Option<i64>,
+) -> StoreResult<ImportReport> {
+    let format = match format {
+        Some(f) => f,
+        None => CorpusFormat::detect_file(path).map_err(format_error)?,
+    };
+    let reader = CorpusReader::open(path, format).map_err(format_error)?;
+    let existing: HashSet<String> = doc_ids(db, project_id).await?.into_keys().collect();
+    let (mut rx, parser) = spawn_parser(
+        move |tx, problems| {
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            let mut batch = Vec::with_capacity(BATCH);
+            for item in reader {
+                let located = match item {
+                    Ok(located) => located,
+                    Err(e) => {
+                        problems.push(e.to_string());
+                        continue;
+                    }
+                };
+                let doc = located.record;
+                let id = doc.doc_id.as_str().to_owned();
+                if existing.contains(&id) {
+                    problems.at(
+                        located.line,
+                        Some("doc_id"),
+                        format!("document {id} is in the project already"),
+                    );
+                    continue;
+                }
+                if let Some(first) = seen.insert(id.clone(), located.line) {
+                    problems.at(
+                        located.line,
+                        Some("doc_id"),
+                        format!("document {id} appears twice (first on line {first})"),
+                    );
+                    continue;
+                }
+                let sentences =
+                    serde_json::to_string(&doc.sentences).unwrap_or_else(|_| "[]".into());
+                let extra = (!doc.extra.is_empty())
+                    .then(|| serde_json::Value::Object(doc.extra).to_string());
+                push_row(
+                    &mut batch,
+                    DocRow {
+                        doc_id: id,
+                        title: doc.title,
+                        sentences,
+                        extra,
+                    },
+                    tx,
+                    problems,
+                );
+            }
+            flush(batch, tx, problems);
+        },
+        display_name(path),
+    );
+    let mut tx = db.begin().await?;
+    let import_id = begin_import(
+        &mut tx,
+        project_id,
+        "corpus",
+        path,
+        format_name_corpus(format),
+        actor_id,
+    )
+    .await?;
+    let mut rows = 0u64;
+    while let Some(batch) = rx.recv().await {
+        rows += batch.len() as u64;
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "INSERT INTO documents (project_id, doc_id, title, sentences, extra, import_id) ",
+        );
+        q.push_values(batch, |mut b, d| {
+            b.push_bind(project_id)
+                .push_bind(d.doc_id)
+                .push_bind(d.title)
+                .push_bind(d.sentences)
+                .push_bind(d.extra)
+                .push_bind(import_id);
+        });
+        q.build().execute(&mut *tx).await?;
+    }
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    let report = ImportReport {
+        import_id,
+        file: display_name(path),
+        format: format_name_corpus(format).to_owned(),
+        rows,
+        systems: vec![],
+        judgments: 0,
+        missing_docs: 0,
+    };
+    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+    tx.commit().await?;
+    Ok(report)
+}
+
+fn format_name_corpus(format: CorpusFormat) -> &'static str {
+    match format {
+        CorpusFormat::SciFact => "scifact-corpus",
+        CorpusFormat::Beir => "beir-corpus",
+    }
+}
+
+/// A claim ready to insert: its evidence resolved to document keys.
+struct ClaimRow {
+    claim_id: String,
+    text: String,
+    cited: Option<String>,
+    /// (document key, label, rationale sets as JSON, provenance)
+    judged: Vec<(i64, Label, String, &'static str)>,
+}
+
+/// Imports claims (SciFact or SciFact-Open `claims.jsonl`). Evidence in the file becomes final
+/// judgments with provenance `citation` (or `pooling`, as a SciFact-Open file says); the cited
+/// documents without evidence were read by SciFact's annotators and become final NEI judgments
+/// with provenance `citation`. A claims file without evidence imports claims only.
+pub async fn claims(
+    db: &Db,
+    project_id: i64,
+    path: &Path,
+    actor_id: Option<i64>,
+) -> StoreResult<ImportReport> {
+    let reader = ClaimsReader::open(path).map_err(format_error)?;
+    let docs = Arc::new(doc_ids(db, project_id).await?);
+    let existing: HashSet<String> = claim_ids(db, project_id).await?.into_keys().collect();
+    let (mut rx, parser) = spawn_parser(
+        move |tx, problems| {
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            let mut batch = Vec::with_capacity(BATCH);
+            for item in reader {
+                let located = match item {
+                    Ok(located) => located,
+                    Err(e) => {
+                        problems.push(e.to_string());
+                        continue;
+                    }
+                };
+                let (line, claim) = (located.line, located.record);
+                let id = claim.id.as_str().to_owned();
+                if existing.contains(&id) {
+                    problems.at(
+                        line,
+                        Some("id"),
+                        format!("claim {id} is in the project already"),
+                    );
+                    continue;
+                }
+                if let Some(first) = seen.insert(id.clone(), line) {
+                    problems.at(
+                        line,
+                        Some("id"),
+                        format!("claim {id} appears twice (first on line {first})"),
+                    );
+                    continue;
+                }
+                let mut judged = Vec::new();
+                let mut evidence_docs = HashSet::new();
+                for ev in &claim.evidence {
+                    let Some(&doc) = docs.get(ev.doc_id.as_str()) else {
+                        let field = format!("evidence.{}", ev.doc_id);
+                        problems.at(
+                            line,
+                            Some(&field),
+                            format!("document {} is not in the corpus", ev.doc_id),
+                        );
+                        continue;
+                    };
+                    evidence_docs.insert(ev.doc_id.clone());
+                    let provenance = match ev.provenance {
+                        Some(EvidenceProvenance::Pooling) => "pooling",
+                        Some(EvidenceProvenance::Citation) | None => "citation",
+                    };
+                    let sets =
+                        serde_json::to_string(&ev.sentence_sets).unwrap_or_else(|_| "[]".into());
+                    judged.push((doc, ev.label, sets, provenance));
+                }
+                for (i, cited) in claim.cited_doc_ids.iter().flatten().enumerate() {
+                    // A claim may cite one document twice; its judgment is written once.
+                    if !evidence_docs.insert(cited.clone()) {
+                        continue;
+                    }
+                    match docs.get(cited.as_str()) {
+                        Some(&doc) => judged.push((doc, Label::Nei, "[]".to_owned(), "citation")),
+                        None => {
+                            let field = format!("cited_doc_ids.{i}");
+                            problems.at(
+                                line,
+                                Some(&field),
+                                format!("document {cited} is not in the corpus"),
+                            );
+                        }
+                    }
+                }
+                let cited = claim.cited_doc_ids.as_ref().map(|ids| {
+                    serde_json::to_string(&ids.iter().map(DocId::as_str).collect::<Vec<_>>())
+                        .unwrap_or_default()
+                });
+                push_row(
+                    &mut batch,
+                    ClaimRow {
+                        claim_id: id,
+                        text: claim.text,
+                        cited,
+                        judged,
+                    },
+                    tx,
+                    problems,
+                );
+            }
+            flush(batch, tx, problems);
+        },
+        display_name(path),
+    );
+    let mut tx = db.begin().await?;
+    let import_id = begin_import(
+        &mut tx,
+        project_id,
+        "claims",
+        path,
+        "scifact-claims",
+        actor_id,
+    )
+    .await?;
+    let (mut rows, mut judgments) = (0u64, 0u64);
+    let now = now_ms();
+    while let Some(batch) = rx.recv().await {
+        for claim in batch {
+            let key = sqlx::query("INSERT INTO claims (project_id, claim_id, text, cited_doc_ids, import_id) VALUES (?, ?, ?, ?, ?)")
+                .bind(project_id)
+                .bind(&claim.claim_id)
+                .bind(&claim.text)
+                .bind(&claim.cited)
+                .bind(import_id)
+                .execute(&mut *tx)
+                .await?
+                .last_insert_rowid();
+            rows += 1;
+            for (doc, label, sets, provenance) in claim.judged {
+                let judgment = sqlx::query(
+                    "INSERT INTO judgments (project_id, claim_id, doc_id, stage, label, rationale, provenance, import_id, created_at)
+                     VALUES (?, ?, ?, 'final', ?, ?, ?, ?, ?)",
+                )
+                .bind(project_id)
+                .bind(key)
+                .bind(doc)
+                .bind(label.as_str())
+                .bind(&sets)
+                .bind(provenance)
+                .bind(import_id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .last_insert_rowid();
+                sqlx::query(
+                    "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?)",
+                )
+                .bind(project_id)
+                .bind(key)
+                .bind(doc)
+                .bind(judgment)
+                .bind(label.as_str())
+                .bind(provenance)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                judgments += 1;
+            }
+        }
+    }
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    let report = ImportReport {
+        import_id,
+        file: display_name(path),
+        format: "scifact-claims".into(),
+        rows,
+        systems: vec![],
+        judgments,
+        missing_docs: 0,
+    };
+    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+    tx.commit().await?;
+    Ok(report)
+}
+
+/// How to read a run file.
+#[derive(Clone, Debug)]
+pub struct RunImport {
+    pub path: PathBuf,
+    /// None: detected from the file.
+    pub format: Option<RunFormat>,
+    pub options: RunReadOptions,
+    pub system: SystemSpec,
+    /// Skip (and count) pairs whose document is not in the corpus instead of refusing the file.
+    pub allow_missing_docs: bool,
+}
+
+struct PredictionRow {
+    system: usize,
+    /// On the first row of each system, in the order the file names them: the system's name.
+    new_system: Option<String>,
+    claim: i64,
+    doc: i64,
+    label: Option<Label>,
+    p_support: Option<f64>,
+    p_contradict: Option<f64>,
+    p_nei: Option<f64>,
+    confidence: f64,
+    rank: Option<u32>,
+    sentences: Option<String>,
+}
+
+/// What the parser learned about the systems of a run file.
+#[derive(Default)]
+struct RunSummary {
+    names: Vec<String>,
+    tallies: Vec<ScoringTally>,
+    missing_docs: u64,
+}
+
+/// Imports a system run (one system, or one per system the file names).
+pub async fn run(
+    db: &Db,
+    project_id: i64,
+    import: RunImport,
+    actor_id: Option<i64>,
+) -> StoreResult<ImportReport> {
+    let path = import.path.clone();
+    let format = match import.format {
+        Some(f) => f,
+        None => RunFormat::detect_file(&path).map_err(format_error)?,
+    };
+    let opened_path = path.clone();
+    let options = import.options.clone();
+    let reader =
+        blocking(move || RunReader::open(&opened_path, format, &options).map_err(format_error))
+            .await?;
+    let docs = doc_ids(db, project_id).await?;
+    let claims = claim_ids(db, project_id).await?;
+    let existing_systems: HashSet<String> =
+        sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = ?")
+            .bind(project_id)
+            .fetch_all(db)
+            .await?
+            .into_iter()
+            .collect();
+    let given_name = import.system.name.clone();
+    let allow_missing = import.allow_missing_docs;
+    let summary = Arc::new(std::sync::Mutex::new(RunSummary::default()));
+    let shared = Arc::clone(&summary);
+    let (mut rx, parser) = spawn_parser(
+        move |tx, problems| {
+            let mut local = RunSummary::default();
+            let mut index: HashMap<String, usize> = HashMap::new();
+            let mut announced: HashSet<usize> = HashSet::new();
+            let mut batch = Vec::with_capacity(BATCH);
+            for item in reader {
+                let located = match item {
+                    Ok(located) => located,
+                    Err(e) => {
+                        problems.push(e.to_string());
+                        continue;
+                    }
+                };
+                let (line, rec) = (located.line, located.record);
+                let name = match (&given_name, &rec.system) {
+                    (Some(name), _) => name.clone(),
+                    (None, Some(name)) => name.clone(),
+                    (None, None) => {
+                        problems.at(
+                            line,
+                            None,
+                            "the file does not name its system: give the system's name",
+                        );
+                        break;
+                    }
+                };
+                let mut new_system = None;
+                let system = match index.get(&name) {
+                    Some(&i) => i,
+                    None => {
+                        new_system = Some(name.clone());
+                        if existing_systems.contains(&name) {
+                            problems.at(
+                                line,
+                                Some("system"),
+                                format!("the project has a system named {name:?} already"),
+                            );
+                            break;
+                        }
+                        index.insert(name.clone(), local.names.len());
+                        local.names.push(name);
+                        local.tallies.push(ScoringTally::default());
+                        local.names.len() - 1
+                    }
+                };
+                let Some(&claim) = claims.get(rec.claim_id.as_str()) else {
+                    problems.at(
+                        line,
+                        Some("claim_id"),
+                        format!("claim {} is not in the project", rec.claim_id),
+                    );
+                    continue;
+                };
+                let Some(&doc) = docs.get(rec.doc_id.as_str()) else {
+                    if allow_missing {
+                        local.missing_docs += 1;
+                    } else {
+                        problems.at(
+                            line,
+                            Some("doc_id"),
+                            format!("document {} is not in the corpus (allow this with --allow-missing-docs)", rec.doc_id),
+                        );
+                    }
+                    continue;
+                };
+                if let Some(tally) = local.tallies.get_mut(system) {
+                    tally.observe(&rec);
+                }
+                // A system whose first pair was skipped announces itself on its next row.
+                if new_system.is_none() && !announced.contains(&system) {
+                    new_system = local.names.get(system).cloned();
+                }
+                announced.insert(system);
+                let row = PredictionRow {
+                    system,
+                    new_system,
+                    claim,
+                    doc,
+                    label: rec.label,
+                    p_support: rec.p_support.map(|p| p.get()),
+                    p_contradict: rec.p_contradict.map(|p| p.get()),
+                    p_nei: rec.p_nei.map(|p| p.get()),
+                    confidence: rec.confidence(),
+                    rank: rec.rank,
+                    sentences: rec
+                        .sentences
+                        .as_ref()
+                        .map(|s| serde_json::to_string(s).unwrap_or_default()),
+                };
+                push_row(&mut batch, row, tx, problems);
+            }
+            flush(batch, tx, problems);
+            if let Ok(mut summary) = shared.lock() {
+                *summary = local;
+            }
+        },
+        display_name(&path),
+    );
+    let mut tx = db.begin().await?;
+    let import_id =
+        begin_import(&mut tx, project_id, "run", &path, format.as_str(), actor_id).await?;
+    // Database keys of the systems, by the parser's index; `None` until the system's first row.
+    let mut system_keys: HashMap<usize, i64> = HashMap::new();
+    let mut created: Vec<(usize, String)> = Vec::new();
+    let mut rows = 0u64;
+    let now = now_ms();
+    while let Some(batch) = rx.recv().await {
+        for row in &batch {
+            if let Some(name) = &row.new_system {
+                let key = create_system(&mut tx, project_id, name, &import.system, import_id, now)
+                    .await?;
+                system_keys.insert(row.system, key);
+                created.push((row.system, name.clone()));
+            }
+        }
+        rows += batch.len() as u64;
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences) ",
+        );
+        q.push_values(batch, |mut b, r| {
+            b.push_bind(system_keys.get(&r.system).copied())
+                .push_bind(r.claim)
+                .push_bind(r.doc)
+                .push_bind(r.label.map(Label::as_str))
+                .push_bind(r.p_support)
+                .push_bind(r.p_contradict)
+                .push_bind(r.p_nei)
+                .push_bind(r.confidence)
+                .push_bind(r.rank.map(i64::from))
+                .push_bind(r.sentences);
+        });
+        q.build().execute(&mut *tx).await?;
+    }
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    let summary = std::mem::take(
+        &mut *summary
+            .lock()
+            .map_err(|_| StoreError::Invalid("the parser failed".into()))?,
+    );
+    if created.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "{}: the run has no predictions for the project's claims and documents; nothing was imported",
+            display_name(&path)
+        )));
+    }
+    for (i, _) in &created {
+        let scoring = match summary.tallies.get(*i).map(ScoringTally::scoring) {
+            Some(Scoring::Scores) => "scores",
+            _ => "order",
+        };
+        if let Some(key) = system_keys.get(i) {
+            sqlx::query("UPDATE systems SET scoring = ? WHERE id = ?")
+                .bind(scoring)
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    let report = ImportReport {
+        import_id,
+        file: display_name(&path),
+        format: format.as_str().to_owned(),
+        rows,
+        systems: created.into_iter().map(|(_, name)| name).collect(),
+        judgments: 0,
+        missing_docs: summary.missing_docs,
+    };
+    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+    tx.commit().await?;
+    Ok(report)
+}
+
+fn name_conflict(err: sqlx::Error, name: &str) -> StoreError {
+    if is_unique_violation(&err) {
+        StoreError::Conflict(format!("the project has a system named {name:?} already"))
+    } else {
+        err.into()
+    }
+}
+
+async fn create_system(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    name: &str,
+    spec: &SystemSpec,
+    import_id: i64,
+    now: i64,
+) -> StoreResult<i64> {
+    Ok(sqlx::query(
+        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, scoring, import_id, created_at)
+         VALUES (?, ?, ?, ?, ?, 'order', ?, ?)",
+    )
+    .bind(project_id)
+    .bind(name)
+    .bind(&spec.description)
+    .bind(spec.role.as_str())
+    .bind(spec.negative_sampling_ratio)
+    .bind(import_id)
+    .bind(now)
+    .execute(conn)
+    .await
+    .map_err(|e| name_conflict(e, name))?
+    .last_insert_rowid())
+}
+
+/// Parses a claim id given on a command line or form.
+pub fn claim_id(text: &str) -> StoreResult<ClaimId> {
+    ClaimId::parse(text).map_err(|e| StoreError::Invalid(format!("claim id {text:?} {e}")))
+}
