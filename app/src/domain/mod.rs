@@ -15,3 +15,7 @@ pub mod formats;
 pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod pool;
+#[cfg(feature = "ssr")]
+pub mod release;
+#[cfg(feature = "ssr")]
+pub mod report;

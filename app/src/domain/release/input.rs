@@ -1,0 +1,268 @@
+//! What a release is made of: the state of a project, as plain values the caller gathers.
+
+use crate::domain::formats::{Document, RunRecord};
+use crate::domain::ids::{ClaimId, DocId};
+use crate::domain::label::Label;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::num::NonZeroU32;
+
+/// Everything a release is written from. The order of the lists does not matter: every file
+/// is written in a fixed order (claims by [`ClaimId`], then documents by [`DocId`]), so the same
+/// state always gives the same bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReleaseInput {
+    /// The project's name.
+    pub project: String,
+    /// The release number (1, 2, ...).
+    pub number: NonZeroU32,
+    /// The date of the state released (not the time of the export), so that exporting the same
+    /// state twice gives the same bytes.
+    pub date: ReleaseDate,
+    /// Whether annotation was still under way: some pooled pairs have no final label yet.
+    pub partial: bool,
+    /// How the pool was built; `None` when it never was (citation evidence only).
+    pub pool: Option<PoolSettings>,
+    /// The project's systems.
+    pub systems: Vec<SystemInfo>,
+    /// Every claim of the collection, with or without evidence.
+    pub claims: Vec<ClaimText>,
+    /// The final label of every judged pair, NEI included.
+    pub final_labels: Vec<FinalLabel>,
+    /// Pooled pairs that have no final label yet.
+    pub unjudged_pooled: Vec<(ClaimId, DocId)>,
+    /// How the claim relates to the evidence, where annotators said so.
+    pub specificity: Vec<SpecificityNote>,
+    /// At least every document of a judged pair (more are written too).
+    pub documents: Vec<Document>,
+    /// Runs to publish, by system name (a name of [`ReleaseInput::systems`]).
+    pub runs: Vec<(String, Vec<RunRecord>)>,
+}
+
+/// How the written files differ, beyond the state itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReleaseOptions {
+    /// Also list pooled pairs without a final label in `qrels.txt`, with relevance -1.
+    pub qrels_unjudged: bool,
+}
+
+/// The calendar date of a release, `YYYY-MM-DD`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReleaseDate(String);
+
+/// Text that is not a `YYYY-MM-DD` calendar date.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a date written YYYY-MM-DD")]
+pub struct ReleaseDateError(pub String);
+
+impl ReleaseDate {
+    /// Parses `YYYY-MM-DD` (a real day of the Gregorian calendar, years 1000 to 9999).
+    pub fn parse(text: &str) -> Result<ReleaseDate, ReleaseDateError> {
+        let error = || ReleaseDateError(text.to_owned());
+        let bytes = text.as_bytes();
+        let well_formed = bytes.len() == 10
+            && bytes[4] == b'-'
+            && bytes[7] == b'-'
+            && bytes
+                .iter()
+                .enumerate()
+                .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+        if !well_formed {
+            return Err(error());
+        }
+        let number = |range: std::ops::Range<usize>| text.get(range).and_then(|s| s.parse().ok());
+        let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10))
+        else {
+            return Err(error());
+        };
+        if year < 1000 || !(1..=days_in_month(year, month)).contains(&day) {
+            return Err(error());
+        }
+        Ok(ReleaseDate(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Days of `month` (1 to 12) in `year`; 0 for a month that does not exist.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        _ => 0,
+    }
+}
+
+impl fmt::Display for ReleaseDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How the pool was built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    pub strategy: PoolStrategy,
+    /// Pairs pooled per system (confidence) or per system and claim (per-claim).
+    pub depth: NonZeroU32,
+}
+
+/// The pooling strategies, spelled as the database spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PoolStrategy {
+    /// SciFact-Open: each system's top pairs over all claims, by confidence.
+    Confidence,
+    /// TREC: each system's top pairs of each claim.
+    PerClaim,
+}
+
+impl PoolStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PoolStrategy::Confidence => "confidence",
+            PoolStrategy::PerClaim => "per-claim",
+        }
+    }
+}
+
+/// A system of the project.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemInfo {
+    /// Unique within the project.
+    pub name: String,
+    pub role: SystemRole,
+    pub description: String,
+    /// Share of negatives sampled for training, when the system's authors say (at least 0).
+    pub negative_sampling_ratio: Option<f64>,
+}
+
+/// Whether a system's predictions built the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SystemRole {
+    /// Its top pairs were pooled.
+    Pooled,
+    /// Evaluated against the collection, never pooled.
+    EvaluationOnly,
+}
+
+impl SystemRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SystemRole::Pooled => "pooled",
+            SystemRole::EvaluationOnly => "evaluation-only",
+        }
+    }
+}
+
+/// A claim of the collection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimText {
+    pub id: ClaimId,
+    pub text: String,
+}
+
+/// The final label of a judged pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinalLabel {
+    pub claim: ClaimId,
+    pub doc: DocId,
+    pub label: Label,
+    pub provenance: Provenance,
+    /// Rationales: sets of sentence indices into the abstract, each enough to decide the label.
+    pub sentences: Vec<Vec<u32>>,
+    /// The rank each system gave the pair, when it was pooled.
+    pub model_ranks: Option<BTreeMap<String, u32>>,
+}
+
+/// Where a final label came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provenance {
+    /// Evidence that came with the claims (SciFact's cited abstracts).
+    Citation,
+    /// Judged by annotators after pooling.
+    Pooling,
+    /// Imported from a judgments file.
+    Import,
+}
+
+impl Provenance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Citation => "citation",
+            Provenance::Pooling => "pooling",
+            Provenance::Import => "import",
+        }
+    }
+
+    /// The provenance SciFact-Open's `claims.jsonl` can express: `citation` or `pooling`.
+    /// Imported labels were judged outside claimpool, not found by citation, so they are written
+    /// as `pooling` (the manifest still counts them apart).
+    pub fn scifact_open(self) -> &'static str {
+        match self {
+            Provenance::Citation => "citation",
+            Provenance::Pooling | Provenance::Import => "pooling",
+        }
+    }
+}
+
+/// How a claim relates to an abstract, as an annotator noted it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecificityNote {
+    pub claim: ClaimId,
+    pub doc: DocId,
+    pub relation: Option<SpecificityRelation>,
+    /// The claim, rewritten so that the abstract decides it.
+    pub revised_claim: Option<String>,
+}
+
+/// The specificity relations, spelled as the database spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpecificityRelation {
+    Matches,
+    EvidenceMoreSpecific,
+    EvidenceMoreGeneral,
+    CloselyRelated,
+}
+
+impl SpecificityRelation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecificityRelation::Matches => "matches",
+            SpecificityRelation::EvidenceMoreSpecific => "evidence_more_specific",
+            SpecificityRelation::EvidenceMoreGeneral => "evidence_more_general",
+            SpecificityRelation::CloselyRelated => "closely_related",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_days() {
+        for ok in ["2024-02-29", "2000-02-29", "2023-12-31", "1999-01-01"] {
+            assert_eq!(ReleaseDate::parse(ok).unwrap().as_str(), ok);
+        }
+        for bad in [
+            "2023-02-29",
+            "1900-02-29",
+            "2023-13-01",
+            "2023-00-10",
+            "2023-04-31",
+            "2023-4-01",
+            "2023-04-01T00:00",
+            "0999-01-01",
+            "２０２３-01-01",
+            "",
+        ] {
+            assert!(ReleaseDate::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

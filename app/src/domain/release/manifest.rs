@@ -1,0 +1,105 @@
+//! `MANIFEST.json`: what the release is (project, number, date, pool, systems), its counts,
+//! and the size and SHA-256 of every other file, sorted by path.
+
+use super::checked::Checked;
+use super::counts::ReleaseCounts;
+use super::error::ReleaseError;
+use super::input::ReleaseOptions;
+use super::json::pretty;
+use super::ReleaseFile;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The manifest's file name.
+pub const MANIFEST: &str = "MANIFEST.json";
+/// The name of the layout written, in `MANIFEST.json`.
+pub const FORMAT: &str = "claimpool-release";
+/// The version of the layout; raised when a file changes meaning.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    format: &'static str,
+    format_version: u32,
+    project: &'a str,
+    release: u32,
+    date: &'a str,
+    partial: bool,
+    pool: Option<Pool>,
+    qrels_unjudged: bool,
+    systems: Vec<System<'a>>,
+    counts: &'a ReleaseCounts,
+    files: Vec<FileEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct Pool {
+    strategy: &'static str,
+    depth: u32,
+}
+
+#[derive(Serialize)]
+struct System<'a> {
+    name: &'a str,
+    role: &'static str,
+    description: &'a str,
+    negative_sampling_ratio: Option<f64>,
+    /// The run's file, when it is published.
+    run_file: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct FileEntry<'a> {
+    path: &'a str,
+    bytes: u64,
+    sha256: String,
+}
+
+/// The lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+/// Writes `MANIFEST.json` for `files` (every other file of the release, sorted by path).
+pub(crate) fn write(
+    release: &Checked<'_>,
+    options: &ReleaseOptions,
+    counts: &ReleaseCounts,
+    files: &[ReleaseFile],
+) -> Result<Vec<u8>, ReleaseError> {
+    let input = release.input;
+    let manifest = Manifest {
+        format: FORMAT,
+        format_version: FORMAT_VERSION,
+        project: &input.project,
+        release: input.number.get(),
+        date: input.date.as_str(),
+        partial: input.partial,
+        pool: input.pool.map(|p| Pool {
+            strategy: p.strategy.as_str(),
+            depth: p.depth.get(),
+        }),
+        qrels_unjudged: options.qrels_unjudged,
+        systems: release
+            .systems
+            .values()
+            .map(|s| System {
+                name: &s.name,
+                role: s.role.as_str(),
+                description: &s.description,
+                negative_sampling_ratio: s.negative_sampling_ratio,
+                run_file: release.runs.get(s.name.as_str()).map(|r| r.path.as_str()),
+            })
+            .collect(),
+        counts,
+        files: files
+            .iter()
+            .map(|f| FileEntry {
+                path: &f.path,
+                bytes: f.bytes.len() as u64,
+                sha256: sha256_hex(&f.bytes),
+            })
+            .collect(),
+    };
+    pretty(MANIFEST, &manifest)
+}

@@ -1,0 +1,55 @@
+//! Releasing a project's test collection, and evaluating systems against a release
+//! (issue "Release the test collection and evaluate systems against it"). Plain Rust, no
+//! database: the caller gathers the state into a [`ReleaseInput`].
+//!
+//! A release is a directory (or a deterministic `.tar.gz` of one) holding:
+//! - `claims.jsonl`: every claim and its evidence, SciFact-Open format (`claims_file`);
+//! - `qrels.txt` and `qrels-labels.txt`: TREC qrels, as relevance and as labels (`qrels_files`);
+//! - `specificity.jsonl`: annotators' specificity notes (`specificity_file`);
+//! - `corpus_candidates.jsonl`: the judged abstracts, SciFact corpus format (`corpus_file`);
+//! - `runs/<system>.jsonl`: published runs, canonical run format (`run_files`);
+//! - `README.md`: a datasheet (`readme`);
+//! - `MANIFEST.json`: what the release is, its counts and the SHA-256 of every other file
+//!   (`manifest`).
+//!
+//! Flow: [`ReleaseFiles::build`] checks the input (every reference resolves, no pair twice, every
+//! rationale sentence inside its abstract) and writes every file in memory, in a fixed order, so
+//! the same state gives the same bytes; then [`ReleaseFiles::write_to_dir`] or
+//! [`ReleaseFiles::to_tar_gz`]. For evaluation: [`read_gold`], [`read_run`], [`evaluate`].
+
+mod archive;
+mod checked;
+mod claims_file;
+mod corpus_file;
+mod counts;
+mod error;
+mod evaluate;
+mod files;
+mod input;
+mod json;
+mod manifest;
+mod names;
+mod qrels_files;
+mod readme;
+mod run_files;
+mod specificity_file;
+
+pub mod bench;
+
+#[cfg(test)]
+mod tests;
+
+pub use counts::{ByProvenance, EvidenceByLabel, ReleaseCounts};
+pub use error::{EvalError, ReleaseError, WriteError};
+pub use evaluate::{
+    evaluate, gold_from_claims, prediction_of, read_gold, read_run, run_from_records,
+    BootstrapRequest, EvalCounts, EvalReport,
+};
+pub use files::{ReleaseFile, ReleaseFiles};
+pub use input::{
+    ClaimText, FinalLabel, PoolSettings, PoolStrategy, Provenance, ReleaseDate, ReleaseDateError,
+    ReleaseInput, ReleaseOptions, SpecificityNote, SpecificityRelation, SystemInfo, SystemRole,
+};
+pub use manifest::{sha256_hex, FORMAT, FORMAT_VERSION, MANIFEST};
+pub use names::file_stem;
+pub use readme::README;

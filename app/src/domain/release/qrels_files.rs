@@ -1,0 +1,40 @@
+//! `qrels.txt` (TREC relevance: 1 evidence, 0 judged NEI, and optionally -1 for pooled pairs
+//! without a final label) and `qrels-labels.txt` (the final label of every judged pair), both
+//! `claim_id 0 doc_id JUDGMENT`, in claim then doc order.
+
+use super::checked::{Checked, PairKey};
+use super::input::ReleaseOptions;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Writes `qrels.txt`.
+pub(crate) fn relevance(release: &Checked<'_>, options: &ReleaseOptions) -> Vec<u8> {
+    let mut grades: BTreeMap<PairKey<'_>, i8> = release
+        .labels
+        .iter()
+        .map(|(&pair, label)| (pair, i8::from(label.label.is_evidence())))
+        .collect();
+    if options.qrels_unjudged {
+        grades.extend(release.unjudged.iter().map(|&pair| (pair, -1)));
+    }
+    lines(grades.iter().map(|(pair, grade)| (*pair, grade)))
+}
+
+/// Writes `qrels-labels.txt`.
+pub(crate) fn labels(release: &Checked<'_>) -> Vec<u8> {
+    lines(
+        release
+            .labels
+            .iter()
+            .map(|(&pair, label)| (pair, label.label.as_str())),
+    )
+}
+
+fn lines<'a, J: std::fmt::Display>(pairs: impl Iterator<Item = (PairKey<'a>, J)>) -> Vec<u8> {
+    let mut text = String::new();
+    for ((claim, doc), judgment) in pairs {
+        // Writing to a String cannot fail.
+        let _ = writeln!(text, "{claim} 0 {doc} {judgment}");
+    }
+    text.into_bytes()
+}

@@ -1,0 +1,8 @@
+//! Tests of releases and evaluation: hand-made cases with exact expected bytes, and checks on the
+//! real SciFact data (skipped when it is absent).
+
+mod evaluation;
+mod fixtures;
+mod real_data;
+mod reference;
+mod release;
