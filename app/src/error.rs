@@ -83,5 +83,17 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
+impl ApiError {
+    /// The same error with its message rewritten (for the kinds that carry one).
+    pub fn map_message(self, f: impl Fn(&str) -> String) -> ApiError {
+        match self {
+            ApiError::Invalid(m) => ApiError::Invalid(f(&m)),
+            ApiError::Conflict(m) => ApiError::Conflict(f(&m)),
+            ApiError::NotFound(m) => ApiError::NotFound(f(&m)),
+            other => other,
+        }
+    }
+}
+
 /// Shorthand for server function results.
 pub type ApiResult<T> = Result<T, ApiError>;

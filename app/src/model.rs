@@ -34,3 +34,84 @@ pub struct Page<T> {
     pub offset: i64,
     pub limit: i64,
 }
+
+/// A system of a project, as the lead sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SystemRow {
+    pub name: String,
+    pub role: String,
+    pub scoring: String,
+    pub description: String,
+    pub negative_sampling_ratio: Option<f64>,
+    pub predictions: i64,
+}
+
+/// What an import wrote, for the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportSummary {
+    pub file: String,
+    pub format: String,
+    pub rows: u64,
+    pub systems: Vec<String>,
+    pub missing_docs: u64,
+}
+
+/// One candidate depth of a pool preview.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PreviewStep {
+    pub depth: u32,
+    pub pool_size: usize,
+    pub added: usize,
+    pub to_annotate: usize,
+}
+
+/// The pool as built, and what the last step did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BuildSummary {
+    pub strategy: String,
+    pub depth: u32,
+    pub pool_size: usize,
+    pub added: usize,
+    pub to_annotate: usize,
+}
+
+/// Pool statistics (SciFact-Open Table 2b and 2c), as tables.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolStatsView {
+    pub strategy: String,
+    pub depth: u32,
+    pub pool_size: usize,
+    pub judged: usize,
+    pub evidence: usize,
+    /// (found by n systems, pooled, judged, evidence, % evidence)
+    pub by_system_count: Vec<(u32, usize, usize, usize, Option<f64>)>,
+    /// (system, pooled, unique)
+    pub per_system: Vec<(String, usize, usize)>,
+    pub prior_total: usize,
+    pub prior_in_pool: usize,
+    pub top_k: u32,
+    /// (system, role, retrieved, in top k, in top depth)
+    pub prior: Vec<(String, String, usize, usize, usize)>,
+}
+
+/// A claim with every pair a lead may look at: pooled, cited or judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimDetail {
+    pub claim_id: String,
+    pub text: String,
+    pub pairs: Vec<ClaimPair>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimPair {
+    pub doc_id: String,
+    pub title: String,
+    pub cited: bool,
+    /// None when the pair is not pooled.
+    pub entry_depth: Option<u32>,
+    /// (system, rank) for every pooled system that scored it.
+    pub model_ranks: Vec<(String, u32)>,
+    /// The final label, if any, and where it came from.
+    pub final_label: Option<String>,
+    pub provenance: Option<String>,
+}

@@ -3,7 +3,9 @@
 
 pub mod admin;
 pub mod auth;
+pub mod pool;
 pub mod projects;
+pub mod runs;
 pub mod work;
 
 #[cfg(feature = "ssr")]

@@ -191,3 +191,100 @@ pub async fn add_member(
     tx.commit().await?;
     Ok(())
 }
+
+/// The systems of a project with their prediction counts.
+pub async fn systems(db: &Db, project_id: i64) -> StoreResult<Vec<crate::model::SystemRow>> {
+    let rows: Vec<(String, String, String, String, Option<f64>, i64)> = sqlx::query_as(
+        "SELECT s.name, s.role, s.scoring, s.description, s.negative_sampling_ratio,
+                (SELECT COUNT(*) FROM predictions p WHERE p.system_id = s.id)
+         FROM systems s WHERE s.project_id = ? ORDER BY s.name",
+    )
+    .bind(project_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(name, role, scoring, description, negative_sampling_ratio, predictions)| {
+                crate::model::SystemRow {
+                    name,
+                    role,
+                    scoring,
+                    description,
+                    negative_sampling_ratio,
+                    predictions,
+                }
+            },
+        )
+        .collect())
+}
+
+/// A claim and its pooled, cited and judged pairs.
+pub async fn claim_detail(
+    db: &Db,
+    project_id: i64,
+    claim_id: &str,
+) -> StoreResult<crate::model::ClaimDetail> {
+    let (key, text, cited): (i64, String, Option<String>) = sqlx::query_as(
+        "SELECT id, text, cited_doc_ids FROM claims WHERE project_id = ? AND claim_id = ?",
+    )
+    .bind(project_id)
+    .bind(claim_id)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("claim {claim_id}")))?;
+    let cited: Vec<String> = cited
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    #[derive(sqlx::FromRow)]
+    struct PairRow {
+        doc_id: String,
+        title: String,
+        entry: Option<i64>,
+        depth: Option<i64>,
+        label: Option<String>,
+        provenance: Option<String>,
+    }
+    let rows: Vec<PairRow> = sqlx::query_as(
+        "SELECT d.doc_id, d.title, e.id AS entry, e.entry_depth AS depth, f.label, f.provenance
+         FROM documents d
+         LEFT JOIN pool_entries e ON e.claim_id = ?1 AND e.doc_id = d.id
+         LEFT JOIN final_labels f ON f.claim_id = ?1 AND f.doc_id = d.id
+         WHERE d.project_id = ?2 AND (e.id IS NOT NULL OR f.label IS NOT NULL OR d.doc_id IN (SELECT value FROM json_each(?3)))",
+    )
+    .bind(key)
+    .bind(project_id)
+    .bind(serde_json::to_string(&cited).unwrap_or_else(|_| "[]".into()))
+    .fetch_all(db)
+    .await?;
+    let ranks: Vec<(i64, String, i64)> = sqlx::query_as(
+        "SELECT r.pool_entry_id, s.name, r.rank FROM pool_ranks r
+         JOIN pool_entries e ON e.id = r.pool_entry_id JOIN systems s ON s.id = r.system_id
+         WHERE e.claim_id = ? ORDER BY s.name",
+    )
+    .bind(key)
+    .fetch_all(db)
+    .await?;
+    let mut pairs: Vec<crate::model::ClaimPair> = rows
+        .into_iter()
+        .map(|row| crate::model::ClaimPair {
+            cited: cited.contains(&row.doc_id),
+            entry_depth: row.depth.and_then(|d| u32::try_from(d).ok()),
+            model_ranks: ranks
+                .iter()
+                .filter(|(e, _, _)| Some(*e) == row.entry)
+                .map(|(_, s, r)| (s.clone(), u32::try_from(*r).unwrap_or(u32::MAX)))
+                .collect(),
+            doc_id: row.doc_id,
+            title: row.title,
+            final_label: row.label,
+            provenance: row.provenance,
+        })
+        .collect();
+    pairs.sort_by_key(|p| (p.entry_depth.unwrap_or(u32::MAX), p.doc_id.clone()));
+    Ok(crate::model::ClaimDetail {
+        claim_id: claim_id.to_owned(),
+        text,
+        pairs,
+    })
+}

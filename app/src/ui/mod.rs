@@ -4,6 +4,7 @@ mod admin;
 mod home;
 mod layout;
 mod login;
+mod pool;
 mod projects;
 mod widgets;
 
@@ -45,6 +46,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=home::HomePage />
                     <Route path=path!("/lead") view=projects::ProjectsPage />
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
+                    <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
                 </ParentRoute>
             </Routes>

@@ -72,7 +72,12 @@ pub fn ProjectPage() -> impl IntoView {
             .unwrap_or(0)
             .max(0)
     };
-    let summary = Resource::new(name, project_overview);
+    // Bumped by uploads and pool builds, so the counts and tables reload.
+    let version = RwSignal::new(0u32);
+    let summary = Resource::new(
+        move || (name(), version.get()),
+        |(name, _)| project_overview(name),
+    );
     let claims = Resource::new(
         move || (name(), search(), offset()),
         |(name, search, offset)| claims_page(name, search, offset),
@@ -98,6 +103,8 @@ pub fn ProjectPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
+            <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
+            <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />
             <section>
                 <h2>"Claims"</h2>
                 <Form method="GET" action="">
@@ -107,7 +114,7 @@ pub fn ProjectPage() -> impl IntoView {
                 <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                     {move || Suspend::new(async move {
                         match claims.await {
-                            Ok(page) => view! { <ClaimTable page=page search=search() /> }.into_any(),
+                            Ok(page) => view! { <ClaimTable page=page search=search() project=name() /> }.into_any(),
                             Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                         }
                     })}
@@ -118,7 +125,7 @@ pub fn ProjectPage() -> impl IntoView {
 }
 
 #[component]
-fn ClaimTable(page: Page<ClaimRow>, search: String) -> impl IntoView {
+fn ClaimTable(page: Page<ClaimRow>, search: String, project: String) -> impl IntoView {
     let first = if page.total == 0 { 0 } else { page.offset + 1 };
     let last = (page.offset + page.items.len() as i64).min(page.total);
     let prev = (page.offset > 0).then(|| (page.offset - CLAIMS_PER_PAGE).max(0));
@@ -148,7 +155,7 @@ fn ClaimTable(page: Page<ClaimRow>, search: String) -> impl IntoView {
             <tbody>
                 {page.items.into_iter().map(|c| view! {
                     <tr>
-                        <td class="num">{c.claim_id}</td>
+                        <td class="num"><A href=format!("/lead/projects/{}/claims/{}", project, c.claim_id)>{c.claim_id.clone()}</A></td>
                         <td>{c.text}</td>
                         <td class="num">{c.cited}</td>
                         <td class="num">{c.pooled}</td>

@@ -1,0 +1,147 @@
+//! The lead's pool tools: systems, preview, build or grow, statistics, one claim's pairs.
+
+use crate::error::ApiError;
+use crate::model::{BuildSummary, ClaimDetail, PoolStatsView, PreviewStep, SystemRow};
+use leptos::prelude::*;
+
+#[cfg(feature = "ssr")]
+async fn lead_project(
+    project: &str,
+) -> Result<(crate::store::Db, i64, crate::domain::account::User), ApiError> {
+    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+    let db = crate::state::db()?;
+    let id = crate::store::projects::id_by_name(&db, project).await?;
+    Ok((db, id, user))
+}
+
+#[server(endpoint = "lead/systems")]
+pub async fn list_systems(project: String) -> Result<Vec<SystemRow>, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = lead_project(&project).await?;
+            Ok(crate::store::projects::systems(&db, id).await?)
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "lead/pool/preview")]
+pub async fn preview_pool(
+    project: String,
+    strategy: String,
+    depths: Vec<u32>,
+) -> Result<Vec<PreviewStep>, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = lead_project(&project).await?;
+            let strategy = crate::store::pool::parse_strategy(&strategy)?;
+            let steps = crate::store::pool::preview(&db, id, strategy, &depths).await?;
+            Ok(steps
+                .into_iter()
+                .map(|s| PreviewStep {
+                    depth: s.depth,
+                    pool_size: s.pool_size,
+                    added: s.added,
+                    to_annotate: s.to_annotate,
+                })
+                .collect())
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "lead/pool/build")]
+pub async fn build_pool(
+    project: String,
+    strategy: String,
+    depth: u32,
+) -> Result<BuildSummary, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, user) = lead_project(&project).await?;
+            let strategy = crate::store::pool::parse_strategy(&strategy)?;
+            let r = crate::store::pool::build(&db, id, strategy, depth, Some(user.id)).await?;
+            Ok(BuildSummary {
+                strategy: r.strategy,
+                depth: r.depth,
+                pool_size: r.pool_size,
+                added: r.added,
+                to_annotate: r.to_annotate,
+            })
+        }
+        .await,
+    )
+}
+
+/// The pool statistics, or None before the first build.
+#[server(endpoint = "lead/pool/stats")]
+pub async fn pool_stats(project: String) -> Result<Option<PoolStatsView>, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = lead_project(&project).await?;
+            if crate::store::pool::settings(&db, id).await?.is_none() {
+                return Ok(None);
+            }
+            let r = crate::store::pool::stats(&db, id, 50).await?;
+            let s = r.stats;
+            let p = r.prior_evidence;
+            Ok(Some(PoolStatsView {
+                strategy: r.strategy,
+                depth: s.depth,
+                pool_size: s.pool_size,
+                judged: s.judged,
+                evidence: s.evidence,
+                by_system_count: s
+                    .by_system_count
+                    .into_iter()
+                    .map(|row| {
+                        (
+                            row.systems,
+                            row.pooled,
+                            row.judged,
+                            row.evidence,
+                            row.percent_evidence,
+                        )
+                    })
+                    .collect(),
+                per_system: s
+                    .per_system
+                    .into_iter()
+                    .map(|row| (row.system, row.pooled, row.unique))
+                    .collect(),
+                prior_total: p.total,
+                prior_in_pool: p.in_pool,
+                top_k: p.top_k,
+                prior: p
+                    .per_system
+                    .into_iter()
+                    .map(|row| {
+                        let role = match row.role {
+                            crate::domain::pool::Role::Pooled => "pooled",
+                            crate::domain::pool::Role::EvaluationOnly => "evaluation-only",
+                        };
+                        (
+                            row.system,
+                            role.to_owned(),
+                            row.retrieved,
+                            row.in_top_k,
+                            row.in_top_depth,
+                        )
+                    })
+                    .collect(),
+            }))
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "lead/claim")]
+pub async fn get_claim(project: String, claim_id: String) -> Result<ClaimDetail, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = lead_project(&project).await?;
+            Ok(crate::store::projects::claim_detail(&db, id, &claim_id).await?)
+        }
+        .await,
+    )
+}

@@ -1,0 +1,324 @@
+//! The lead's project tools: systems, run upload, pool preview and build, pool statistics,
+//! and one claim's pairs.
+
+use crate::api::pool::{get_claim, list_systems, pool_stats, preview_pool, BuildPool};
+use crate::api::runs::upload_run;
+use crate::error::ApiError;
+use crate::model::{ClaimDetail, PoolStatsView, PreviewStep, SystemRow};
+use crate::ui::widgets::{format_count, ErrorNote};
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+use leptos_router::hooks::use_params_map;
+use web_sys::wasm_bindgen::JsCast;
+
+/// An error as a list when it holds one problem per line (rejected imports).
+#[component]
+pub fn ErrorList(error: ApiError) -> impl IntoView {
+    let text = error.to_string();
+    let mut lines = text.lines();
+    let head = lines.next().unwrap_or_default().to_owned();
+    let rest: Vec<String> = lines.map(|l| l.trim().to_owned()).collect();
+    view! {
+        <div class="error-box" role="alert" data-testid="error-list">
+            <p class="error">{head}</p>
+            <ul>{rest.into_iter().map(|l| view! { <li><code>{l}</code></li> }).collect_view()}</ul>
+        </div>
+    }
+}
+
+#[component]
+pub fn SystemsSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+    let systems = Resource::new(
+        move || (project.get(), version.get()),
+        |(p, _)| list_systems(p),
+    );
+    view! {
+        <section>
+            <h2>"Systems"</h2>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match systems.await {
+                        Ok(list) if list.is_empty() => view! { <p class="muted">"No system yet: upload a run below."</p> }.into_any(),
+                        Ok(list) => view! { <SystemTable list=list /> }.into_any(),
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+            <UploadRun project=project version=version />
+        </section>
+    }
+}
+
+#[component]
+fn SystemTable(list: Vec<SystemRow>) -> impl IntoView {
+    view! {
+        <table class="grid" data-testid="systems">
+            <thead><tr><th>"System"</th><th>"Role"</th><th>"Scores"</th><th class="num">"Predictions"</th><th>"Description"</th></tr></thead>
+            <tbody>
+                {list.into_iter().map(|s| view! {
+                    <tr>
+                        <td>{s.name}</td>
+                        <td>{s.role}</td>
+                        <td title="scores: confidences from probabilities or scores; order: labels and an order only">{s.scoring}</td>
+                        <td class="num">{format_count(s.predictions)}</td>
+                        <td>{s.description}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+#[component]
+fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+    let upload = Action::new_local(|data: &web_sys::FormData| upload_run(data.clone().into()));
+    let on_submit = move |ev: web_sys::SubmitEvent| {
+        ev.prevent_default();
+        let Some(form) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlFormElement>().ok())
+        else {
+            return;
+        };
+        if let Ok(data) = web_sys::FormData::new_with_form(&form) {
+            upload.dispatch_local(data);
+        }
+    };
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = upload.value().get() {
+            version.update(|v| *v += 1);
+        }
+    });
+    view! {
+        <details class="card">
+            <summary>"Upload a run"</summary>
+            <form class="form-grid" on:submit=on_submit>
+                <input type="hidden" name="project" prop:value=move || project.get() />
+                <label for="run-file">"Run file"</label>
+                <input id="run-file" type="file" name="file" required />
+                <label for="run-system">"System name"</label>
+                <input id="run-system" name="system" placeholder="as the file names it, if it does" />
+                <label for="run-role">"Role"</label>
+                <select id="run-role" name="role">
+                    <option value="pooled">"pooled"</option>
+                    <option value="evaluation-only">"evaluation-only"</option>
+                </select>
+                <label for="run-format">"Format"</label>
+                <select id="run-format" name="format">
+                    <option value="">"detect from the file"</option>
+                    <option value="canonical">"canonical JSONL"</option>
+                    <option value="scifact-open-parquet">"SciFact-Open parquet"</option>
+                    <option value="leaderboard">"SciFact leaderboard"</option>
+                    <option value="verisci">"VeriSci label predictions"</option>
+                    <option value="trec">"TREC run"</option>
+                    <option value="sentence-scores">"sentence scores"</option>
+                    <option value="retrieved">"retrieved claims"</option>
+                </select>
+                <label for="run-order">"label_probs order"</label>
+                <input id="run-order" name="label_order" value="CONTRADICT,NEI,SUPPORT" />
+                <label for="run-description">"Description"</label>
+                <input id="run-description" name="description" />
+                <span></span>
+                <button type="submit" disabled=move || upload.pending().get()>
+                    {move || if upload.pending().get() { "Importing…" } else { "Import" }}
+                </button>
+            </form>
+            {move || upload.value().get().map(|result| match result {
+                Ok(r) => view! {
+                    <p class="ok" data-testid="upload-result">
+                        {format!("Imported {} predictions of {} from {} ({}).", format_count(r.rows as i64), r.systems.join(", "), r.file, r.format)}
+                    </p>
+                }.into_any(),
+                Err(e) => view! { <ErrorList error=e /> }.into_any(),
+            })}
+        </details>
+    }
+}
+
+#[component]
+pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+    let stats = Resource::new(
+        move || (project.get(), version.get()),
+        |(p, _)| pool_stats(p),
+    );
+    let strategy = RwSignal::new("confidence".to_owned());
+    let depth = RwSignal::new(50u32);
+    let preview = Action::new(move |(strategy, depths): &(String, Vec<u32>)| {
+        preview_pool(project.get_untracked(), strategy.clone(), depths.clone())
+    });
+    let build = ServerAction::<BuildPool>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = build.value().get() {
+            version.update(|v| *v += 1);
+        }
+    });
+    let depths = move || {
+        let d = depth.get().max(1);
+        vec![d, d + 25, d + 50, d + 100, d + 200]
+    };
+    view! {
+        <section>
+            <h2>"Pool"</h2>
+            <div class="toolbar">
+                <label>"Strategy "
+                    <select on:change=move |ev| strategy.set(event_target_value(&ev)) prop:value=move || strategy.get()>
+                        <option value="confidence">"confidence (SciFact-Open: each system's top d over all claims)"</option>
+                        <option value="per-claim">"per-claim (TREC: each system's top d per claim)"</option>
+                    </select>
+                </label>
+                <label>"Depth d "
+                    <input type="number" min="1" data-testid="pool-depth" prop:value=move || depth.get().to_string()
+                        on:input=move |ev| depth.set(event_target_value(&ev).parse().unwrap_or(1)) />
+                </label>
+                <button class="secondary" on:click=move |_| { preview.dispatch((strategy.get(), depths())); }>"Preview"</button>
+                <button data-testid="pool-build" on:click=move |_| {
+                    build.dispatch(BuildPool { project: project.get(), strategy: strategy.get(), depth: depth.get() });
+                }>"Build / grow"</button>
+            </div>
+            {move || preview.value().get().map(|r| match r {
+                Ok(steps) => view! { <PreviewTable steps=steps /> }.into_any(),
+                Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+            })}
+            {move || build.value().get().map(|r| match r {
+                Ok(b) => view! {
+                    <p class="ok" data-testid="build-result">{format!(
+                        "Pool at depth {} ({}): {} pairs; this step added {}, of which {} need annotation.",
+                        b.depth, b.strategy, format_count(b.pool_size as i64), format_count(b.added as i64), format_count(b.to_annotate as i64)
+                    )}</p>
+                }.into_any(),
+                Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+            })}
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match stats.await {
+                        Ok(Some(s)) => view! { <StatsTables stats=s /> }.into_any(),
+                        Ok(None) => view! { <p class="muted">"No pool yet: preview depths, then build."</p> }.into_any(),
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn PreviewTable(steps: Vec<PreviewStep>) -> impl IntoView {
+    view! {
+        <table class="grid compact" data-testid="preview">
+            <thead><tr><th class="num">"Depth"</th><th class="num">"Pool size"</th><th class="num">"Added by this step"</th><th class="num">"New pairs to annotate"</th></tr></thead>
+            <tbody>
+                {steps.into_iter().map(|s| view! {
+                    <tr>
+                        <td class="num">{s.depth}</td>
+                        <td class="num">{format_count(s.pool_size as i64)}</td>
+                        <td class="num">{format_count(s.added as i64)}</td>
+                        <td class="num">{format_count(s.to_annotate as i64)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+fn percent(p: Option<f64>) -> String {
+    p.map(|p| format!("{p:.1}")).unwrap_or_else(|| "–".into())
+}
+
+#[component]
+fn StatsTables(stats: PoolStatsView) -> impl IntoView {
+    view! {
+        <p data-testid="pool-summary">{format!(
+            "{} pairs pooled ({} strategy, depth {}); {} judged, {} evidence.",
+            format_count(stats.pool_size as i64), stats.strategy, stats.depth, format_count(stats.judged as i64), format_count(stats.evidence as i64)
+        )}</p>
+        <div class="two-col">
+            <table class="grid compact" data-testid="by-system-count">
+                <caption>"Pairs by the number of systems that pooled them"</caption>
+                <thead><tr><th class="num">"Systems"</th><th class="num">"Pooled"</th><th class="num">"Judged"</th><th class="num">"Evidence"</th><th class="num">"% evidence"</th></tr></thead>
+                <tbody>
+                    {stats.by_system_count.into_iter().map(|(n, pooled, judged, evidence, pct)| view! {
+                        <tr><td class="num">{n}</td><td class="num">{pooled}</td><td class="num">{judged}</td><td class="num">{evidence}</td><td class="num">{percent(pct)}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <table class="grid compact" data-testid="per-system">
+                <caption>"Each pooled system's contribution"</caption>
+                <thead><tr><th>"System"</th><th class="num">"Pooled"</th><th class="num">"Unique"</th></tr></thead>
+                <tbody>
+                    {stats.per_system.into_iter().map(|(s, pooled, unique)| view! {
+                        <tr><td>{s}</td><td class="num">{pooled}</td><td class="num">{unique}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <table class="grid compact" data-testid="prior-evidence">
+            <caption>{format!("Prior (citation) evidence: {} pairs, {} in the pool", stats.prior_total, stats.prior_in_pool)}</caption>
+            <thead><tr><th>"System"</th><th>"Role"</th><th class="num">"Retrieved"</th><th class="num">{format!("In top {}", stats.top_k)}</th><th class="num">{format!("In top {}", stats.depth)}</th></tr></thead>
+            <tbody>
+                {stats.prior.into_iter().map(|(s, role, retrieved, top_k, top_d)| view! {
+                    <tr><td>{s}</td><td>{role}</td><td class="num">{retrieved}</td><td class="num">{top_k}</td><td class="num">{top_d}</td></tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+#[component]
+pub fn ClaimPage() -> impl IntoView {
+    let params = use_params_map();
+    let project = move || params.read().get("name").unwrap_or_default();
+    let claim = move || params.read().get("claim").unwrap_or_default();
+    let detail = Resource::new(move || (project(), claim()), |(p, c)| get_claim(p, c));
+    view! {
+        <Title text=move || format!("Claim {}", claim()) />
+        <main class="page">
+            <p><A href=move || format!("/lead/projects/{}", project())>{move || format!("← {}", project())}</A></p>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match detail.await {
+                        Ok(d) => view! { <ClaimView detail=d /> }.into_any(),
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </main>
+    }
+}
+
+#[component]
+fn ClaimView(detail: ClaimDetail) -> impl IntoView {
+    view! {
+        <h1>{format!("Claim {}", detail.claim_id)}</h1>
+        <p class="claim-text" data-testid="claim-text">{detail.text}</p>
+        <table class="grid" data-testid="claim-pairs">
+            <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th></tr></thead>
+            <tbody>
+                {detail.pairs.into_iter().map(|p| {
+                    let status = match (&p.final_label, &p.provenance) {
+                        (Some(l), Some(prov)) => format!("{l} ({prov})"),
+                        (Some(l), None) => l.clone(),
+                        _ if p.entry_depth.is_some() => "to annotate".to_owned(),
+                        _ => "not judged".to_owned(),
+                    };
+                    let class = match p.final_label.as_deref() {
+                        Some("SUPPORT") => "label support",
+                        Some("CONTRADICT") => "label contradict",
+                        Some(_) => "label nei",
+                        None => "label open",
+                    };
+                    let ranks = p.model_ranks.iter().map(|(s, r)| format!("{s} {r}")).collect::<Vec<_>>().join(", ");
+                    view! {
+                        <tr>
+                            <td class="num">{p.doc_id}{if p.cited { " (cited)" } else { "" }}</td>
+                            <td>{p.title}</td>
+                            <td class="num">{p.entry_depth.map(|d| d.to_string()).unwrap_or_else(|| "–".into())}</td>
+                            <td>{ranks}</td>
+                            <td><span class=class>{status}</span></td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}

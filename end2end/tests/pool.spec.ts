@@ -1,0 +1,78 @@
+import { test, expect } from "@playwright/test";
+import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startDemo, Server } from "./server";
+
+let server: Server;
+test.beforeAll(async () => {
+  server = await startDemo();
+});
+test.afterAll(() => server?.stop());
+
+// A canonical run over the demo sample: for each claim, its cited documents and two others.
+function writeRuns(): { good: string; bad: string } {
+  const dir = mkdtempSync(join(tmpdir(), "claimpool-runs-"));
+  const claims = readFileSync(resolve(__dirname, "../../server/demo/claims.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  const docs = readFileSync(resolve(__dirname, "../../server/demo/corpus.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l).doc_id);
+  const lines: string[] = [];
+  claims.forEach((c, i) => {
+    const picks = [...c.cited_doc_ids, docs[(i * 7) % docs.length], docs[(i * 13 + 5) % docs.length]];
+    [...new Set(picks)].forEach((d, r) => {
+      const ps = ((i * 31 + r * 17) % 100) / 100;
+      lines.push(JSON.stringify({ claim_id: c.id, doc_id: d, predicted_label: ps > 0.5 ? "SUPPORT" : "NEI", p_support: ps, p_contradict: 0, rank: r + 1 }));
+    });
+  });
+  const good = join(dir, "system-a.jsonl");
+  writeFileSync(good, lines.join("\n") + "\n");
+  const bad = join(dir, "broken.jsonl");
+  const broken = [...lines.slice(0, 3), lines[0].replace(/"p_support":[0-9.]+/, '"p_support":1.7'), '{"claim_id": 999999, "doc_id": 1}'];
+  writeFileSync(bad, broken.join("\n") + "\n");
+  return { good, bad };
+}
+
+test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
+  const runs = writeRuns();
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel("User name").fill("lead");
+  await page.getByLabel("Password").fill("lead-demo");
+  await page.getByLabel("Password").press("Enter");
+  await expect(page.getByTestId("welcome")).toBeVisible();
+  await page.goto(`${server.url}/lead/projects/scifact-demo`);
+  await expect(page.getByTestId("project-counts")).toContainText("443");
+
+  // A broken file: every problem listed with its line and field; nothing imported.
+  await page.getByText("Upload a run", { exact: true }).click();
+  await page.getByLabel("Run file").setInputFiles(runs.bad);
+  await page.getByLabel("System name").fill("broken");
+  await page.getByRole("button", { name: "Import" }).click();
+  const errors = page.getByTestId("error-list");
+  await expect(errors).toContainText("nothing was imported");
+  await expect(errors).toContainText('broken.jsonl:4: field "p_support"');
+  await expect(errors).toContainText("broken.jsonl:5");
+  await expect(page.getByTestId("systems")).toHaveCount(0);
+
+  // A good file.
+  await page.getByLabel("Run file").setInputFiles(runs.good);
+  await page.getByLabel("System name").fill("system-a");
+  await page.getByRole("button", { name: "Import" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("of system-a");
+  await expect(page.getByTestId("systems")).toContainText("system-a");
+
+  // Preview, then build at depth 20.
+  await page.getByTestId("pool-depth").fill("20");
+  await page.getByRole("button", { name: "Preview" }).click();
+  const preview = page.getByTestId("preview");
+  await expect(preview.locator("tbody tr")).toHaveCount(5);
+  await expect(preview.locator("tbody tr").first().locator("td").nth(1)).toHaveText("20");
+  await page.getByTestId("pool-build").click();
+  await expect(page.getByTestId("build-result")).toContainText("Pool at depth 20 (confidence): 20 pairs");
+  await expect(page.getByTestId("pool-summary")).toContainText("20 pairs pooled");
+  await expect(page.getByTestId("per-system")).toContainText("system-a");
+});
