@@ -12,9 +12,14 @@ pub mod ui;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
+pub mod pipeline;
+#[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]
 pub mod store;
+
+#[cfg(all(test, feature = "ssr"))]
+pub(crate) mod testdata;
 
 pub use ui::{shell, App};
 

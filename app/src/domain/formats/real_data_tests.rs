@@ -16,15 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CLAIMPOOL_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    if dir.join("scifact/corpus.jsonl").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no real data at {}", dir.display());
-        None
-    }
+    crate::testdata::shared_data()
 }
 
 fn corpus(dir: &Path) -> Vec<Document> {

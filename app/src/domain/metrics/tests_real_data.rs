@@ -9,21 +9,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if dir.join("scifact/claims_dev.jsonl").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no SciFact data at {}", dir.display());
-        None
-    }
+    crate::testdata::shared_data()
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    crate::testdata::json_lines(path)
 }
 
 fn id(v: &Value) -> String {

@@ -16,12 +16,8 @@ fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    crate::testdata::json_lines(path)
 }
 
 fn as_u32(v: &Value) -> u32 {

@@ -1,0 +1,7 @@
+//! Tests of the pipeline on small hand-made corpora and, when it is present, on SciFact.
+
+mod bm25;
+mod build;
+mod retrieval;
+mod scifact;
+mod support;
