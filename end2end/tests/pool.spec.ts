@@ -56,7 +56,7 @@ test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
   await expect(errors).toContainText("nothing was imported");
   await expect(errors).toContainText('broken.jsonl:4: field "p_support"');
   await expect(errors).toContainText("broken.jsonl:5");
-  await expect(page.getByTestId("systems")).toHaveCount(0);
+  await expect(page.getByTestId("systems")).not.toContainText("broken");
 
   // A good file.
   await page.getByLabel("Run file").setInputFiles(runs.good);
@@ -65,14 +65,16 @@ test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
   await expect(page.getByTestId("upload-result")).toContainText("of system-a");
   await expect(page.getByTestId("systems")).toContainText("system-a");
 
-  // Preview, then build at depth 20.
-  await page.getByTestId("pool-depth").fill("20");
+  // The demo's pool (BM25, depth 30) is shown; preview and grow it to depth 40 with system-a.
+  await expect(page.getByTestId("pool-summary")).toContainText("depth 30");
+  await page.getByTestId("pool-depth").fill("40");
   await page.getByRole("button", { name: "Preview" }).click();
   const preview = page.getByTestId("preview");
   await expect(preview.locator("tbody tr")).toHaveCount(5);
-  await expect(preview.locator("tbody tr").first().locator("td").nth(1)).toHaveText("20");
+  await expect(preview.locator("tbody tr").first().locator("td").first()).toHaveText("40");
+  const expected = await preview.locator("tbody tr").first().locator("td").nth(1).innerText();
   await page.getByTestId("pool-build").click();
-  await expect(page.getByTestId("build-result")).toContainText("Pool at depth 20 (confidence): 20 pairs");
-  await expect(page.getByTestId("pool-summary")).toContainText("20 pairs pooled");
+  await expect(page.getByTestId("build-result")).toContainText(`Pool at depth 40 (confidence): ${expected} pairs`);
+  await expect(page.getByTestId("pool-summary")).toContainText(`${expected} pairs pooled`);
   await expect(page.getByTestId("per-system")).toContainText("system-a");
 });

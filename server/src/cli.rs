@@ -42,6 +42,39 @@ enum Command {
     /// Build, grow and inspect the annotation pool
     #[command(subcommand)]
     Pool(PoolCommand),
+    /// Generate candidate runs from a corpus: BM25 index, retrieval, scoring
+    #[command(subcommand)]
+    Pipeline(PipelineCommand),
+}
+
+#[derive(Subcommand)]
+enum PipelineCommand {
+    /// Build a BM25 index of titles and abstracts (English analyser) in an empty directory
+    Index {
+        /// SciFact or BEIR corpus.jsonl (plain or .gz)
+        #[arg(long)]
+        corpus: PathBuf,
+        #[arg(long)]
+        index: PathBuf,
+    },
+    /// Retrieve the top k abstracts of each claim, score each pair, write a canonical JSONL run
+    Run {
+        #[arg(long)]
+        index: PathBuf,
+        /// SciFact or SciFact-Open claims.jsonl
+        #[arg(long)]
+        claims: PathBuf,
+        #[arg(long, default_value_t = 50)]
+        k: usize,
+        /// bm25: retrieval only, a calibrated probability of evidence from the BM25 score
+        #[arg(long, default_value = "bm25", value_parser = ["bm25"])]
+        scorer: String,
+        /// Threads scoring claims in parallel [default: the number of cores]
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -235,6 +268,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
         Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
+        Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
+            .await
+            .context("the pipeline stopped")?,
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()).await?;
             emit!(
@@ -438,6 +474,78 @@ fn print_stats(report: &app::store::pool::StatsReport) -> anyhow::Result<()> {
             row.in_top_k,
             row.in_top_depth
         );
+    }
+    Ok(())
+}
+
+fn progress_bar(total: Option<u64>, what: &str) -> indicatif::ProgressBar {
+    let bar = match total {
+        Some(n) => indicatif::ProgressBar::new(n),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    let template = if total.is_some() {
+        format!(
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})"
+        )
+    } else {
+        format!("{{elapsed_precise}} {{spinner}} {{pos}} {what} ({{per_sec}})")
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
+    use app::pipeline::generate::{self, Scorer};
+    use app::pipeline::{Bm25Scorer, Retriever};
+    match command {
+        PipelineCommand::Index { corpus, index } => {
+            let bar = progress_bar(None, "abstracts");
+            let summary = generate::index_corpus(&corpus, &index, &|n| bar.set_position(n))?;
+            bar.finish();
+            emit!(
+                "indexed {} abstracts into {}",
+                summary.documents,
+                index.display()
+            );
+        }
+        PipelineCommand::Run {
+            index,
+            claims,
+            k,
+            scorer,
+            threads,
+            out,
+        } => {
+            let retriever = Retriever::open(&index)?;
+            let claims = generate::read_claims(&claims)?;
+            let scorer = match scorer.as_str() {
+                "bm25" => Scorer::Bm25(Bm25Scorer::SCIFACT_TRAIN),
+                other => bail!("--scorer: unknown scorer {other:?}"),
+            };
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+            let bar = progress_bar(Some(claims.len() as u64), "claims");
+            let file = std::fs::File::create(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            let mut writer = std::io::BufWriter::new(file);
+            let rows = generate::generate_run(
+                &retriever,
+                &claims,
+                k,
+                &scorer,
+                threads,
+                &mut writer,
+                &|n| bar.set_position(n),
+            )?;
+            bar.finish();
+            emit!(
+                "wrote {rows} pairs for {} claims to {}",
+                claims.len(),
+                out.display()
+            );
+        }
     }
     Ok(())
 }

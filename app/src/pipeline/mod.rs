@@ -12,6 +12,7 @@ pub mod analyzer;
 pub mod bench;
 pub mod bm25_scorer;
 pub mod error;
+pub mod generate;
 pub mod index;
 pub mod retrieve;
 pub mod row;
