@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 async fn the_demo_holds_the_sample_a_bm25_run_and_a_pool() {
     let app = common::TestApp::spawn().await;
     server::demo::seed(&app.db).await.unwrap();
-    let summary = app::store::projects::summary(&app.db, server::demo::PROJECT).await.unwrap();
+    let summary = app::store::projects::summary(&app.db, server::demo::PROJECT)
+        .await
+        .unwrap();
 
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
     let corpus = std::fs::read_to_string(dir.join("corpus.jsonl")).unwrap();
@@ -33,7 +35,9 @@ async fn the_demo_holds_the_sample_a_bm25_run_and_a_pool() {
     // Every demo account logs in with its documented password.
     for (name, _) in server::demo::ACCOUNTS {
         let client = app.client();
-        let res = app.login(&client, name, &server::demo::password_of(name)).await;
+        let res = app
+            .login(&client, name, &server::demo::password_of(name))
+            .await;
         assert!(res.status().is_success(), "{name}");
     }
 }
