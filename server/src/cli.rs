@@ -57,6 +57,23 @@ enum PipelineCommand {
         #[arg(long)]
         index: PathBuf,
     },
+    /// Train the claim/sentence model on claims with evidence (e.g. SciFact train)
+    Train {
+        #[arg(long)]
+        claims: PathBuf,
+        #[arg(long)]
+        corpus: PathBuf,
+        /// A BM25 index of the corpus (`pipeline index`), for sampling negatives
+        #[arg(long)]
+        index: PathBuf,
+        /// NEI abstracts sampled per claim from its BM25 top 50 (SciFact-Open's ratio R: 0, 10, 20)
+        #[arg(long, default_value_t = 10)]
+        negatives: u32,
+        #[arg(long, default_value_t = 2022)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Retrieve the top k abstracts of each claim, score each pair, write a canonical JSONL run
     Run {
         #[arg(long)]
@@ -66,9 +83,16 @@ enum PipelineCommand {
         claims: PathBuf,
         #[arg(long, default_value_t = 50)]
         k: usize,
-        /// bm25: retrieval only, a calibrated probability of evidence from the BM25 score
-        #[arg(long, default_value = "bm25", value_parser = ["bm25"])]
+        /// bm25: retrieval only, a calibrated probability of evidence from the BM25 score;
+        /// trained: the model of `pipeline train` (needs --model and --corpus)
+        #[arg(long, default_value = "bm25", value_parser = ["bm25", "trained"])]
         scorer: String,
+        /// The trained model file (for --scorer trained)
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// The corpus the index was built from (for --scorer trained, which reads abstracts)
+        #[arg(long)]
+        corpus: Option<PathBuf>,
         /// Threads scoring claims in parallel [default: the number of cores]
         #[arg(long)]
         threads: Option<usize>,
@@ -510,11 +534,35 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
                 index.display()
             );
         }
+        PipelineCommand::Train {
+            claims,
+            corpus,
+            index,
+            negatives,
+            seed,
+            out,
+        } => {
+            let config = app::pipeline::trained::TrainConfig {
+                negatives,
+                seed,
+                ..Default::default()
+            };
+            let started = std::time::Instant::now();
+            let model = generate::train_model(&claims, &corpus, &index, config)?;
+            model.save(&out)?;
+            emit!(
+                "trained with {negatives} negatives per claim in {:.1} s; saved to {}",
+                started.elapsed().as_secs_f64(),
+                out.display()
+            );
+        }
         PipelineCommand::Run {
             index,
             claims,
             k,
             scorer,
+            model,
+            corpus,
             threads,
             out,
         } => {
@@ -522,6 +570,15 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
             let claims = generate::read_claims(&claims)?;
             let scorer = match scorer.as_str() {
                 "bm25" => Scorer::Bm25(Bm25Scorer::SCIFACT_TRAIN),
+                "trained" => {
+                    let (Some(model), Some(corpus)) = (model, corpus) else {
+                        bail!("--scorer trained needs --model MODEL and --corpus CORPUS");
+                    };
+                    Scorer::Trained {
+                        model: Box::new(app::pipeline::trained::TrainedModel::load(&model)?),
+                        corpus: generate::read_corpus(&corpus)?,
+                    }
+                }
                 other => bail!("--scorer: unknown scorer {other:?}"),
             };
             let threads = threads

@@ -2,9 +2,12 @@
 //! claim of a claims file, in parallel, writing canonical run JSONL in claim order.
 
 use super::{build_index, Bm25Scorer, IndexDoc, IndexSummary, PipelineError, Retriever, RunRow};
+use crate::domain::formats::Document;
 use crate::domain::formats::{
     Claim, ClaimsReader, CorpusFormat, CorpusReader, FormatError, ParseError,
 };
+use crate::domain::ids::DocId;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +21,8 @@ pub enum GenerateError {
     Parse(#[from] ParseError),
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
+    #[error(transparent)]
+    Trained(#[from] super::trained::TrainedError),
     #[error("writing the run: {0}")]
     Write(#[from] std::io::Error),
 }
@@ -39,6 +44,31 @@ pub fn index_corpus(
     Ok(build_index(index, docs, progress)?)
 }
 
+/// Reads a whole corpus file into a map by document id (the trained scorer reads abstracts).
+pub fn read_corpus(path: &Path) -> Result<HashMap<DocId, Document>, GenerateError> {
+    let format = CorpusFormat::detect_file(path)?;
+    CorpusReader::open(path, format)?
+        .map(|item| {
+            item.map(|located| (located.record.doc_id.clone(), located.record))
+                .map_err(GenerateError::from)
+        })
+        .collect()
+}
+
+/// Trains the claim/sentence model on a claims file with evidence (SciFact train) over its corpus,
+/// sampling `negatives` NEI abstracts per claim from the index's BM25 ranking.
+pub fn train_model(
+    claims: &Path,
+    corpus: &Path,
+    index: &Path,
+    config: super::trained::TrainConfig,
+) -> Result<super::trained::TrainedModel, GenerateError> {
+    let claims = read_claims(claims)?;
+    let corpus = read_corpus(corpus)?;
+    let retriever = Retriever::open(index)?;
+    Ok(super::trained::train(&claims, &corpus, &retriever, config)?)
+}
+
 /// Reads every claim of a claims file (SciFact or SciFact-Open), refusing the first bad line.
 pub fn read_claims(path: &Path) -> Result<Vec<Claim>, GenerateError> {
     ClaimsReader::open(path)?
@@ -53,6 +83,11 @@ pub fn read_claims(path: &Path) -> Result<Vec<Claim>, GenerateError> {
 pub enum Scorer {
     /// Retrieval only: a calibrated probability of evidence from the BM25 score.
     Bm25(Bm25Scorer),
+    /// The trained claim/sentence model over the retrieved abstracts, read from the corpus.
+    Trained {
+        model: Box<super::trained::TrainedModel>,
+        corpus: HashMap<DocId, Document>,
+    },
 }
 
 impl Scorer {
@@ -66,6 +101,10 @@ impl Scorer {
             Scorer::Bm25(scorer) => {
                 let ranking = retriever.search(&retriever.claim_terms(&claim.text), k)?;
                 scorer.score(&claim.id, &ranking)
+            }
+            Scorer::Trained { model, corpus } => {
+                let hits = retriever.retrieve(&claim.text, k)?;
+                model.score_hits(&claim.id, &claim.text, &hits, corpus)
             }
         }
     }

@@ -17,6 +17,7 @@ pub mod index;
 pub mod retrieve;
 pub mod row;
 mod schema;
+pub mod trained;
 
 pub use bm25_scorer::{Bm25Scorer, Calibration, LabelPrior, ScoreFeatures};
 pub use error::PipelineError;
