@@ -9,7 +9,7 @@
 use super::audit::AuditEvent;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
-    ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, ParseError,
+    ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
     RunFormat, RunReadOptions, RunReader, Scoring, ScoringTally,
 };
 use crate::domain::ids::{ClaimId, DocId};
@@ -113,6 +113,11 @@ impl Problems {
         self.list.is_empty()
     }
 
+    /// The record of a parsed line, or None after noting the line's error.
+    fn record<T>(&mut self, item: Result<Located<T>, ParseError>) -> Option<Located<T>> {
+        item.map_err(|e| self.push(e.to_string())).ok()
+    }
+
     fn into_error(self) -> StoreError {
         let total = self.list.len() + self.more;
         let mut text = format!(
@@ -128,6 +133,48 @@ impl Problems {
             text.push_str(&format!("\n  … and {} more", self.more));
         }
         StoreError::Invalid(text)
+    }
+}
+
+/// Ids a file brings: each must be new to the project and appear once in the file.
+struct NewIds {
+    existing: HashSet<String>,
+    seen: HashMap<String, usize>,
+    /// "document" or "claim", and the field that holds the id.
+    what: &'static str,
+    field: &'static str,
+}
+
+impl NewIds {
+    fn new(existing: HashSet<String>, what: &'static str, field: &'static str) -> NewIds {
+        NewIds {
+            existing,
+            seen: HashMap::new(),
+            what,
+            field,
+        }
+    }
+
+    /// Whether `id` on `line` is new; if not, the problem is noted.
+    fn admit(&mut self, id: &str, line: usize, problems: &mut Problems) -> bool {
+        let (what, field) = (self.what, self.field);
+        if self.existing.contains(id) {
+            problems.at(
+                line,
+                Some(field),
+                format!("{what} {id} is in the project already"),
+            );
+            return false;
+        }
+        if let Some(first) = self.seen.insert(id.to_owned(), line) {
+            problems.at(
+                line,
+                Some(field),
+                format!("{what} {id} appears twice (first on line {first})"),
+            );
+            return false;
+        }
+        true
     }
 }
 
@@ -314,35 +361,21 @@ pub async fn corpus(
         None => CorpusFormat::detect_file(path).map_err(format_error)?,
     };
     let reader = CorpusReader::open(path, format).map_err(format_error)?;
-    let existing: HashSet<String> = doc_ids(db, project_id).await?.into_keys().collect();
+    let mut ids = NewIds::new(
+        doc_ids(db, project_id).await?.into_keys().collect(),
+        "document",
+        "doc_id",
+    );
     let (mut rx, parser) = spawn_parser(
         move |tx, problems| {
-            let mut seen: HashMap<String, usize> = HashMap::new();
             let mut batch = Vec::with_capacity(BATCH);
             for item in reader {
-                let located = match item {
-                    Ok(located) => located,
-                    Err(e) => {
-                        problems.push(e.to_string());
-                        continue;
-                    }
+                let Some(located) = problems.record(item) else {
+                    continue;
                 };
                 let doc = located.record;
                 let id = doc.doc_id.as_str().to_owned();
-                if existing.contains(&id) {
-                    problems.at(
-                        located.line,
-                        Some("doc_id"),
-                        format!("document {id} is in the project already"),
-                    );
-                    continue;
-                }
-                if let Some(first) = seen.insert(id.clone(), located.line) {
-                    problems.at(
-                        located.line,
-                        Some("doc_id"),
-                        format!("document {id} appears twice (first on line {first})"),
-                    );
+                if !ids.admit(&id, located.line, problems) {
                     continue;
                 }
                 let sentences =
@@ -437,35 +470,21 @@ pub async fn claims(
 ) -> StoreResult<ImportReport> {
     let reader = ClaimsReader::open(path).map_err(format_error)?;
     let docs = Arc::new(doc_ids(db, project_id).await?);
-    let existing: HashSet<String> = claim_ids(db, project_id).await?.into_keys().collect();
+    let mut ids = NewIds::new(
+        claim_ids(db, project_id).await?.into_keys().collect(),
+        "claim",
+        "id",
+    );
     let (mut rx, parser) = spawn_parser(
         move |tx, problems| {
-            let mut seen: HashMap<String, usize> = HashMap::new();
             let mut batch = Vec::with_capacity(BATCH);
             for item in reader {
-                let located = match item {
-                    Ok(located) => located,
-                    Err(e) => {
-                        problems.push(e.to_string());
-                        continue;
-                    }
+                let Some(located) = problems.record(item) else {
+                    continue;
                 };
                 let (line, claim) = (located.line, located.record);
                 let id = claim.id.as_str().to_owned();
-                if existing.contains(&id) {
-                    problems.at(
-                        line,
-                        Some("id"),
-                        format!("claim {id} is in the project already"),
-                    );
-                    continue;
-                }
-                if let Some(first) = seen.insert(id.clone(), line) {
-                    problems.at(
-                        line,
-                        Some("id"),
-                        format!("claim {id} appears twice (first on line {first})"),
-                    );
+                if !ids.admit(&id, line, problems) {
                     continue;
                 }
                 let mut judged = Vec::new();
@@ -673,12 +692,8 @@ pub async fn run(
             let mut announced: HashSet<usize> = HashSet::new();
             let mut batch = Vec::with_capacity(BATCH);
             for item in reader {
-                let located = match item {
-                    Ok(located) => located,
-                    Err(e) => {
-                        problems.push(e.to_string());
-                        continue;
-                    }
+                let Some(located) = problems.record(item) else {
+                    continue;
                 };
                 let (line, rec) = (located.line, located.record);
                 let name = match (&given_name, &rec.system) {
