@@ -71,6 +71,10 @@ enum PipelineCommand {
         negatives: u32,
         #[arg(long, default_value_t = 2022)]
         seed: u64,
+        /// Sentence features are hashed into 2^BITS buckets (8 to 24); fewer make smaller files
+        #[arg(long, value_name = "BITS", default_value_t = app::pipeline::trained::TrainConfig::default().hash_bits)]
+        hash_bits: u8,
+        /// The model file; a name ending in .gz is written gzip-compressed
         #[arg(long)]
         out: PathBuf,
     },
@@ -540,11 +544,13 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
             index,
             negatives,
             seed,
+            hash_bits,
             out,
         } => {
             let config = app::pipeline::trained::TrainConfig {
                 negatives,
                 seed,
+                hash_bits,
                 ..Default::default()
             };
             let started = std::time::Instant::now();

@@ -185,7 +185,21 @@ impl TrainedModel {
             path: path.to_path_buf(),
             source,
         })?;
-        std::fs::write(path, json).map_err(|source| TrainedError::Write {
+        let bytes = if is_gzip_path(path) {
+            use std::io::Write;
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            encoder
+                .write_all(&json)
+                .and_then(|()| encoder.finish())
+                .map_err(|source| TrainedError::Write {
+                    path: path.to_path_buf(),
+                    source,
+                })?
+        } else {
+            json
+        };
+        std::fs::write(path, bytes).map_err(|source| TrainedError::Write {
             path: path.to_path_buf(),
             source,
         })
@@ -193,11 +207,31 @@ impl TrainedModel {
 
     /// Reads a model written by [`TrainedModel::save`], checking its format, version and that
     /// every weight fits the feature layout.
+    /// A file whose name ends in `.gz` is written gzip-compressed; [`TrainedModel::load`] reads
+    /// either.
     pub fn load(path: &Path) -> Result<TrainedModel, TrainedError> {
         let bytes = std::fs::read(path).map_err(|source| TrainedError::Read {
             path: path.to_path_buf(),
             source,
         })?;
+        TrainedModel::from_bytes(&bytes, path)
+    }
+
+    /// Reads a saved model (plain or gzip-compressed JSON) from memory; `path` names it in errors.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<TrainedModel, TrainedError> {
+        let unzipped;
+        let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)
+                .map_err(|source| TrainedError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            unzipped = out;
+            &unzipped[..]
+        } else {
+            bytes
+        };
         let invalid = |problem: String| TrainedError::Invalid {
             path: path.to_path_buf(),
             problem,
@@ -210,7 +244,7 @@ impl TrainedModel {
             version: u32,
         }
         let header: Header =
-            serde_json::from_slice(&bytes).map_err(|source| TrainedError::Json {
+            serde_json::from_slice(bytes).map_err(|source| TrainedError::Json {
                 path: path.to_path_buf(),
                 source,
             })?;
@@ -227,7 +261,7 @@ impl TrainedModel {
             )));
         }
         let saved: SavedModel =
-            serde_json::from_slice(&bytes).map_err(|source| TrainedError::Json {
+            serde_json::from_slice(bytes).map_err(|source| TrainedError::Json {
                 path: path.to_path_buf(),
                 source,
             })?;
@@ -257,6 +291,10 @@ impl TrainedModel {
             df: saved.idf,
         })
     }
+}
+
+fn is_gzip_path(path: &Path) -> bool {
+    path.extension().is_some_and(|ext| ext == "gz")
 }
 
 /// The label with the highest probability; ties go to SUPPORT, then CONTRADICT (as the BM25

@@ -447,6 +447,12 @@ fn trains_on_a_generated_corpus_and_labels_unseen_claims() {
     let loaded = TrainedModel::load(&path).unwrap();
     assert_eq!(loaded, model);
     assert_eq!(score_all(&loaded, unseen, &toy, &retriever), rows);
+    // A `.gz` name writes it compressed; it loads back the same.
+    let gz = dir.path().join("model.json.gz");
+    model.save(&gz).unwrap();
+    assert_eq!(std::fs::read(&gz).unwrap()[..2], [0x1f, 0x8b]);
+    assert!(std::fs::metadata(&gz).unwrap().len() < std::fs::metadata(&path).unwrap().len());
+    assert_eq!(TrainedModel::load(&gz).unwrap(), model);
     let doc = &toy.corpus[&doc_id("1040")];
     let row = model.score(&unseen[0].id, &unseen[0].text, doc, 7).unwrap();
     assert_eq!(row.rank, 7);
