@@ -49,15 +49,71 @@ pub async fn create(path: &Path) -> anyhow::Result<Db> {
 /// The depth of the demo's pool (confidence strategy).
 pub const DEMO_DEPTH: u32 = 30;
 
-/// Indexes the sample and writes a BM25 run of the top 20 abstracts of each claim.
-fn generate_bm25_run(corpus: &Path, claims: &Path, index: &Path, out: &Path) -> anyhow::Result<()> {
+/// Abstracts retrieved per claim by each demo system.
+const DEMO_K: usize = 20;
+
+/// The trained scorers shipped with the demo (see server/demo/ATTRIBUTION.md): trained on the
+/// SciFact train claims and corpus with `claimpool pipeline train --hash-bits 16` and R = 0 and
+/// R = 20 negatives per claim.
+const TRAINED_R0: &[u8] = include_bytes!("../demo/models/trained-r0.json.gz");
+const TRAINED_R20: &[u8] = include_bytes!("../demo/models/trained-r20.json.gz");
+
+/// One of the demo's systems: how it scores and how it is described.
+struct DemoSystem {
+    name: &'static str,
+    description: &'static str,
+    negatives: Option<f64>,
+    model: Option<&'static [u8]>,
+}
+
+const SYSTEMS: [DemoSystem; 3] = [
+    DemoSystem {
+        name: "bm25",
+        description: "BM25 over title + abstract (top 20), calibrated probability of evidence",
+        negatives: None,
+        model: None,
+    },
+    DemoSystem {
+        name: "trained-r0",
+        description: "Trained claim/sentence model over the BM25 top 20, no sampled negatives",
+        negatives: Some(0.0),
+        model: Some(TRAINED_R0),
+    },
+    DemoSystem {
+        name: "trained-r20",
+        description: "Trained claim/sentence model over the BM25 top 20, 20 negatives per claim",
+        negatives: Some(20.0),
+        model: Some(TRAINED_R20),
+    },
+];
+
+/// Indexes the sample once and writes each demo system's run into `dir` (`NAME.jsonl`).
+fn generate_runs(corpus: &Path, claims: &Path, dir: &Path) -> anyhow::Result<()> {
     use app::pipeline::generate::{self, Scorer};
-    generate::index_corpus(corpus, index, &|_| {})?;
-    let retriever = app::pipeline::Retriever::open(index)?;
+    let index = dir.join("index");
+    generate::index_corpus(corpus, &index, &|_| {})?;
+    let retriever = app::pipeline::Retriever::open(&index)?;
     let claims = generate::read_claims(claims)?;
-    let mut file = std::io::BufWriter::new(std::fs::File::create(out)?);
-    let scorer = Scorer::Bm25(app::pipeline::Bm25Scorer::SCIFACT_TRAIN);
-    generate::generate_run(&retriever, &claims, 20, &scorer, 2, &mut file, &|_| {})?;
+    for system in &SYSTEMS {
+        let scorer = match system.model {
+            None => Scorer::Bm25(app::pipeline::Bm25Scorer::SCIFACT_TRAIN),
+            Some(bytes) => {
+                let origin = Path::new(system.name);
+                let model = app::pipeline::trained::TrainedModel::from_bytes(bytes, origin)?;
+                Scorer::Trained {
+                    model: Box::new(model),
+                    corpus: generate::read_corpus(corpus)?,
+                }
+            }
+        };
+        let out = dir.join(format!("{}.jsonl", system.name));
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(&out).with_context(|| format!("creating {}", out.display()))?,
+        );
+        generate::generate_run(&retriever, &claims, DEMO_K, &scorer, 2, &mut file, &|_| {})
+            .with_context(|| format!("generating the demo's {} run", system.name))?;
+        std::io::Write::flush(&mut file)?;
+    }
     Ok(())
 }
 
@@ -70,7 +126,7 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
     let project = store::projects::create(
         db,
         PROJECT,
-        "40 SciFact dev claims and 443 abstracts (demo sample), pooled from a BM25 run",
+        "40 SciFact dev claims and 443 abstracts (demo sample), pooled from three pipeline runs",
         None,
     )
     .await?;
@@ -81,25 +137,25 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
     std::fs::write(&claims, CLAIMS).context("writing the demo claims")?;
     store::import::corpus(db, project, &corpus, None, None).await?;
     store::import::claims(db, project, &claims, None).await?;
-    let run = dir.path().join("bm25.jsonl");
-    let (index, generated) = (dir.path().join("index"), run.clone());
-    tokio::task::spawn_blocking(move || generate_bm25_run(&corpus, &claims, &index, &generated))
+    let runs = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || generate_runs(&corpus, &claims, &runs))
         .await
-        .context("generating the demo's BM25 run")??;
-    let import = store::import::RunImport {
-        path: run,
-        format: Some(app::domain::formats::RunFormat::Canonical),
-        options: app::domain::formats::RunReadOptions::default(),
-        system: store::import::SystemSpec {
-            name: Some("bm25".into()),
-            role: store::import::SystemRole::Pooled,
-            description: "BM25 over title + abstract (top 20), calibrated probability of evidence"
-                .into(),
-            negative_sampling_ratio: None,
-        },
-        allow_missing_docs: false,
-    };
-    store::import::run(db, project, import, None).await?;
+        .context("generating the demo's runs")??;
+    for system in &SYSTEMS {
+        let import = store::import::RunImport {
+            path: dir.path().join(format!("{}.jsonl", system.name)),
+            format: Some(app::domain::formats::RunFormat::Canonical),
+            options: app::domain::formats::RunReadOptions::default(),
+            system: store::import::SystemSpec {
+                name: Some(system.name.into()),
+                role: store::import::SystemRole::Pooled,
+                description: system.description.into(),
+                negative_sampling_ratio: system.negatives,
+            },
+            allow_missing_docs: false,
+        };
+        store::import::run(db, project, import, None).await?;
+    }
     store::pool::build(
         db,
         project,
