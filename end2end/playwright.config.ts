@@ -3,7 +3,7 @@ import { defineConfig } from "@playwright/test";
 // Debian's Chromium, never a downloaded browser build (`npx playwright install` cannot work here).
 export default defineConfig({
   testDir: "./tests",
-  timeout: 60_000,
+  timeout: 240_000,
   expect: { timeout: 10_000 },
   workers: 1,
   reporter: "list",

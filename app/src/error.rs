@@ -75,6 +75,7 @@ impl From<crate::store::StoreError> for ApiError {
             crate::store::StoreError::NotFound(what) => ApiError::NotFound(what),
             crate::store::StoreError::Conflict(what) => ApiError::Conflict(what),
             crate::store::StoreError::Invalid(what) => ApiError::Invalid(what),
+            crate::store::StoreError::Forbidden(what) => ApiError::Forbidden(what),
             other => {
                 tracing::error!(error = %other, "store error");
                 ApiError::Internal(other.to_string())

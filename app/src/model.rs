@@ -1,5 +1,7 @@
 //! Plain data shared by the store, the server functions and the pages (compiles for both sides).
 
+pub mod annotate;
+
 use serde::{Deserialize, Serialize};
 
 /// A project with the counts its overview shows.
@@ -114,4 +116,7 @@ pub struct ClaimPair {
     /// The final label, if any, and where it came from.
     pub final_label: Option<String>,
     pub provenance: Option<String>,
+    /// The final judgment's specificity relation and revised claim, when it has them.
+    pub specificity: Option<String>,
+    pub revised_claim: Option<String>,
 }

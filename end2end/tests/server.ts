@@ -20,7 +20,7 @@ export async function startDemo(): Promise<Server> {
   child.stderr?.on("data", (chunk) => (stderr += chunk));
   const url = await new Promise<string>((ok, fail) => {
     let out = "";
-    const timer = setTimeout(() => fail(new Error(`demo did not start in 60 s:\n${out}\n${stderr}`)), 60_000);
+    const timer = setTimeout(() => fail(new Error(`demo did not start in 180 s:\n${out}\n${stderr}`)), 180_000);
     child.stdout?.on("data", (chunk) => {
       out += chunk;
       const m = out.match(/serving on (http:\/\/\S+)/);

@@ -149,6 +149,22 @@ enum ImportCommand {
         allow_missing_docs: bool,
         file: PathBuf,
     },
+    /// Judgments from elsewhere, checked like the web form (provenance `import`)
+    Judgments {
+        #[arg(long)]
+        project: String,
+        /// Whose judgments these are (a user name)
+        #[arg(long)]
+        annotator: String,
+        /// first, second or final (final makes the labels final at once)
+        #[arg(long)]
+        stage: String,
+        /// qrels-labels (`claim_id 0 doc_id LABEL`) or scifact (claims jsonl; the claim's other
+        /// pooled pairs count as NEI) [default: scifact for .jsonl/.json, else qrels-labels]
+        #[arg(long)]
+        format: Option<String>,
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -375,6 +391,28 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
                 allow_missing_docs,
             };
             import::run(db, project_id(db, &project).await?, run, None).await?
+        }
+        ImportCommand::Judgments {
+            project,
+            annotator,
+            stage,
+            format,
+            file,
+        } => {
+            use app::store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
+            let stage = app::domain::annotation::Stage::parse(&stage)
+                .map_err(|e| anyhow::anyhow!("--stage: {e}"))?;
+            let format = format
+                .map(|f| JudgmentsFormat::parse(&f))
+                .transpose()
+                .context("--format")?;
+            let spec = JudgmentsImport {
+                path: file,
+                format,
+                annotator,
+                stage,
+            };
+            import_judgments(db, project_id(db, &project).await?, spec, None).await?
         }
     };
     emit!("{}", serde_json::to_string_pretty(&report)?);

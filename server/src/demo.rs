@@ -156,6 +156,13 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
         };
         store::import::run(db, project, import, None).await?;
     }
+    // Accounts first, so that building the pool assigns its pairs to the annotators.
+    for (name, role) in ACCOUNTS {
+        let username = Username::parse(name)?;
+        let hash = app::auth::hash_password(&NewPassword::parse(&password_of(name))?)?;
+        let user = store::users::create(db, &username, role, &hash, None).await?;
+        store::projects::add_member(db, project, user.id, None).await?;
+    }
     store::pool::build(
         db,
         project,
@@ -164,11 +171,5 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
         None,
     )
     .await?;
-    for (name, role) in ACCOUNTS {
-        let username = Username::parse(name)?;
-        let hash = app::auth::hash_password(&NewPassword::parse(&password_of(name))?)?;
-        let user = store::users::create(db, &username, role, &hash, None).await?;
-        store::projects::add_member(db, project, user.id, None).await?;
-    }
     Ok(())
 }

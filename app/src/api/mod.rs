@@ -2,6 +2,7 @@
 //! and returns plain data. Endpoints are stable: `/api/<endpoint>`.
 
 pub mod admin;
+pub mod annotate;
 pub mod auth;
 pub mod pool;
 pub mod projects;

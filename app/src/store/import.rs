@@ -83,14 +83,14 @@ impl SystemRole {
 
 /// Problems found in a file, for a rejection that names each.
 #[derive(Default)]
-struct Problems {
+pub(crate) struct Problems {
     file: String,
     list: Vec<String>,
     more: usize,
 }
 
 impl Problems {
-    fn new(file: &str) -> Problems {
+    pub(crate) fn new(file: &str) -> Problems {
         Problems {
             file: file.to_owned(),
             ..Problems::default()
@@ -105,20 +105,20 @@ impl Problems {
         }
     }
 
-    fn at(&mut self, line: usize, field: Option<&str>, message: impl Into<String>) {
+    pub(crate) fn at(&mut self, line: usize, field: Option<&str>, message: impl Into<String>) {
         self.push(ParseError::new(&self.file.clone(), line, field, message).to_string());
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
     /// The record of a parsed line, or None after noting the line's error.
-    fn record<T>(&mut self, item: Result<Located<T>, ParseError>) -> Option<Located<T>> {
+    pub(crate) fn record<T>(&mut self, item: Result<Located<T>, ParseError>) -> Option<Located<T>> {
         item.map_err(|e| self.push(e.to_string())).ok()
     }
 
-    fn into_error(self) -> StoreError {
+    pub(crate) fn into_error(self) -> StoreError {
         let total = self.list.len() + self.more;
         let mut text = format!(
             "{}: {total} problem{} found, nothing was imported:",
@@ -178,11 +178,11 @@ impl NewIds {
     }
 }
 
-fn format_error(err: FormatError) -> StoreError {
+pub(crate) fn format_error(err: FormatError) -> StoreError {
     StoreError::Invalid(err.to_string())
 }
 
-fn display_name(path: &Path) -> String {
+pub(crate) fn display_name(path: &Path) -> String {
     path.display().to_string()
 }
 
@@ -213,7 +213,7 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Records the import (refusing a file already imported) inside the transaction.
-async fn begin_import(
+pub(crate) async fn begin_import(
     conn: &mut SqliteConnection,
     project_id: i64,
     kind: &str,
@@ -254,7 +254,7 @@ async fn begin_import(
     Ok(id)
 }
 
-async fn finish_import(
+pub(crate) async fn finish_import(
     conn: &mut SqliteConnection,
     project_id: i64,
     import_id: i64,
@@ -323,7 +323,7 @@ async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMa
     Ok(rows.into_iter().collect())
 }
 
-async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+pub(crate) async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
         "SELECT doc_id, id FROM documents WHERE project_id = ?",
@@ -332,7 +332,7 @@ async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> 
     .await
 }
 
-async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+pub(crate) async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
         "SELECT claim_id, id FROM claims WHERE project_id = ?",

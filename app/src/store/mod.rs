@@ -1,6 +1,7 @@
 //! Storage: sqlx queries and transactions on SQLite, one module per table group. Callers get
 //! plain Rust values back; no SQL leaves this module.
 
+pub mod annotate;
 pub mod audit;
 pub mod db;
 pub mod import;
@@ -32,6 +33,9 @@ pub enum StoreError {
     Conflict(String),
     #[error("{0}")]
     Invalid(String),
+    /// The caller's role or relation to the item does not allow this.
+    #[error("forbidden: {0}")]
+    Forbidden(String),
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]

@@ -267,7 +267,7 @@ pub async fn build(
         .map(|(_, run)| run.name().to_owned())
         .collect();
 
-    let mut tx = db.begin().await?;
+    let mut tx = super::annotate::begin_write(db).await?;
     let now = now_ms();
     let build_id = sqlx::query(
         "INSERT INTO pool_builds (project_id, strategy, depth, systems, added, built_by, built_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -356,6 +356,7 @@ pub async fn build(
         to_annotate,
         systems: system_names,
     };
+    super::annotate::assign_pending(&mut tx, project_id, actor_id).await?;
     AuditEvent {
         project_id: Some(project_id),
         actor_id,

@@ -188,6 +188,7 @@ pub async fn add_member(
     }
     .record(&mut tx)
     .await?;
+    super::annotate::assign_pending(&mut tx, project_id, actor_id).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -244,12 +245,16 @@ pub async fn claim_detail(
         depth: Option<i64>,
         label: Option<String>,
         provenance: Option<String>,
+        specificity: Option<String>,
+        revised_claim: Option<String>,
     }
     let rows: Vec<PairRow> = sqlx::query_as(
-        "SELECT d.doc_id, d.title, e.id AS entry, e.entry_depth AS depth, f.label, f.provenance
+        "SELECT d.doc_id, d.title, e.id AS entry, e.entry_depth AS depth, f.label, f.provenance,
+                j.specificity, j.revised_claim
          FROM documents d
          LEFT JOIN pool_entries e ON e.claim_id = ?1 AND e.doc_id = d.id
          LEFT JOIN final_labels f ON f.claim_id = ?1 AND f.doc_id = d.id
+         LEFT JOIN judgments j ON j.id = f.judgment_id
          WHERE d.project_id = ?2 AND (e.id IS NOT NULL OR f.label IS NOT NULL OR d.doc_id IN (SELECT value FROM json_each(?3)))",
     )
     .bind(key)
@@ -279,6 +284,8 @@ pub async fn claim_detail(
             title: row.title,
             final_label: row.label,
             provenance: row.provenance,
+            specificity: row.specificity,
+            revised_claim: row.revised_claim,
         })
         .collect();
     pairs.sort_by_key(|p| (p.entry_depth.unwrap_or(u32::MAX), p.doc_id.clone()));

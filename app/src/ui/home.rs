@@ -1,5 +1,6 @@
 //! The home page: where each role starts.
 
+use crate::api::annotate::my_projects;
 use crate::api::work::my_open_items;
 use crate::domain::account::{Role, User};
 use crate::error::ApiError;
@@ -12,6 +13,7 @@ use leptos_router::components::A;
 pub fn HomePage() -> impl IntoView {
     let me = expect_context::<Resource<Result<Option<User>, ApiError>>>();
     let open = Resource::new(|| (), |_| my_open_items());
+    let projects = Resource::new(|| (), |_| my_projects());
     view! {
         <Title text="Home" />
         <main class="page">
@@ -33,6 +35,18 @@ pub fn HomePage() -> impl IntoView {
                         <section class="card">
                             <h2>"Your work"</h2>
                             <p data-testid="queue-count">{queue}</p>
+                            <Suspense fallback=|| ()>
+                                {move || Suspend::new(async move {
+                                    projects.await.map(|list| view! {
+                                        <ul class="work-list" data-testid="work-projects">
+                                            {list.into_iter().map(|(name, open)| view! {
+                                                <li><A href=format!("/work/{name}")>{format!("Annotate {name}")}</A>
+                                                    <span class="muted">{format!(" · {} open", format_count(open))}</span></li>
+                                            }).collect_view()}
+                                        </ul>
+                                    }).ok()
+                                })}
+                            </Suspense>
                         </section>
                         <Show when=move || user.role.satisfies(Role::Lead)>
                             <section class="card">

@@ -1,6 +1,7 @@
 //! Pages and components. No SQL and no domain math here: data comes from server functions.
 
 mod admin;
+mod annotate;
 mod home;
 mod layout;
 mod login;
@@ -48,6 +49,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
                     <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
+                    <Route path=path!("/work/:project") view=annotate::WorkPage />
+                    <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />
+                    <Route path=path!("/lead/projects/:name/adjudicate/:entry") view=annotate::AdjudicatePage />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -292,7 +292,7 @@ fn ClaimView(detail: ClaimDetail) -> impl IntoView {
         <h1>{format!("Claim {}", detail.claim_id)}</h1>
         <p class="claim-text" data-testid="claim-text">{detail.text}</p>
         <table class="grid" data-testid="claim-pairs">
-            <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th></tr></thead>
+            <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th><th>"Specificity / revised claim"</th></tr></thead>
             <tbody>
                 {detail.pairs.into_iter().map(|p| {
                     let status = match (&p.final_label, &p.provenance) {
@@ -315,6 +315,8 @@ fn ClaimView(detail: ClaimDetail) -> impl IntoView {
                             <td class="num">{p.entry_depth.map(|d| d.to_string()).unwrap_or_else(|| "–".into())}</td>
                             <td>{ranks}</td>
                             <td><span class=class>{status}</span></td>
+                            <td data-testid="pair-specificity">{p.specificity.map(|s| s.replace('_', " ")).unwrap_or_default()}
+                                {p.revised_claim.map(|r| format!(" — “{r}”"))}</td>
                         </tr>
                     }
                 }).collect_view()}

@@ -86,6 +86,9 @@ pub fn ProjectPage() -> impl IntoView {
         <Title text=name />
         <main class="page">
             <h1>{name}</h1>
+            <nav class="subnav" data-testid="project-nav">
+                <A href=move || format!("/lead/projects/{}/annotation", name())>"Annotation"</A>
+            </nav>
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match summary.await {

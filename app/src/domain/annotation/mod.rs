@@ -16,7 +16,9 @@
 //! The database layer drives `assignments`, `judgments`, `judgment_retractions` and
 //! `final_labels` from these functions.
 
+#[cfg(feature = "ssr")]
 pub mod assign;
+#[cfg(feature = "ssr")]
 pub mod bench;
 pub mod fever;
 pub mod form;
@@ -26,9 +28,10 @@ pub mod queue;
 pub mod undo;
 pub mod vocab;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ssr"))]
 mod tests;
 
+#[cfg(feature = "ssr")]
 pub use assign::{
     assign_adjudication, assign_first, assign_second, reassign, AssignError, Assigned, Loads,
     OpenItem, PoolPair, Reassigned, Work,

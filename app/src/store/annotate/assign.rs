@@ -1,0 +1,220 @@
+//! Giving pooled pairs to annotators: the first pass on pool build, the next stage after a
+//! submission, and anything left waiting when annotators join or return.
+
+use super::super::audit::AuditEvent;
+use super::super::{now_ms, StoreResult};
+use super::history::{self, project_states};
+use crate::domain::annotation::{
+    assign_adjudication, assign_first, assign_second, AnnotatorId, Loads, PairState, PoolEntryId,
+    PoolPair, Stage, FRESH_POSITION,
+};
+use sqlx::SqliteConnection;
+use std::collections::BTreeMap;
+
+/// The project's active annotators: active members with the annotator role and an active account.
+pub(crate) async fn active_annotators(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+) -> StoreResult<Vec<AnnotatorId>> {
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT u.id FROM project_members m JOIN users u ON u.id = m.user_id
+         WHERE m.project_id = ? AND m.active = 1 AND u.active = 1 AND u.role = 'annotator'
+         ORDER BY u.id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(ids.into_iter().map(AnnotatorId).collect())
+}
+
+/// Open assignments per annotator in the project.
+pub(crate) async fn loads(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Loads> {
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT a.annotator_id, COUNT(*) FROM assignments a
+         JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE e.project_id = ? AND a.status = 'open' GROUP BY a.annotator_id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(a, n)| (AnnotatorId(a), usize::try_from(n).unwrap_or(0)))
+        .collect())
+}
+
+/// Writes one open assignment.
+pub(crate) async fn insert(
+    conn: &mut SqliteConnection,
+    entry: PoolEntryId,
+    annotator: AnnotatorId,
+    stage: Stage,
+    queue_pos: i64,
+) -> StoreResult<i64> {
+    Ok(sqlx::query(
+        "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at)
+         VALUES (?, ?, ?, 'open', ?, ?)",
+    )
+    .bind(entry.0)
+    .bind(annotator.0)
+    .bind(stage.as_str())
+    .bind(queue_pos)
+    .bind(now_ms())
+    .execute(&mut *conn)
+    .await?
+    .last_insert_rowid())
+}
+
+/// Gives the stage `state` needs next to an eligible active annotator, if there is one; the pair
+/// otherwise waits (for a lead, or for assign_pending when someone eligible becomes active).
+pub(crate) async fn assign_next(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    entry: PoolEntryId,
+    state: &PairState,
+) -> StoreResult<Option<(AnnotatorId, Stage)>> {
+    let annotators = active_annotators(conn, project_id).await?;
+    let mut loads = loads(conn, project_id).await?;
+    let seed = history::seed(conn, project_id).await?;
+    let chosen = match state {
+        PairState::NeedsFirst => assign_first(
+            &[PoolPair {
+                entry,
+                entry_depth: 1,
+            }],
+            &annotators,
+            &mut loads,
+            seed,
+        )
+        .ok()
+        .and_then(|list| list.first().map(|a| (a.annotator, Stage::First))),
+        PairState::NeedsSecond { first } => {
+            assign_second(entry, first.annotator, &annotators, &mut loads, seed)
+                .ok()
+                .map(|a| (a, Stage::Second))
+        }
+        PairState::NeedsAdjudication { first, second } => assign_adjudication(
+            entry,
+            first.annotator,
+            second.annotator,
+            &annotators,
+            &mut loads,
+            seed,
+        )
+        .ok()
+        .map(|a| (a, Stage::Adjudication)),
+        PairState::Final(_) => None,
+    };
+    if let Some((annotator, stage)) = chosen {
+        insert(conn, entry, annotator, stage, FRESH_POSITION).await?;
+    }
+    Ok(chosen)
+}
+
+/// Assigns every pooled pair of the project that has no final label and no open assignment to
+/// an eligible active annotator, by the stage it needs: first passes balanced and shallowest
+/// first, then second passes and adjudications. Pairs nobody active may take wait. Returns how
+/// many assignments were made.
+pub async fn assign_pending(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    actor_id: Option<i64>,
+) -> StoreResult<usize> {
+    let pending: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT e.id, e.claim_id, e.doc_id, e.entry_depth FROM pool_entries e
+         WHERE e.project_id = ?
+           AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
+           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.pool_entry_id = e.id AND a.status = 'open')
+         ORDER BY e.entry_depth, e.id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    let states = project_states(conn, project_id).await?;
+    let annotators = active_annotators(conn, project_id).await?;
+    let mut loads = loads(conn, project_id).await?;
+    let seed = history::seed(conn, project_id).await?;
+    let mut firsts = Vec::new();
+    let mut later = Vec::new();
+    for (entry, claim, doc, depth) in pending {
+        let entry = PoolEntryId(entry);
+        match states.get(&(claim, doc)) {
+            None | Some(PairState::NeedsFirst) => firsts.push(PoolPair {
+                entry,
+                entry_depth: u32::try_from(depth).unwrap_or(u32::MAX),
+            }),
+            Some(PairState::Final(_)) => {}
+            Some(state) => later.push((entry, *state)),
+        }
+    }
+    let mut made: Vec<(PoolEntryId, AnnotatorId, Stage)> = Vec::new();
+    if !annotators.is_empty() {
+        if let Ok(list) = assign_first(&firsts, &annotators, &mut loads, seed) {
+            made.extend(list.into_iter().map(|a| (a.entry, a.annotator, a.stage)));
+        }
+    }
+    for (entry, state) in later {
+        let chosen = match state {
+            PairState::NeedsSecond { first } => {
+                assign_second(entry, first.annotator, &annotators, &mut loads, seed)
+                    .ok()
+                    .map(|a| (a, Stage::Second))
+            }
+            PairState::NeedsAdjudication { first, second } => assign_adjudication(
+                entry,
+                first.annotator,
+                second.annotator,
+                &annotators,
+                &mut loads,
+                seed,
+            )
+            .ok()
+            .map(|a| (a, Stage::Adjudication)),
+            PairState::NeedsFirst | PairState::Final(_) => None,
+        };
+        if let Some((annotator, stage)) = chosen {
+            made.push((entry, annotator, stage));
+        }
+    }
+    for chunk in made.chunks(1000) {
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at) ",
+        );
+        let now = now_ms();
+        q.push_values(chunk, |mut b, (entry, annotator, stage)| {
+            b.push_bind(entry.0)
+                .push_bind(annotator.0)
+                .push_bind(stage.as_str())
+                .push_bind("open")
+                .push_bind(FRESH_POSITION)
+                .push_bind(now);
+        });
+        q.build().execute(&mut *conn).await?;
+    }
+    if !made.is_empty() {
+        let mut per: BTreeMap<String, BTreeMap<i64, usize>> = BTreeMap::new();
+        for (_, annotator, stage) in &made {
+            *per.entry(stage.as_str().to_owned())
+                .or_default()
+                .entry(annotator.0)
+                .or_insert(0) += 1;
+        }
+        AuditEvent {
+            project_id: Some(project_id),
+            actor_id,
+            action: "assign",
+            entity: "assignments",
+            entity_id: None,
+            old_value: None,
+            new_value: Some(
+                serde_json::json!({ "assigned": made.len(), "per_stage_and_annotator": per }),
+            ),
+        }
+        .record(conn)
+        .await?;
+    }
+    Ok(made.len())
+}

@@ -1,0 +1,68 @@
+//! Annotation storage: assignments and queues, submissions, undo, skip, flags, comments,
+//! adjudication, the lead's annotator management, and bulk judgment imports. Every rule comes
+//! from [`crate::domain::annotation`]; this module reads and writes the rows the rules act on,
+//! one `BEGIN IMMEDIATE` transaction per change, with its audit event.
+
+mod assign;
+mod history;
+mod import;
+mod lead;
+mod queue;
+mod submit;
+
+pub use assign::assign_pending;
+pub use import::{import_judgments, JudgmentsFormat, JudgmentsImport};
+pub use lead::{overview, reassign_item, set_active, set_mode};
+pub use queue::{add_comment, flag, item_for_lead, queue_head, skip};
+pub use submit::{submit, undo_last, Target};
+
+use super::{StoreError, StoreResult};
+use crate::domain::annotation::AnnotatorId;
+
+/// How long after submitting one may undo it.
+pub const UNDO_WINDOW_MS: i64 = 60_000;
+
+/// Who acts: a user id and whether they act as a lead (leads adjudicate any pair and see
+/// everything).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub id: i64,
+    pub is_lead: bool,
+}
+
+impl Actor {
+    pub(crate) fn annotator(self) -> AnnotatorId {
+        AnnotatorId(self.id)
+    }
+}
+
+/// Starts a write transaction that takes the write lock at once, so that concurrent
+/// submissions queue on the busy timeout instead of failing on a stale read.
+pub(crate) async fn begin_write(
+    db: &super::Db,
+) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
+    Ok(db.begin_with("BEGIN IMMEDIATE").await?)
+}
+
+/// Not yours, or not there: the same answer, so that nobody learns of others' items.
+pub(crate) fn not_yours(what: &str) -> StoreError {
+    StoreError::NotFound(format!("{what} is not in your queue"))
+}
+
+/// The project a pool entry belongs to.
+pub async fn project_of_entry(db: &super::Db, entry_id: i64) -> StoreResult<i64> {
+    sqlx::query_scalar("SELECT project_id FROM pool_entries WHERE id = ?")
+        .bind(entry_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("pair #{entry_id}")))
+}
+
+/// Every open item of the project, shallowest first (lead view).
+pub async fn open_items(
+    db: &super::Db,
+    project_id: i64,
+) -> StoreResult<Vec<crate::model::annotate::OpenItemRow>> {
+    let mut conn = db.acquire().await?;
+    lead::open_items(&mut conn, project_id, false).await
+}

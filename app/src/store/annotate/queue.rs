@@ -1,0 +1,392 @@
+//! The annotator's queue and what each item shows; skip, flag and comments.
+
+use super::super::audit::AuditEvent;
+use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
+use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
+use crate::domain::annotation::{skip_position, visible_first_label, SecondPassMode, Stage};
+use crate::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
+use sqlx::SqliteConnection;
+
+/// An open assignment as the queue lists it.
+struct Open {
+    id: i64,
+    stage: Stage,
+    flagged: bool,
+    flag_note: Option<String>,
+    entry: i64,
+}
+
+fn opinion(row: &JudgmentRow, viewer: Actor) -> OpinionView {
+    OpinionView {
+        stage: row.stage.as_str().to_owned(),
+        annotator: row.annotator.clone().unwrap_or_else(|| "import".into()),
+        label: row.label.as_str().to_owned(),
+        no_evidence: row.no_evidence,
+        sentences: {
+            let mut all: Vec<u32> = row.rationale.iter().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        },
+        specificity: row.specificity.clone(),
+        revised_claim: row.revised_claim.clone(),
+        note: row.note.clone(),
+        mine: row.annotator_id == Some(viewer.id),
+    }
+}
+
+/// The comments on a pair, oldest first.
+async fn comments(
+    conn: &mut SqliteConnection,
+    claim_id: i64,
+    doc_id: i64,
+) -> StoreResult<Vec<CommentView>> {
+    let rows: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT u.username, c.body, c.created_at FROM comments c JOIN users u ON u.id = c.author_id
+         WHERE c.claim_id = ? AND c.doc_id = ? ORDER BY c.created_at, c.id",
+    )
+    .bind(claim_id)
+    .bind(doc_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(author, body, at_ms)| CommentView {
+            author,
+            body,
+            at_ms,
+        })
+        .collect())
+}
+
+/// What `viewer` may see of a pair at `stage`: the first annotation on a second pass only as
+/// the mode allows; both annotations and the discussion only at adjudication (or for a lead).
+async fn item_view(
+    conn: &mut SqliteConnection,
+    viewer: Actor,
+    entry: Entry,
+    stage: Stage,
+    open: Option<&Open>,
+    mode: SecondPassMode,
+) -> StoreResult<ItemView> {
+    let PairHistory { rows, state, .. } = pair_history(conn, entry.claim_id, entry.doc_id).await?;
+    let first_row = rows.iter().find(|r| r.stage == Stage::First);
+    let first = match (stage, first_row) {
+        (Stage::Second, Some(row)) => {
+            visible_first_label(mode, &state, viewer.annotator()).map(|_| opinion(row, viewer))
+        }
+        _ => None,
+    };
+    let discussing = stage == Stage::Adjudication || viewer.is_lead;
+    let opinions = if discussing {
+        rows.iter()
+            .filter(|r| matches!(r.stage, Stage::First | Stage::Second | Stage::Adjudication))
+            .map(|r| opinion(r, viewer))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let comments = if discussing {
+        comments(conn, entry.claim_id, entry.doc_id).await?
+    } else {
+        Vec::new()
+    };
+    Ok(ItemView {
+        assignment_id: open.map(|o| o.id),
+        pool_entry_id: entry.id,
+        stage: stage.as_str().to_owned(),
+        claim_id: entry.claim_ext,
+        claim: entry.claim_text,
+        doc_id: entry.doc_ext,
+        title: entry.title,
+        sentences: entry.sentences,
+        first,
+        opinions,
+        comments,
+        flagged: open.is_some_and(|o| o.flagged),
+        flag_note: open.and_then(|o| o.flag_note.clone()),
+        mode: mode.as_str().to_owned(),
+    })
+}
+
+/// The caller's latest submission in the project while it may still be undone.
+async fn last_submission(
+    conn: &mut SqliteConnection,
+    actor: Actor,
+    project_id: i64,
+) -> StoreResult<Option<LastSubmission>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        id: i64,
+        claim: i64,
+        doc: i64,
+        stage: String,
+        label: String,
+        created_at: i64,
+        claim_ext: String,
+        doc_ext: String,
+    }
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT j.id, j.claim_id AS claim, j.doc_id AS doc, j.stage, j.label, j.created_at,
+                c.claim_id AS claim_ext, d.doc_id AS doc_ext
+         FROM judgments j JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
+         WHERE j.project_id = ? AND j.annotator_id = ? AND j.provenance = 'pooling'
+           AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
+         ORDER BY j.id DESC LIMIT 1",
+    )
+    .bind(project_id)
+    .bind(actor.id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(Row {
+        id,
+        claim,
+        doc,
+        stage,
+        label,
+        created_at: at,
+        claim_ext,
+        doc_ext,
+    }) = row
+    else {
+        return Ok(None);
+    };
+    if now_ms() - at >= UNDO_WINDOW_MS {
+        return Ok(None);
+    }
+    let hist = pair_history(conn, claim, doc).await?;
+    let first_label = (stage != Stage::First.as_str())
+        .then(|| hist.state.first().map(|o| o.label.as_str().to_owned()))
+        .flatten();
+    Ok(Some(LastSubmission {
+        judgment_id: id,
+        claim_id: claim_ext,
+        doc_id: doc_ext,
+        stage,
+        label,
+        first_label,
+        outcome: outcome_text(&hist.state),
+        undo_until_ms: at + UNDO_WINDOW_MS,
+    }))
+}
+
+/// The head of the caller's queue in a project: current and next item, counts, and the last
+/// submission while it may be undone. Order: skipped items last, then shallowest entry depth.
+pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
+    let mut conn = db.acquire().await?;
+    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
+        .bind(project_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let rows: Vec<(i64, String, bool, Option<String>, i64)> = sqlx::query_as(
+        "SELECT a.id, a.stage, a.flagged, a.flag_note, a.pool_entry_id FROM assignments a
+         JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE a.annotator_id = ? AND a.status = 'open' AND e.project_id = ?
+         ORDER BY a.queue_pos, e.entry_depth, e.id LIMIT 2",
+    )
+    .bind(actor.id)
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mode = history::mode(&mut conn, project_id).await?;
+    let mut items = Vec::with_capacity(2);
+    for (id, stage, flagged, flag_note, entry) in rows {
+        let open = Open {
+            id,
+            stage: Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            flagged,
+            flag_note,
+            entry,
+        };
+        let pair = history::entry(&mut conn, open.entry)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("assignment {id} lost its pair")))?;
+        items.push(item_view(&mut conn, actor, pair, open.stage, Some(&open), mode).await?);
+    }
+    let (open, done): (i64, i64) = sqlx::query_as(
+        "SELECT COALESCE(SUM(a.status = 'open'), 0), COALESCE(SUM(a.status = 'done'), 0)
+         FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE a.annotator_id = ? AND e.project_id = ?",
+    )
+    .bind(actor.id)
+    .bind(project_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let last = last_submission(&mut conn, actor, project_id).await?;
+    let mut items = items.into_iter();
+    Ok(QueueHead {
+        project,
+        current: items.next(),
+        next: items.next(),
+        open,
+        done,
+        last,
+    })
+}
+
+/// A pair as a lead sees it (any stage, both annotations, the discussion), to adjudicate.
+pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<ItemView> {
+    if !actor.is_lead {
+        return Err(StoreError::Forbidden("leads only".into()));
+    }
+    let mut conn = db.acquire().await?;
+    let entry = history::entry(&mut conn, entry_id)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("pair #{entry_id}")))?;
+    let mode = history::mode(&mut conn, entry.project_id).await?;
+    let hist = pair_history(&mut conn, entry.claim_id, entry.doc_id).await?;
+    let stage = hist.state.next_stage().unwrap_or(Stage::Final);
+    item_view(&mut conn, actor, entry, stage, None, mode).await
+}
+
+/// The caller's open assignment `id`.
+async fn own_open(
+    conn: &mut SqliteConnection,
+    actor: Actor,
+    id: i64,
+) -> StoreResult<(i64, bool, Option<String>)> {
+    let row: Option<(i64, i64, bool, Option<String>, i64)> = sqlx::query_as(
+        "SELECT a.annotator_id, e.project_id, a.flagged, a.flag_note, a.queue_pos FROM assignments a
+         JOIN pool_entries e ON e.id = a.pool_entry_id WHERE a.id = ? AND a.status = 'open'",
+    )
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match row {
+        Some((annotator, project, flagged, note, _)) if annotator == actor.id => {
+            Ok((project, flagged, note))
+        }
+        _ => Err(not_yours(&format!("item #{id}"))),
+    }
+}
+
+/// Sends the caller's open item to the end of their queue.
+pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> {
+    let mut tx = begin_write(db).await?;
+    let (project, _, _) = own_open(&mut tx, actor, assignment_id).await?;
+    let positions: Vec<i64> = sqlx::query_scalar(
+        "SELECT queue_pos FROM assignments WHERE annotator_id = ? AND status = 'open'",
+    )
+    .bind(actor.id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let old: i64 = sqlx::query_scalar("SELECT queue_pos FROM assignments WHERE id = ?")
+        .bind(assignment_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let pos = skip_position(positions).map_err(|e| StoreError::Conflict(e.to_string()))?;
+    sqlx::query("UPDATE assignments SET queue_pos = ? WHERE id = ?")
+        .bind(pos)
+        .bind(assignment_id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: Some(project),
+        actor_id: Some(actor.id),
+        action: "skip",
+        entity: "assignment",
+        entity_id: Some(assignment_id.to_string()),
+        old_value: Some(serde_json::json!({ "queue_pos": old })),
+        new_value: Some(serde_json::json!({ "queue_pos": pos })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Flags the caller's open item "needs attention" with a note (blank clears the flag).
+pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> StoreResult<()> {
+    let note = note.trim();
+    if note.chars().count() > crate::domain::annotation::MAX_NOTE_CHARS {
+        return Err(StoreError::Invalid("flag note: too long".into()));
+    }
+    let mut tx = begin_write(db).await?;
+    let (project, flagged, old_note) = own_open(&mut tx, actor, assignment_id).await?;
+    let (new_flag, new_note) = if note.is_empty() {
+        (false, None)
+    } else {
+        (true, Some(note.to_owned()))
+    };
+    sqlx::query("UPDATE assignments SET flagged = ?, flag_note = ? WHERE id = ?")
+        .bind(new_flag)
+        .bind(&new_note)
+        .bind(assignment_id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: Some(project),
+        actor_id: Some(actor.id),
+        action: "flag",
+        entity: "assignment",
+        entity_id: Some(assignment_id.to_string()),
+        old_value: Some(serde_json::json!({ "flagged": flagged, "note": old_note })),
+        new_value: Some(serde_json::json!({ "flagged": new_flag, "note": new_note })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Adds a comment to a pair's discussion. Allowed to leads and to annotators who judged the pair
+/// or hold its adjudication — never to someone who could learn a label before giving theirs.
+pub async fn add_comment(
+    db: &Db,
+    actor: Actor,
+    entry_id: i64,
+    body: &str,
+) -> StoreResult<Vec<CommentView>> {
+    let body = body.trim();
+    if body.is_empty() {
+        return Err(StoreError::Invalid("comment: write something first".into()));
+    }
+    if body.chars().count() > crate::domain::annotation::MAX_NOTE_CHARS {
+        return Err(StoreError::Invalid("comment: too long".into()));
+    }
+    let mut tx = begin_write(db).await?;
+    let entry = history::entry(&mut tx, entry_id)
+        .await?
+        .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
+    if !actor.is_lead {
+        let involved: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM judgments j WHERE j.claim_id = ? AND j.doc_id = ? AND j.annotator_id = ?
+               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
+        )
+        .bind(entry.claim_id)
+        .bind(entry.doc_id)
+        .bind(actor.id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if involved == 0 {
+            return Err(not_yours(&format!("pair #{entry_id}")));
+        }
+    }
+    let id = sqlx::query(
+        "INSERT INTO comments (project_id, claim_id, doc_id, author_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(entry.project_id)
+    .bind(entry.claim_id)
+    .bind(entry.doc_id)
+    .bind(actor.id)
+    .bind(body)
+    .bind(now_ms())
+    .execute(&mut *tx)
+    .await?
+    .last_insert_rowid();
+    AuditEvent {
+        project_id: Some(entry.project_id),
+        actor_id: Some(actor.id),
+        action: "comment",
+        entity: "pair",
+        entity_id: Some(format!("{}/{}", entry.claim_ext, entry.doc_ext)),
+        old_value: None,
+        new_value: Some(serde_json::json!({ "comment": id, "body": body })),
+    }
+    .record(&mut tx)
+    .await?;
+    let list = comments(&mut tx, entry.claim_id, entry.doc_id).await?;
+    tx.commit().await?;
+    Ok(list)
+}

@@ -1,0 +1,335 @@
+//! Submitting a judgment, and undoing one's last within the window.
+
+use super::super::audit::AuditEvent;
+use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::assign::assign_next;
+use super::history::{self, outcome_text, pair_history};
+use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
+use crate::domain::annotation::{
+    check_submission, plan_undo, Annotation, AnnotationDraft, Judged, PairState, PoolEntryId,
+    Stage, Verdict,
+};
+use crate::model::annotate::LastSubmission;
+use sqlx::SqliteConnection;
+
+/// What a submission is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// One's own open assignment.
+    Assignment(i64),
+    /// A lead adjudicating a pair that needs it, whoever holds it.
+    LeadAdjudication { entry_id: i64 },
+}
+
+/// The assignment being answered (if any), its stage and its pool entry.
+async fn resolve(
+    conn: &mut SqliteConnection,
+    actor: Actor,
+    target: Target,
+) -> StoreResult<(Option<i64>, Stage, i64)> {
+    match target {
+        Target::Assignment(id) => {
+            let row: Option<(i64, i64, String, String)> = sqlx::query_as(
+                "SELECT pool_entry_id, annotator_id, stage, status FROM assignments WHERE id = ?",
+            )
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
+            let item = format!("item #{id}");
+            let (entry, annotator, stage, status) = row.ok_or_else(|| not_yours(&item))?;
+            if annotator != actor.id {
+                return Err(not_yours(&item));
+            }
+            if status != "open" {
+                return Err(StoreError::Conflict(format!(
+                    "{item} was already {}; nothing was recorded",
+                    if status == "done" {
+                        "submitted"
+                    } else {
+                        "withdrawn"
+                    }
+                )));
+            }
+            let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            Ok((Some(id), stage, entry))
+        }
+        Target::LeadAdjudication { entry_id } => {
+            if !actor.is_lead {
+                return Err(StoreError::Forbidden(
+                    "only a lead adjudicates a pair outside their queue".into(),
+                ));
+            }
+            let held: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM assignments WHERE pool_entry_id = ? AND stage = 'adjudication' AND status = 'open'",
+            )
+            .bind(entry_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+            Ok((held, Stage::Adjudication, entry_id))
+        }
+    }
+}
+
+/// Records `draft` as the caller's judgment for `target`: parsed and checked against the
+/// protocol, written with the time spent, the assignment closed, and then the pair made final
+/// or handed to the next stage. One transaction; refused with nothing written on any error.
+pub async fn submit(
+    db: &Db,
+    actor: Actor,
+    target: Target,
+    draft: &AnnotationDraft,
+    seconds_spent: f64,
+) -> StoreResult<LastSubmission> {
+    if !seconds_spent.is_finite() || seconds_spent < 0.0 {
+        return Err(StoreError::Invalid(format!(
+            "seconds_spent: {seconds_spent} is not a duration"
+        )));
+    }
+    let mut tx = begin_write(db).await?;
+    let (assignment, stage, entry_id) = resolve(&mut tx, actor, target).await?;
+    let entry = history::entry(&mut tx, entry_id)
+        .await?
+        .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
+    let annotation = Annotation::parse(draft, entry.sentences.len())
+        .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
+    let hist = pair_history(&mut tx, entry.claim_id, entry.doc_id).await?;
+    check_submission(&hist.state, stage, actor.annotator(), actor.is_lead)
+        .map_err(|e| StoreError::Conflict(e.to_string()))?;
+    let verdict = Verdict::from(&annotation);
+    let judged = Judged::new(stage, Some(actor.annotator()), verdict)
+        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let after = hist
+        .state
+        .after(hist.judged.len(), &judged)
+        .map_err(|e| StoreError::Conflict(e.to_string()))?;
+    let now = now_ms();
+    let judgment_id = sqlx::query(
+        "INSERT INTO judgments (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
+                                no_evidence, rationale, specificity, revised_claim, note, seconds_spent,
+                                provenance, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
+    )
+    .bind(entry.project_id)
+    .bind(entry.claim_id)
+    .bind(entry.doc_id)
+    .bind(assignment)
+    .bind(actor.id)
+    .bind(stage.as_str())
+    .bind(annotation.label().as_str())
+    .bind(annotation.no_evidence())
+    .bind(annotation.rationale_json())
+    .bind(annotation.specificity().map(|s| s.as_str()))
+    .bind(annotation.revised_claim())
+    .bind(annotation.note())
+    .bind(seconds_spent)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?
+    .last_insert_rowid();
+    if let Some(id) = assignment {
+        let status = match target {
+            Target::Assignment(_) => "done",
+            // A lead decided a pair someone else held: their item goes away.
+            Target::LeadAdjudication { .. } => "withdrawn",
+        };
+        sqlx::query("UPDATE assignments SET status = ?, closed_at = ? WHERE id = ?")
+            .bind(status)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    match &after {
+        PairState::Final(done) => {
+            sqlx::query(
+                "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                 VALUES (?, ?, ?, ?, ?, 'pooling', ?)",
+            )
+            .bind(entry.project_id)
+            .bind(entry.claim_id)
+            .bind(entry.doc_id)
+            .bind(judgment_id)
+            .bind(done.label.as_str())
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| {
+                if super::super::is_unique_violation(&e) {
+                    StoreError::Conflict("the pair already has a final label".into())
+                } else {
+                    e.into()
+                }
+            })?;
+        }
+        state => {
+            assign_next(&mut tx, entry.project_id, PoolEntryId(entry.id), state).await?;
+        }
+    }
+    let outcome = outcome_text(&after);
+    let first_label = match stage {
+        Stage::First => None,
+        _ => hist.state.first().map(|o| o.label.as_str().to_owned()),
+    };
+    AuditEvent {
+        project_id: Some(entry.project_id),
+        actor_id: Some(actor.id),
+        action: "submit",
+        entity: "pair",
+        entity_id: Some(format!("{}/{}", entry.claim_ext, entry.doc_ext)),
+        old_value: Some(serde_json::json!({ "state": outcome_text(&hist.state) })),
+        new_value: Some(serde_json::json!({
+            "judgment": judgment_id,
+            "assignment": assignment,
+            "stage": stage.as_str(),
+            "label": annotation.label().as_str(),
+            "no_evidence": annotation.no_evidence(),
+            "rationale": annotation.rationale_json(),
+            "specificity": annotation.specificity().map(|s| s.as_str()),
+            "revised_claim": annotation.revised_claim(),
+            "note": annotation.note(),
+            "seconds_spent": seconds_spent,
+            "state": outcome,
+        })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(LastSubmission {
+        judgment_id,
+        claim_id: entry.claim_ext,
+        doc_id: entry.doc_ext,
+        stage: stage.as_str().to_owned(),
+        label: annotation.label().as_str().to_owned(),
+        first_label,
+        outcome,
+        undo_until_ms: now + UNDO_WINDOW_MS,
+    })
+}
+
+/// Undoes the caller's latest judgment in the project, within [`UNDO_WINDOW_MS`] and while no
+/// later judgment depends on it: the judgment stays, marked retracted; a final label it made is
+/// withdrawn; the item goes back to the front of the caller's queue. Returns what was undone.
+pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<String> {
+    let mut tx = begin_write(db).await?;
+    let latest: Option<(i64, i64, i64, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT j.id, j.claim_id, j.doc_id, j.assignment_id, j.created_at FROM judgments j
+         WHERE j.project_id = ? AND j.annotator_id = ? AND j.provenance = 'pooling'
+           AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
+         ORDER BY j.id DESC LIMIT 1",
+    )
+    .bind(project_id)
+    .bind(actor.id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let (judgment_id, claim, doc, assignment, created_at) =
+        latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
+    let hist = pair_history(&mut tx, claim, doc).await?;
+    let position = hist
+        .rows
+        .iter()
+        .position(|r| r.id == judgment_id)
+        .ok_or_else(|| StoreError::Corrupt(format!("judgment {judgment_id} lost its pair")))?;
+    let now = now_ms();
+    let plan = plan_undo(
+        &hist.judged,
+        position,
+        actor.annotator(),
+        created_at,
+        now,
+        UNDO_WINDOW_MS,
+    )
+    .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+    sqlx::query(
+        "INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES (?, ?, ?)",
+    )
+    .bind(judgment_id)
+    .bind(actor.id)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    if plan.withdraws_final_label() {
+        sqlx::query(
+            "DELETE FROM final_labels WHERE claim_id = ? AND doc_id = ? AND judgment_id = ?",
+        )
+        .bind(claim)
+        .bind(doc)
+        .bind(judgment_id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    let entry: i64 =
+        sqlx::query_scalar("SELECT id FROM pool_entries WHERE claim_id = ? AND doc_id = ?")
+            .bind(claim)
+            .bind(doc)
+            .fetch_one(&mut *tx)
+            .await?;
+    // The next stage's item, made by the submission, goes away.
+    sqlx::query(
+        "UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE pool_entry_id = ? AND status = 'open'",
+    )
+    .bind(now)
+    .bind(entry)
+    .execute(&mut *tx)
+    .await?;
+    match assignment {
+        Some(id) => {
+            let front: i64 = sqlx::query_scalar(
+                "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = ? AND status = 'open'",
+            )
+            .bind(actor.id)
+            .fetch_one(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE assignments SET status = 'open', closed_at = NULL, queue_pos = ? WHERE id = ?",
+            )
+            .bind(front)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        None => {
+            assign_next(&mut tx, project_id, PoolEntryId(entry), &plan.after).await?;
+        }
+    }
+    let row = &hist.rows[position];
+    let (claim_ext, doc_ext) = pair_ext(&mut tx, claim, doc).await?;
+    let what = format!(
+        "undid your {} ({}) of claim {claim_ext} / doc {doc_ext}",
+        row.stage.human().to_lowercase(),
+        row.label.as_str(),
+    );
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id: Some(actor.id),
+        action: "undo",
+        entity: "judgment",
+        entity_id: Some(judgment_id.to_string()),
+        old_value: Some(serde_json::json!({
+            "label": row.label.as_str(),
+            "stage": row.stage.as_str(),
+            "state": outcome_text(&plan.before),
+        })),
+        new_value: Some(
+            serde_json::json!({ "retracted": true, "state": outcome_text(&plan.after) }),
+        ),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(what)
+}
+
+/// The external ids of a pair.
+async fn pair_ext(
+    conn: &mut SqliteConnection,
+    claim: i64,
+    doc: i64,
+) -> StoreResult<(String, String)> {
+    Ok(sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = ? AND d.id = ?",
+    )
+    .bind(claim)
+    .bind(doc)
+    .fetch_one(&mut *conn)
+    .await?)
+}

@@ -1,0 +1,189 @@
+//! The annotator's workbench (`/work/:project`): one item at a time, keyboard first, the next item
+//! preloaded so that submit → next is immediate; and the pieces the lead's adjudication page
+//! shares with it.
+
+mod form;
+pub mod keys;
+mod lead;
+mod text;
+
+pub use form::{ItemPanel, Opinions};
+pub use lead::{AdjudicatePage, AnnotationPage};
+
+use crate::api::annotate::{flag_item, load_queue, skip_item, submit_item, undo_last};
+use crate::error::ApiError;
+use crate::model::annotate::{DraftForm, QueueHead};
+use crate::ui::widgets::{format_count, ErrorNote};
+use form::FormState;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+/// Milliseconds since the epoch in the browser (0 on the server, where no handler runs).
+pub(crate) fn now_ms() -> f64 {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::js_sys::Date::now()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        0.0
+    }
+}
+
+#[component]
+pub fn WorkPage() -> impl IntoView {
+    let params = use_params_map();
+    let project = move || params.read().get("project").unwrap_or_default();
+    let initial = Resource::new(project, load_queue);
+    view! {
+        <Title text="Annotate" />
+        <main class="page work">
+            <Suspense fallback=|| view! { <p class="muted">"Loading your queue…"</p> }>
+                {move || Suspend::new(async move {
+                    match initial.await {
+                        Ok(head) => view! { <Workbench head=head /> }.into_any(),
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </main>
+    }
+}
+
+/// The queue head and the form of its current item.
+#[component]
+fn Workbench(head: QueueHead) -> impl IntoView {
+    let project = head.project.clone();
+    let head = RwSignal::new(head);
+    let state = FormState::new();
+    let message = RwSignal::new(None::<Result<String, ApiError>>);
+    // Requests in flight: a response only replaces the page when it is the last one.
+    let in_flight = RwSignal::new(0u32);
+    let flagging = RwSignal::new(false);
+    // The item on screen changes only when another item comes, not on every queue update.
+    let current = Memo::new(move |_| head.with(|h| h.current.clone()));
+
+    let apply = move |result: Result<QueueHead, ApiError>, fallback: Option<QueueHead>| {
+        in_flight.update(|n| *n = n.saturating_sub(1));
+        match result {
+            Ok(h) => {
+                if in_flight.get_untracked() == 0 {
+                    let changed = h.current.as_ref().map(|c| c.assignment_id)
+                        != head.with_untracked(|x| x.current.as_ref().map(|c| c.assignment_id));
+                    if changed {
+                        state.reset();
+                    }
+                    head.set(h);
+                }
+            }
+            Err(e) => {
+                if let Some(previous) = fallback {
+                    head.set(previous);
+                }
+                message.set(Some(Err(e)));
+            }
+        }
+    };
+
+    let project_for_submit = project.clone();
+    let submit = Callback::new(move |form: DraftForm| {
+        let Some(current) = head.with_untracked(|h| h.current.clone()) else {
+            return;
+        };
+        let Some(assignment_id) = current.assignment_id else {
+            return;
+        };
+        let seconds = ((now_ms() - state.started.get_value()) / 1000.0).max(0.0);
+        // Show the preloaded next item at once; the server's answer confirms it.
+        let previous = head.get_untracked();
+        state.reset();
+        head.update(|h| {
+            h.current = h.next.take();
+            h.open = (h.open - 1).max(0);
+            h.done += 1;
+        });
+        message.set(None);
+        in_flight.update(|n| *n += 1);
+        let project = project_for_submit.clone();
+        leptos::task::spawn_local(async move {
+            let result = submit_item(project, assignment_id, form, seconds).await;
+            apply(result, Some(previous));
+        });
+    });
+
+    let project_for_cmd = project.clone();
+    let run = Callback::new(move |what: &'static str| {
+        let project = project_for_cmd.clone();
+        let current = head.with_untracked(|h| h.current.as_ref().and_then(|c| c.assignment_id));
+        let note = state.flag_note.get_untracked();
+        in_flight.update(|n| *n += 1);
+        message.set(None);
+        leptos::task::spawn_local(async move {
+            let result = match (what, current) {
+                ("undo", _) => undo_last(project).await,
+                ("skip", Some(id)) => skip_item(project, id).await,
+                ("flag", Some(id)) => flag_item(project, id, note).await,
+                _ => load_queue(project).await,
+            };
+            let ok = result.is_ok();
+            apply(result, None);
+            if ok {
+                message.set(Some(Ok(match what {
+                    "undo" => "Undone: the item is back at the front of your queue.".to_owned(),
+                    "skip" => "Skipped: the item went to the end of your queue.".to_owned(),
+                    "flag" => "Flagged for a lead's attention.".to_owned(),
+                    _ => String::new(),
+                })));
+            }
+        });
+    });
+
+    view! {
+        <div class="work-head">
+            <h1>"Annotate · " {project.clone()}</h1>
+            {move || {
+                let h = head.get();
+                let total = h.open + h.done;
+                let pct = if total > 0 { h.done as f64 * 100.0 / total as f64 } else { 0.0 };
+                view! {
+                    <div class="progress" data-testid="progress" title=format!("{pct:.0} % of your items done")>
+                        <div class="progress-bar" style=format!("width: {pct:.1}%")></div>
+                    </div>
+                    <span class="muted">{format!("{} done · {} open", format_count(h.done), format_count(h.open))}</span>
+                }
+            }}
+        </div>
+        {move || head.get().last.map(|last| view! {
+            <p class="last" data-testid="last-submission">
+                "Last: claim " {last.claim_id} " / doc " {last.doc_id} " — you said "
+                <strong>{last.label}</strong>
+                {last.first_label.map(|f| view! { <span>" (first annotator: " <strong data-testid="revealed-first">{f}</strong> ")"</span> })}
+                " — " {last.outcome} ". "
+                <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button>
+            </p>
+        })}
+        {move || message.get().map(|m| match m {
+            Ok(text) if !text.is_empty() => view! { <p class="ok" role="status">{text}</p> }.into_any(),
+            Ok(_) => ().into_any(),
+            Err(e) => view! { <div data-testid="form-error"><ErrorNote error=e /></div> }.into_any(),
+        })}
+        {move || match current.get() {
+            None => view! {
+                <section class="card" data-testid="queue-empty">
+                    <h2>"Your queue is empty"</h2>
+                    <p class="muted">"Nothing waits for you in this project. New items appear when the pool grows or a pair needs you."</p>
+                </section>
+            }.into_any(),
+            Some(item) => view! {
+                <ItemPanel
+                    item=item
+                    state=state
+                    on_submit=submit
+                    on_command=run
+                    flagging=flagging
+                />
+            }.into_any(),
+        }}
+    }
+}

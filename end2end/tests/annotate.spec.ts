@@ -1,0 +1,261 @@
+// The annotation protocol driven with the keyboard only, in both second-pass modes:
+// first pass NEI; first pass with label, rationale, specificity and revision; a second pass that
+// agrees; one that disagrees → adjudication with a comment → final label; the lead sees the result.
+import { test, expect, Page, Browser } from "@playwright/test";
+import { startDemo, Server } from "./server";
+
+let server: Server;
+test.beforeAll(async () => {
+  server = await startDemo();
+});
+test.afterAll(() => server?.stop());
+test.describe.configure({ mode: "serial" });
+
+const PROJECT = "scifact-demo";
+
+async function login(browser: Browser, user: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel("User name").fill(user);
+  await page.getByLabel("Password").fill(`${user}-demo`);
+  await page.getByLabel("Password").press("Enter");
+  await expect(page.getByTestId("welcome")).toBeVisible();
+  return page;
+}
+
+async function openQueue(page: Page) {
+  await page.goto(`${server.url}/work/${PROJECT}`);
+  await expect(page.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
+}
+
+interface Pair {
+  claim: string;
+  doc: string;
+}
+
+async function current(page: Page): Promise<Pair & { stage: string }> {
+  const item = page.locator('[data-testid="item"][data-ready="true"]');
+  await expect(item).toBeVisible();
+  return {
+    claim: (await item.getAttribute("data-claim"))!,
+    doc: (await item.getAttribute("data-doc"))!,
+    stage: (await item.getAttribute("data-stage"))!,
+  };
+}
+
+// Waits until the item on screen is no longer `was` (the submission or skip went through).
+async function movedOn(page: Page, was: Pair) {
+  await expect
+    .poll(async () => {
+      const item = page.locator('[data-testid="item"]');
+      if ((await item.count()) === 0) return "empty";
+      return `${await item.getAttribute("data-claim")}/${await item.getAttribute("data-doc")}`;
+    })
+    .not.toBe(`${was.claim}/${was.doc}`);
+}
+
+// Skips (key ".") until the queue shows `pair` at `stage`; false when it never comes.
+async function skipTo(page: Page, pair: Pair, stage: string): Promise<boolean> {
+  await openQueue(page);
+  for (let i = 0; i < 40; i++) {
+    const now = await current(page);
+    if (now.claim === pair.claim && now.doc === pair.doc && now.stage === stage) return true;
+    await page.keyboard.press(".");
+    await movedOn(page, now);
+    await expect(page.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
+  }
+  return false;
+}
+
+// The annotator who holds `pair` at `stage`, read from the lead's open items.
+async function holder(lead: Page, pair: Pair, stage: string): Promise<string> {
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/annotation`);
+  // Clicks until the page is hydrated and the list shows.
+  await expect(async () => {
+    await lead.getByRole("button", { name: "List open items to reassign" }).click({ timeout: 1000 });
+    await expect(lead.getByTestId("open-items")).toBeVisible({ timeout: 1000 });
+  }).toPass();
+  const row = lead
+    .getByTestId("open-items")
+    .locator("tr", { has: lead.locator(`td:text-is("${pair.claim}")`) })
+    .filter({ has: lead.locator(`td:text-is("${pair.doc}")`) })
+    .filter({ has: lead.locator(`td:text-is("${stage}")`) });
+  await expect(row).toHaveCount(1);
+  return (await row.locator("td").nth(5).innerText()).trim();
+}
+
+async function lastSays(page: Page, text: string) {
+  await expect(page.getByTestId("last-submission")).toContainText(text);
+}
+
+test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudication", async ({ browser }) => {
+  const lead = await login(browser, "lead");
+  const ann1 = await login(browser, "ann1");
+  await openQueue(ann1);
+  await expect(ann1.getByTestId("key-list")).toContainText("clearly no evidence");
+
+  // 1. First pass: clearly no evidence → NEI, done.
+  const nei = await current(ann1);
+  expect(nei.stage).toBe("first");
+  await ann1.keyboard.press("0");
+  await ann1.keyboard.press("Enter");
+  await movedOn(ann1, nei);
+  await lastSays(ann1, "final: NEI");
+
+  // 2. First pass with label, rationale, specificity and a revised claim.
+  const full = await current(ann1);
+  await ann1.keyboard.press("1"); // SUPPORT
+  await ann1.keyboard.press("x"); // sentence 1
+  await ann1.keyboard.press("j");
+  await ann1.keyboard.press("x"); // sentence 2
+  await ann1.keyboard.press("s"); // evidence more specific
+  await expect(ann1.getByTestId("rule")).toContainText("special case");
+  await ann1.keyboard.press("e");
+  await ann1.keyboard.type("A special case of the claim holds.");
+  await expect(ann1.getByTestId("rationale")).toContainText("sentences 1, 2");
+  await ann1.keyboard.press("Enter");
+  await movedOn(ann1, full);
+  await lastSays(ann1, "waiting for a second annotator");
+
+  // 3. Another first pass (SUPPORT, sentence 1, matches), to be disputed.
+  const disputed = await current(ann1);
+  await ann1.keyboard.press("1");
+  await ann1.keyboard.press("x");
+  await ann1.keyboard.press("m");
+  await ann1.keyboard.press("Enter");
+  await movedOn(ann1, disputed);
+  await lastSays(ann1, "waiting for a second annotator");
+
+  // 4. The second annotator (never ann1) sees the first annotation and agrees: final.
+  const second = await holder(lead, full, "second");
+  expect(second).not.toBe("ann1");
+  const s = await login(browser, second);
+  expect(await skipTo(s, full, "second")).toBe(true);
+  await expect(s.getByTestId("first-label")).toContainText("SUPPORT");
+  await s.keyboard.press("Enter"); // the form starts from the first annotation
+  await movedOn(s, full);
+  await lastSays(s, "final: SUPPORT");
+
+  // 5. A second pass that disagrees → adjudication.
+  const second2 = await holder(lead, disputed, "second");
+  const d = await login(browser, second2);
+  expect(await skipTo(d, disputed, "second")).toBe(true);
+  await d.keyboard.press("2"); // CONTRADICT
+  await d.keyboard.press("Enter");
+  await movedOn(d, disputed);
+  await lastSays(d, "adjudication");
+
+  // 6. The adjudicator sees both annotations, comments, and decides.
+  const adjudicator = await holder(lead, disputed, "adjudication");
+  expect(["ann1", second2]).toContain(adjudicator);
+  const a = adjudicator === "ann1" ? ann1 : d;
+  expect(await skipTo(a, disputed, "adjudication")).toBe(true);
+  await expect(a.getByTestId("opinions")).toContainText("SUPPORT");
+  await expect(a.getByTestId("opinions")).toContainText("CONTRADICT");
+  await a.getByTestId("comment-box").focus();
+  await a.keyboard.type("Sentence 1 reports the opposite effect.");
+  await a.keyboard.press("Control+Enter");
+  await expect(a.getByTestId("comment")).toContainText("opposite effect");
+  await a.keyboard.press("Escape");
+  await a.keyboard.press("2");
+  await a.keyboard.press("x");
+  await a.keyboard.press("m");
+  await a.keyboard.press("Enter");
+  await movedOn(a, disputed);
+  await lastSays(a, "final: CONTRADICT");
+
+  // 7. The lead sees the final labels, specificity and revision.
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${full.claim}`);
+  const fullRow = lead.getByTestId("claim-pairs").locator("tr", { has: lead.locator(`td:text-is("${full.doc}")`) });
+  await expect(fullRow).toContainText("SUPPORT (pooling)");
+  await expect(fullRow.getByTestId("pair-specificity")).toContainText("evidence more specific");
+  await expect(fullRow.getByTestId("pair-specificity")).toContainText("A special case of the claim holds.");
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${disputed.claim}`);
+  const dRow = lead.getByTestId("claim-pairs").locator("tr", { has: lead.locator(`td:text-is("${disputed.doc}")`) });
+  await expect(dRow).toContainText("CONTRADICT (pooling)");
+});
+
+test("blind mode: the second annotator labels unseen; the lead adjudicates a disagreement", async ({ browser }) => {
+  const lead = await login(browser, "lead");
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/annotation`);
+  await expect(lead.getByTestId("mode")).toHaveText("confirm");
+  await expect(async () => {
+    await lead.getByTestId("switch-mode").click({ timeout: 1000 });
+    await expect(lead.getByTestId("mode")).toHaveText("blind", { timeout: 1000 });
+  }).toPass();
+
+  // Two first passes by ann2.
+  const ann2 = await login(browser, "ann2");
+  await openQueue(ann2);
+  const pairs: Pair[] = [];
+  for (let i = 0; i < 2; i++) {
+    const now = await current(ann2);
+    if (now.stage !== "first") {
+      await ann2.keyboard.press(".");
+      await movedOn(ann2, now);
+      i--;
+      continue;
+    }
+    await ann2.keyboard.press("2"); // CONTRADICT
+    await ann2.keyboard.press("x");
+    await ann2.keyboard.press("g"); // evidence more general
+    await ann2.keyboard.press("e");
+    await ann2.keyboard.type("The general case fails.");
+    await ann2.keyboard.press("Enter");
+    await movedOn(ann2, now);
+    pairs.push(now);
+  }
+
+  // Blind second pass that agrees: no first label shown before submitting; revealed after.
+  const [agree, disagree] = pairs;
+  const h1 = await holder(lead, agree, "second");
+  expect(h1).not.toBe("ann2");
+  const p1 = await login(browser, h1);
+  expect(await skipTo(p1, agree, "second")).toBe(true);
+  await expect(p1.getByTestId("first-label")).toHaveCount(0);
+  await expect(p1.getByTestId("stage")).toContainText("blind");
+  await p1.keyboard.press("2");
+  await p1.keyboard.press("x");
+  await p1.keyboard.press("g");
+  await p1.keyboard.press("e");
+  await p1.keyboard.type("The general case fails.");
+  await p1.keyboard.press("Enter");
+  await movedOn(p1, agree);
+  await lastSays(p1, "final: CONTRADICT");
+  await expect(p1.getByTestId("revealed-first")).toHaveText("CONTRADICT");
+
+  // Blind second pass that disagrees → adjudication, decided by the lead with a comment.
+  const h2 = await holder(lead, disagree, "second");
+  const p2 = await login(browser, h2);
+  expect(await skipTo(p2, disagree, "second")).toBe(true);
+  await expect(p2.getByTestId("first-label")).toHaveCount(0);
+  await p2.keyboard.press("3"); // NEI
+  await p2.keyboard.press("Enter");
+  await movedOn(p2, disagree);
+  await lastSays(p2, "adjudication");
+  await expect(p2.getByTestId("revealed-first")).toHaveText("CONTRADICT");
+
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/annotation`);
+  const row = lead.getByTestId("disagreements").locator("tr", { has: lead.locator(`td:text-is("${disagree.doc}")`) });
+  await row.getByRole("link", { name: "adjudicate" }).click();
+  await expect(lead.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
+  await expect(lead.getByTestId("opinions")).toContainText("NEI");
+  await lead.getByTestId("comment-box").focus();
+  await lead.keyboard.type("The abstract refutes the general claim.");
+  await lead.keyboard.press("Control+Enter");
+  await expect(lead.getByTestId("comment")).toContainText("refutes the general claim");
+  await lead.keyboard.press("Escape");
+  await lead.keyboard.press("2");
+  await lead.keyboard.press("x");
+  await lead.keyboard.press("g");
+  await lead.keyboard.press("e");
+  await lead.keyboard.type("The general case fails.");
+  await lead.keyboard.press("Enter");
+  await expect(lead.getByTestId("adjudicated")).toContainText("final: CONTRADICT");
+
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${disagree.claim}`);
+  const dRow = lead.getByTestId("claim-pairs").locator("tr", { has: lead.locator(`td:text-is("${disagree.doc}")`) });
+  await expect(dRow).toContainText("CONTRADICT (pooling)");
+  await expect(dRow.getByTestId("pair-specificity")).toContainText("The general case fails.");
+});

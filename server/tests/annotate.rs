@@ -1,0 +1,793 @@
+//! Annotation through the server functions: who may fetch and submit what, what each annotator
+//! sees, the protocol end to end, and concurrent submissions.
+
+mod common;
+
+use app::domain::account::Role;
+use app::model::annotate::{AnnotationOverview, QueueHead};
+use common::TestApp;
+use serde_json::{json, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+
+const PROJECT: &str = "p";
+
+/// A project with the demo sample, one run of `pairs` pairs over its claims, a lead, the given
+/// annotators as members, and the pool built at depth `pairs` (so every pair is pooled).
+async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
+    let project = app::store::projects::create(&app.db, PROJECT, "", None)
+        .await
+        .unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
+        .await
+        .unwrap();
+    // Claims without their evidence, so every pooled pair waits for annotation.
+    let claims_text = std::fs::read_to_string(demo.join("claims.jsonl")).unwrap();
+    let claims: Vec<Value> = claims_text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let bare = app.dir.path().join("claims.jsonl");
+    let mut f = std::fs::File::create(&bare).unwrap();
+    for c in &claims {
+        writeln!(
+            f,
+            "{}",
+            json!({ "id": c["id"], "claim": c["claim"], "evidence": {}, "cited_doc_ids": [] })
+        )
+        .unwrap();
+    }
+    drop(f);
+    app::store::import::claims(&app.db, project, &bare, None)
+        .await
+        .unwrap();
+    let corpus = std::fs::read_to_string(demo.join("corpus.jsonl")).unwrap();
+    let docs: Vec<String> = corpus
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["doc_id"].to_string())
+        .collect();
+    let run = app.dir.path().join("run.jsonl");
+    let mut f = std::fs::File::create(&run).unwrap();
+    for i in 0..pairs {
+        let claim = &claims[i % claims.len()]["id"];
+        let doc = &docs[i / claims.len() * 7 + i % 5 + 3];
+        let p = 0.99 - i as f64 * 0.001;
+        writeln!(
+            f,
+            "{}",
+            json!({ "claim_id": claim, "doc_id": doc.parse::<i64>().unwrap(), "predicted_label": "SUPPORT", "p_support": p, "p_contradict": 0.0 })
+        )
+        .unwrap();
+    }
+    drop(f);
+    let import = app::store::import::RunImport {
+        path: run,
+        format: Some(app::domain::formats::RunFormat::Canonical),
+        options: Default::default(),
+        system: app::store::import::SystemSpec {
+            name: Some("secret-system".into()),
+            role: app::store::import::SystemRole::Pooled,
+            description: String::new(),
+            negative_sampling_ratio: None,
+        },
+        allow_missing_docs: false,
+    };
+    app::store::import::run(&app.db, project, import, None)
+        .await
+        .unwrap();
+    app.add_user("lead", Role::Lead).await;
+    for name in annotators {
+        let id = app.add_user(name, Role::Annotator).await;
+        app::store::projects::add_member(&app.db, project, id, None)
+            .await
+            .unwrap();
+    }
+    app::store::pool::build(
+        &app.db,
+        project,
+        app::domain::pool::Strategy::Confidence,
+        u32::try_from(pairs).unwrap(),
+        None,
+    )
+    .await
+    .unwrap();
+    project
+}
+
+async fn queue(app: &TestApp, client: &reqwest::Client) -> QueueHead {
+    let res = client
+        .post(app.url("/api/work/queue"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    res.json().await.unwrap()
+}
+
+async fn submit(
+    app: &TestApp,
+    client: &reqwest::Client,
+    assignment: i64,
+    form: Value,
+) -> reqwest::Response {
+    client
+        .post(app.url("/api/work/submit"))
+        .json(&json!({ "project": PROJECT, "assignment_id": assignment, "form": form, "seconds_spent": 4.5 }))
+        .send()
+        .await
+        .unwrap()
+}
+
+fn support() -> Value {
+    json!({ "no_evidence": false, "label": "SUPPORT", "sentences": [0], "specificity": "matches" })
+}
+
+fn contradict() -> Value {
+    json!({ "no_evidence": false, "label": "CONTRADICT", "sentences": [1], "specificity": "evidence_more_general", "revised_claim": "A more general claim." })
+}
+
+fn clearly_nei() -> Value {
+    json!({ "no_evidence": true })
+}
+
+async fn count(app: &TestApp, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(&app.db).await.unwrap()
+}
+
+async fn set_mode(app: &TestApp, mode: &str) {
+    sqlx::query("UPDATE projects SET second_pass_mode = ?")
+        .bind(mode)
+        .execute(&app.db)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn pool_pairs_are_assigned_balanced_and_served_shallowest_first() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1", "a2", "a3"], 30).await;
+    let open: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT u.username, COUNT(*) FROM assignments a JOIN users u ON u.id = a.annotator_id
+         WHERE a.status = 'open' AND a.stage = 'first' GROUP BY u.username ORDER BY u.username",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        open,
+        [("a1".into(), 10), ("a2".into(), 10), ("a3".into(), 10)]
+    );
+    // Each annotator's queue is in entry-depth order.
+    let a1 = app.logged_in("a1").await;
+    let head = queue(&app, &a1).await;
+    assert_eq!(head.open, 10);
+    let depths: Vec<i64> = sqlx::query_scalar(
+        "SELECT e.entry_depth FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         JOIN users u ON u.id = a.annotator_id WHERE u.username = 'a1' ORDER BY e.entry_depth",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let current = head.current.unwrap();
+    let current_depth: i64 =
+        sqlx::query_scalar("SELECT entry_depth FROM pool_entries WHERE id = ?")
+            .bind(current.pool_entry_id)
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert_eq!(current_depth, depths[0]);
+    assert!(head.next.is_some());
+    // The annotator's view names no system, confidence or rank.
+    let raw = a1
+        .post(app.url("/api/work/queue"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!raw.contains("secret-system"));
+    assert!(!raw.contains("rank") && !raw.contains("confidence") && !raw.contains("0.99"));
+}
+
+#[tokio::test]
+async fn annotators_cannot_touch_or_read_others_items() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1", "a2", "a3"], 12).await;
+    set_mode(&app, "blind").await;
+    let a1 = app.logged_in("a1").await;
+    let a2 = app.logged_in("a2").await;
+    let a3 = app.logged_in("a3").await;
+    let mine = queue(&app, &a1).await.current.unwrap();
+    let theirs = queue(&app, &a2).await.current.unwrap();
+    // Submitting someone else's item: refused, nothing written.
+    let res = submit(&app, &a1, theirs.assignment_id.unwrap(), support()).await;
+    assert_eq!(res.status(), 404);
+    assert!(common::error_message(res)
+        .await
+        .contains("not in your queue"));
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 0);
+    // Skip and flag of someone else's item: refused too.
+    for (path, extra) in [("/api/work/skip", None), ("/api/work/flag", Some("look"))] {
+        let mut form = vec![
+            ("project", PROJECT.to_owned()),
+            ("assignment_id", theirs.assignment_id.unwrap().to_string()),
+        ];
+        if let Some(note) = extra {
+            form.push(("note", note.to_owned()));
+        }
+        let res = a1.post(app.url(path)).form(&form).send().await.unwrap();
+        assert_eq!(res.status(), 404, "{path}");
+    }
+    // a1 gives the first pass; the second pass goes to someone else, who in blind mode does not
+    // see the first label anywhere before submitting.
+    let res = submit(&app, &a1, mine.assignment_id.unwrap(), contradict()).await;
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    let second: (i64, String) = sqlx::query_as(
+        "SELECT a.id, u.username FROM assignments a JOIN users u ON u.id = a.annotator_id
+         WHERE a.pool_entry_id = ? AND a.stage = 'second' AND a.status = 'open'",
+    )
+    .bind(mine.pool_entry_id)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_ne!(second.1, "a1");
+    let client = if second.1 == "a2" { &a2 } else { &a3 };
+    let mut seen_second = false;
+    for _ in 0..20 {
+        let head = queue(&app, client).await;
+        let raw = serde_json::to_string(&head).unwrap();
+        let Some(item) = head.current else { break };
+        if item.assignment_id == Some(second.0) {
+            seen_second = true;
+            assert_eq!(item.stage, "second");
+            assert!(item.first.is_none(), "blind mode shows no first label");
+            assert!(item.opinions.is_empty());
+            assert!(!raw.contains("CONTRADICT"), "{raw}");
+            break;
+        }
+        // Work through earlier items (clearly no evidence) to reach it.
+        let res = submit(&app, client, item.assignment_id.unwrap(), clearly_nei()).await;
+        assert!(res.status().is_success());
+    }
+    assert!(seen_second);
+    // Commenting on the pair (which would reveal the discussion) is refused before judging.
+    let res = client
+        .post(app.url("/api/work/comment"))
+        .form(&[
+            ("entry_id", mine.pool_entry_id.to_string()),
+            ("body", "what did you say?".into()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    // After submitting, the second annotator learns the first label.
+    let res = submit(&app, client, second.0, support()).await;
+    assert!(res.status().is_success());
+    let head: QueueHead = res.json().await.unwrap();
+    let last = head.last.unwrap();
+    assert_eq!(last.first_label.as_deref(), Some("CONTRADICT"));
+    assert!(last.outcome.contains("adjudication"));
+    // Lead functions are refused to annotators.
+    for path in ["/api/lead/annotation", "/api/lead/annotation/open"] {
+        let res = a1
+            .post(app.url(path))
+            .form(&[("project", PROJECT)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn confirm_mode_shows_the_first_annotation_to_the_second_annotator() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1", "a2"], 2).await;
+    let a1 = app.logged_in("a1").await;
+    let a2 = app.logged_in("a2").await;
+    let (c1, c2) = (a1.clone(), a2.clone());
+    // Whoever holds the shallowest pair gives the first pass.
+    let (first, second) = if queue(&app, &c1)
+        .await
+        .current
+        .is_some_and(|i| i.stage == "first")
+    {
+        (c1, c2)
+    } else {
+        (c2, c1)
+    };
+    let item = queue(&app, &first).await.current.unwrap();
+    assert!(submit(&app, &first, item.assignment_id.unwrap(), support())
+        .await
+        .status()
+        .is_success());
+    let mut found = None;
+    for _ in 0..5 {
+        let head = queue(&app, &second).await;
+        let it = head.current.unwrap();
+        if it.pool_entry_id == item.pool_entry_id {
+            found = Some(it);
+            break;
+        }
+        assert!(
+            submit(&app, &second, it.assignment_id.unwrap(), clearly_nei())
+                .await
+                .status()
+                .is_success()
+        );
+    }
+    let seen = found.expect("the second pass reaches the other annotator");
+    assert_eq!(seen.stage, "second");
+    let shown = seen.first.expect("confirm mode shows the first annotation");
+    assert_eq!(shown.label, "SUPPORT");
+    assert_eq!(shown.sentences, [0]);
+    // Agreeing makes the label final.
+    let res = submit(&app, &second, seen.assignment_id.unwrap(), support()).await;
+    assert!(res.status().is_success());
+    let finals: Vec<(String, String)> = sqlx::query_as(
+        "SELECT f.label, f.provenance FROM final_labels f JOIN pool_entries e ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = ?",
+    )
+    .bind(item.pool_entry_id)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(finals, [("SUPPORT".into(), "pooling".into())]);
+}
+
+#[tokio::test]
+async fn the_second_annotator_is_never_the_first_even_when_annotators_leave() {
+    let app = TestApp::spawn().await;
+    let project = setup(&app, &["a1", "a2", "a3"], 9).await;
+    let lead = app.logged_in("lead").await;
+    // a3 leaves: their open items go to a1 and a2.
+    let res = lead
+        .post(app.url("/api/lead/annotation/member"))
+        .form(&[
+            ("project", PROJECT),
+            ("username", "a3"),
+            ("active", "false"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success());
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM assignments a JOIN users u ON u.id = a.annotator_id WHERE u.username = 'a3' AND a.status = 'open'").await,
+        0
+    );
+    // Every first pass is a label, so every pair needs a second pass.
+    for name in ["a1", "a2"] {
+        let c = app.logged_in(name).await;
+        loop {
+            let head = queue(&app, &c).await;
+            let Some(item) = head.current else { break };
+            if item.stage != "first" {
+                break;
+            }
+            assert!(submit(&app, &c, item.assignment_id.unwrap(), support())
+                .await
+                .status()
+                .is_success());
+        }
+    }
+    let same: i64 = count(
+        &app,
+        "SELECT COUNT(*) FROM assignments s JOIN judgments j ON j.stage = 'first'
+           JOIN pool_entries e ON e.id = s.pool_entry_id AND e.claim_id = j.claim_id AND e.doc_id = j.doc_id
+         WHERE s.stage = 'second' AND s.annotator_id = j.annotator_id",
+    )
+    .await;
+    assert_eq!(same, 0);
+    // Only a1 left: second passes a1 gave the first pass of cannot be given to anyone.
+    let res = lead
+        .post(app.url("/api/lead/annotation/member"))
+        .form(&[
+            ("project", PROJECT),
+            ("username", "a2"),
+            ("active", "false"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success());
+    let overview: AnnotationOverview = lead
+        .post(app.url("/api/lead/annotation"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let a1_second_of_own: i64 = count(
+        &app,
+        "SELECT COUNT(*) FROM assignments s JOIN judgments j ON j.stage = 'first'
+           JOIN pool_entries e ON e.id = s.pool_entry_id AND e.claim_id = j.claim_id AND e.doc_id = j.doc_id
+         WHERE s.stage = 'second' AND s.annotator_id = j.annotator_id",
+    )
+    .await;
+    assert_eq!(a1_second_of_own, 0);
+    let a1_firsts = count(&app, "SELECT COUNT(*) FROM judgments j JOIN users u ON u.id = j.annotator_id WHERE u.username = 'a1' AND j.stage = 'first'").await;
+    assert!(
+        overview.unassigned >= a1_firsts,
+        "{} < {a1_firsts}",
+        overview.unassigned
+    );
+    // A lead may not hand a second pass to its first annotator either.
+    let _ = project;
+}
+
+#[tokio::test]
+async fn disagreement_goes_to_adjudication_with_comments_and_one_final_label() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1", "a2"], 1).await;
+    let a1 = app.logged_in("a1").await;
+    let a2 = app.logged_in("a2").await;
+    let (first, second) = if queue(&app, &a1).await.current.is_some() {
+        (a1, a2)
+    } else {
+        (a2, a1)
+    };
+    let item = queue(&app, &first).await.current.unwrap();
+    assert!(submit(&app, &first, item.assignment_id.unwrap(), support())
+        .await
+        .status()
+        .is_success());
+    let it = queue(&app, &second).await.current.unwrap();
+    assert!(
+        submit(&app, &second, it.assignment_id.unwrap(), contradict())
+            .await
+            .status()
+            .is_success()
+    );
+    // The adjudication goes to one of the two, who sees both annotations.
+    let (holder_client, other) = if queue(&app, &first).await.current.is_some() {
+        (&first, &second)
+    } else {
+        (&second, &first)
+    };
+    let adj = queue(&app, holder_client).await.current.unwrap();
+    assert_eq!(adj.stage, "adjudication");
+    let labels: BTreeSet<String> = adj.opinions.iter().map(|o| o.label.clone()).collect();
+    assert_eq!(
+        labels,
+        BTreeSet::from(["SUPPORT".into(), "CONTRADICT".into()])
+    );
+    // Both may discuss.
+    for (c, text) in [
+        (holder_client, "I read sentence 1 as support"),
+        (other, "sentence 2 refutes the general case"),
+    ] {
+        let res = c
+            .post(app.url("/api/work/comment"))
+            .form(&[
+                ("entry_id", item.pool_entry_id.to_string()),
+                ("body", text.to_owned()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success());
+    }
+    let adj = queue(&app, holder_client).await.current.unwrap();
+    assert_eq!(adj.comments.len(), 2);
+    let res = submit(
+        &app,
+        holder_client,
+        adj.assignment_id.unwrap(),
+        contradict(),
+    )
+    .await;
+    assert!(res.status().is_success());
+    // Submitting again, or the lead adjudicating after, changes nothing.
+    let res = submit(&app, holder_client, adj.assignment_id.unwrap(), support()).await;
+    assert_eq!(res.status(), 409);
+    let lead = app.logged_in("lead").await;
+    let res = lead
+        .post(app.url("/api/lead/annotation/adjudicate"))
+        .json(&json!({ "project": PROJECT, "entry_id": item.pool_entry_id, "form": support(), "seconds_spent": 1.0 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    let finals: Vec<(String, String)> =
+        sqlx::query_as("SELECT label, provenance FROM final_labels")
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    assert_eq!(finals, [("CONTRADICT".into(), "pooling".into())]);
+    // The audit trail has every submission and comment.
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM audit_events WHERE action = 'submit'"
+        )
+        .await,
+        3
+    );
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM audit_events WHERE action = 'comment'"
+        )
+        .await,
+        2
+    );
+    let spec: (String, String) = sqlx::query_as(
+        "SELECT j.specificity, j.revised_claim FROM final_labels f JOIN judgments j ON j.id = f.judgment_id",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        spec,
+        (
+            "evidence_more_general".into(),
+            "A more general claim.".into()
+        )
+    );
+}
+
+#[tokio::test]
+async fn undo_skip_and_flag() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1"], 3).await;
+    let a1 = app.logged_in("a1").await;
+    let head = queue(&app, &a1).await;
+    let (first, next) = (head.current.unwrap(), head.next.unwrap());
+    // Skip sends the current item to the end.
+    let res = a1
+        .post(app.url("/api/work/skip"))
+        .form(&[
+            ("project", PROJECT.to_owned()),
+            ("assignment_id", first.assignment_id.unwrap().to_string()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let head: QueueHead = res.json().await.unwrap();
+    assert_eq!(
+        head.current.as_ref().unwrap().assignment_id,
+        next.assignment_id
+    );
+    // Flag with a note.
+    let res = a1
+        .post(app.url("/api/work/flag"))
+        .form(&[
+            ("project", PROJECT.to_owned()),
+            ("assignment_id", next.assignment_id.unwrap().to_string()),
+            ("note", "abstract is truncated".into()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let head: QueueHead = res.json().await.unwrap();
+    assert!(head.current.as_ref().unwrap().flagged);
+    // Submit (clearly no evidence: final at once), then undo: the final label is withdrawn, the
+    // judgment stays (retracted), the item is back in front.
+    let res = submit(&app, &a1, next.assignment_id.unwrap(), clearly_nei()).await;
+    assert!(res.status().is_success());
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels").await, 1);
+    let res = a1
+        .post(app.url("/api/work/undo"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    let head: QueueHead = res.json().await.unwrap();
+    assert_eq!(head.current.unwrap().assignment_id, next.assignment_id);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels").await, 0);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 1);
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM judgment_retractions").await,
+        1
+    );
+    // Nothing left to undo.
+    let res = a1
+        .post(app.url("/api/work/undo"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    // Invalid forms are refused with the field named.
+    let res = submit(
+        &app,
+        &a1,
+        next.assignment_id.unwrap(),
+        json!({ "label": "SUPPORT", "sentences": [], "specificity": "matches" }),
+    )
+    .await;
+    assert_eq!(res.status(), 400);
+    assert!(common::error_message(res).await.contains("rationale"));
+    let res = submit(
+        &app,
+        &a1,
+        next.assignment_id.unwrap(),
+        json!({ "label": "SUPPORT", "sentences": [99], "specificity": "matches" }),
+    )
+    .await;
+    assert_eq!(res.status(), 400);
+    let audit: Vec<String> = sqlx::query_scalar("SELECT action FROM audit_events WHERE action IN ('skip', 'flag', 'submit', 'undo') ORDER BY id")
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(audit, ["skip", "flag", "submit", "undo"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_submissions_never_lose_or_duplicate_a_judgment() {
+    let app = TestApp::spawn().await;
+    let names: Vec<String> = (1..=8).map(|i| format!("c{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    setup(&app, &refs, 40).await;
+    let mut clients = HashMap::new();
+    for n in &names {
+        clients.insert(n.clone(), app.logged_in(n).await);
+    }
+    // Every annotator submits all their first passes at once, each item twice in parallel.
+    let items: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT u.username, a.id FROM assignments a JOIN users u ON u.id = a.annotator_id WHERE a.status = 'open'",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let mut tasks = Vec::new();
+    for (name, id) in items.iter().flat_map(|x| [x.clone(), x.clone()]) {
+        let client = clients[&name].clone();
+        let url = app.url("/api/work/submit");
+        tasks.push(tokio::spawn(async move {
+            let res = client
+                .post(url)
+                .json(&json!({ "project": PROJECT, "assignment_id": id, "form": { "no_evidence": true }, "seconds_spent": 1.0 }))
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            if status == 500 {
+                eprintln!("500: {}", res.text().await.unwrap_or_default());
+            }
+            status
+        }));
+    }
+    let mut ok = 0;
+    let mut conflict = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            200 => ok += 1,
+            409 => conflict += 1,
+            other => panic!("status {other}"),
+        }
+    }
+    assert_eq!(ok, items.len());
+    assert_eq!(conflict, items.len());
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM judgments").await,
+        items.len() as i64
+    );
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels").await, 40);
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM (SELECT claim_id, doc_id FROM judgments GROUP BY claim_id, doc_id HAVING COUNT(*) > 1)").await,
+        0
+    );
+}
+
+#[tokio::test]
+async fn judgments_import_checks_the_protocol() {
+    let app = TestApp::spawn().await;
+    let project = setup(&app, &["a1", "a2"], 4).await;
+    let pairs: Vec<(String, String)> = sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id FROM pool_entries e JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id ORDER BY e.entry_depth",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let write = |name: &str, lines: &[String]| {
+        let path = app.dir.path().join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    };
+    let import = |path: std::path::PathBuf, who: &str, stage: app::domain::annotation::Stage| {
+        app::store::annotate::import_judgments(
+            &app.db,
+            project,
+            app::store::annotate::JudgmentsImport {
+                path,
+                format: None,
+                annotator: who.into(),
+                stage,
+            },
+            None,
+        )
+    };
+    use app::domain::annotation::Stage;
+    let firsts: Vec<String> = pairs
+        .iter()
+        .map(|(c, d)| format!("{c} 0 {d} SUPPORT"))
+        .collect();
+    let report = import(write("first.qrels", &firsts), "a1", Stage::First)
+        .await
+        .unwrap();
+    assert_eq!(report.rows, 4);
+    // The second stage by the first annotator is refused, naming the line; nothing is written.
+    let seconds: Vec<String> = pairs
+        .iter()
+        .map(|(c, d)| format!("{c} 0 {d} NEI"))
+        .collect();
+    let err = import(write("second.qrels", &seconds), "a1", Stage::Second)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("second.qrels:1"), "{err}");
+    assert!(err.contains("someone else"), "{err}");
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM judgments WHERE stage = 'second'"
+        )
+        .await,
+        0
+    );
+    // By a2 it lands; the disagreements go to adjudication.
+    let report = import(write("second-a2.qrels", &seconds), "a2", Stage::Second)
+        .await
+        .unwrap();
+    assert_eq!(report.rows, 4);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM assignments WHERE stage = 'adjudication' AND status = 'open'"
+        )
+        .await,
+        4
+    );
+    // A pair not in the pool and a bad label are reported with their lines.
+    let bad = vec![
+        format!("{} 0 999999 SUPPORT", pairs[0].0),
+        format!("{} 0 {} MAYBE", pairs[1].0, pairs[1].1),
+    ];
+    let err = import(write("bad.qrels", &bad), "a1", Stage::Final)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bad.qrels:1") && err.contains("bad.qrels:2"),
+        "{err}"
+    );
+    // Final-stage import makes labels final.
+    let finals: Vec<String> = pairs
+        .iter()
+        .map(|(c, d)| format!("{c} 0 {d} CONTRADICT"))
+        .collect();
+    let report = import(write("final.qrels", &finals), "lead", Stage::Final)
+        .await
+        .unwrap();
+    assert_eq!(report.judgments, 4);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels WHERE provenance = 'import' AND label = 'CONTRADICT'").await, 4);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM assignments WHERE status = 'open'"
+        )
+        .await,
+        0
+    );
+    // The same file again is refused.
+    assert!(import(write("final.qrels", &finals), "lead", Stage::Final)
+        .await
+        .is_err());
+}
