@@ -65,6 +65,35 @@ pub(crate) async fn insert(
     .last_insert_rowid())
 }
 
+/// Who takes a pair's second pass or adjudication (None for other states, or when nobody
+/// active may).
+fn pick_later(
+    entry: PoolEntryId,
+    state: &PairState,
+    annotators: &[AnnotatorId],
+    loads: &mut Loads,
+    seed: u64,
+) -> Option<(AnnotatorId, Stage)> {
+    match state {
+        PairState::NeedsSecond { first } => {
+            assign_second(entry, first.annotator, annotators, loads, seed)
+                .ok()
+                .map(|a| (a, Stage::Second))
+        }
+        PairState::NeedsAdjudication { first, second } => assign_adjudication(
+            entry,
+            first.annotator,
+            second.annotator,
+            annotators,
+            loads,
+            seed,
+        )
+        .ok()
+        .map(|a| (a, Stage::Adjudication)),
+        PairState::NeedsFirst | PairState::Final(_) => None,
+    }
+}
+
 /// Gives the stage `state` needs next to an eligible active annotator, if there is one; the pair
 /// otherwise waits (for a lead, or for assign_pending when someone eligible becomes active).
 pub(crate) async fn assign_next(
@@ -88,22 +117,7 @@ pub(crate) async fn assign_next(
         )
         .ok()
         .and_then(|list| list.first().map(|a| (a.annotator, Stage::First))),
-        PairState::NeedsSecond { first } => {
-            assign_second(entry, first.annotator, &annotators, &mut loads, seed)
-                .ok()
-                .map(|a| (a, Stage::Second))
-        }
-        PairState::NeedsAdjudication { first, second } => assign_adjudication(
-            entry,
-            first.annotator,
-            second.annotator,
-            &annotators,
-            &mut loads,
-            seed,
-        )
-        .ok()
-        .map(|a| (a, Stage::Adjudication)),
-        PairState::Final(_) => None,
+        state => pick_later(entry, state, &annotators, &mut loads, seed),
     };
     if let Some((annotator, stage)) = chosen {
         insert(conn, entry, annotator, stage, FRESH_POSITION).await?;
@@ -157,25 +171,7 @@ pub async fn assign_pending(
         }
     }
     for (entry, state) in later {
-        let chosen = match state {
-            PairState::NeedsSecond { first } => {
-                assign_second(entry, first.annotator, &annotators, &mut loads, seed)
-                    .ok()
-                    .map(|a| (a, Stage::Second))
-            }
-            PairState::NeedsAdjudication { first, second } => assign_adjudication(
-                entry,
-                first.annotator,
-                second.annotator,
-                &annotators,
-                &mut loads,
-                seed,
-            )
-            .ok()
-            .map(|a| (a, Stage::Adjudication)),
-            PairState::NeedsFirst | PairState::Final(_) => None,
-        };
-        if let Some((annotator, stage)) = chosen {
+        if let Some((annotator, stage)) = pick_later(entry, &state, &annotators, &mut loads, seed) {
             made.push((entry, annotator, stage));
         }
     }

@@ -46,6 +46,22 @@ fn corrupt(what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(what.to_string())
 }
 
+/// A judgment's columns as the protocol reads them, and its label.
+fn judged_of(
+    id: i64,
+    stage: &str,
+    annotator: Option<i64>,
+    label: &str,
+    no_evidence: bool,
+) -> StoreResult<(Judged, Label)> {
+    let bad = |e: &dyn std::fmt::Display| corrupt(format!("judgment {id}: {e}"));
+    let stage = Stage::parse(stage).map_err(|e| bad(&e))?;
+    let label = Label::parse(label).map_err(|e| bad(&e))?;
+    let verdict = Verdict::from_columns(label, no_evidence).map_err(|e| bad(&e))?;
+    let judged = Judged::new(stage, annotator.map(AnnotatorId), verdict).map_err(|e| bad(&e))?;
+    Ok((judged, label))
+}
+
 fn parse_row(raw: RawJudgment) -> StoreResult<(JudgmentRow, Judged)> {
     let (
         id,
@@ -60,14 +76,10 @@ fn parse_row(raw: RawJudgment) -> StoreResult<(JudgmentRow, Judged)> {
         note,
         _at,
     ) = raw;
-    let stage = Stage::parse(&stage).map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
-    let label = Label::parse(&label).map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
+    let (judged, label) = judged_of(id, &stage, annotator_id, &label, no_evidence)?;
+    let stage = judged.stage();
     let rationale: Vec<Vec<u32>> = serde_json::from_str(&rationale)
         .map_err(|e| corrupt(format!("judgment {id}: rationale: {e}")))?;
-    let verdict = Verdict::from_columns(label, no_evidence)
-        .map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
-    let judged = Judged::new(stage, annotator_id.map(AnnotatorId), verdict)
-        .map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
     Ok((
         JudgmentRow {
             id,
@@ -158,12 +170,7 @@ pub(crate) async fn project_states(
         id,
     } in raw
     {
-        let stage = Stage::parse(&stage).map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
-        let label = Label::parse(&label).map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
-        let verdict = Verdict::from_columns(label, no_evidence)
-            .map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
-        let j = Judged::new(stage, annotator.map(AnnotatorId), verdict)
-            .map_err(|e| corrupt(format!("judgment {id}: {e}")))?;
+        let (j, _) = judged_of(id, &stage, annotator, &label, no_evidence)?;
         judged.entry((claim, doc)).or_default().push(j);
     }
     judged
