@@ -423,8 +423,46 @@ fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
         })
         .collect();
     assert_eq!(minus_one, unjudged);
-    // The published run has every pair of the file (379, SOURCES.md).
-    assert_eq!(json_lines(&out3.join("runs/hybrid.jsonl")).len(), 379);
+    // The published run has every pair of the file (379, SOURCES.md) with its label and
+    // rationale; a label-only run gets no made-up score.
+    let published: BTreeSet<(String, String, String, String)> =
+        json_lines(&out3.join("runs/hybrid.jsonl"))
+            .iter()
+            .map(|r| {
+                assert_eq!(r["system"], "hybrid");
+                assert!(
+                    r.get("score").is_none() && r.get("p_support").is_none(),
+                    "{r}"
+                );
+                (
+                    id(&r["claim_id"]),
+                    id(&r["doc_id"]),
+                    r["predicted_label"].as_str().unwrap().to_owned(),
+                    r["sentences"].to_string(),
+                )
+            })
+            .collect();
+    let in_file: BTreeSet<(String, String, String, String)> = json_lines(&run)
+        .iter()
+        .flat_map(|line| {
+            let claim = id(&line["id"]);
+            line["evidence"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(move |(doc, p)| {
+                    (
+                        claim.clone(),
+                        doc.clone(),
+                        p["label"].as_str().unwrap().to_owned(),
+                        p["sentences"].to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(in_file.len(), 379);
+    assert_eq!(published, in_file);
     // Evaluating against the release's claims.jsonl gives what the SciFact claims file gives.
     let eval = |claims: &Path| {
         ok(Command::new(env!("CARGO_BIN_EXE_claimpool"))
