@@ -45,6 +45,10 @@ enum Command {
     /// Generate candidate runs from a corpus: BM25 index, retrieval, scoring
     #[command(subcommand)]
     Pipeline(PipelineCommand),
+    /// Release the project's test collection into a directory, and record the release
+    Export(crate::release_cmd::ExportArgs),
+    /// Evaluate a run against a claims file (a release's claims.jsonl or SciFact claims)
+    Eval(crate::release_cmd::EvalArgs),
 }
 
 #[derive(Subcommand)]
@@ -315,6 +319,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
             .await
             .context("the pipeline stopped")?,
+        Command::Export(args) => {
+            crate::release_cmd::export(&open_db(&db_or_default()).await?, args).await
+        }
+        Command::Eval(args) => tokio::task::spawn_blocking(move || crate::release_cmd::eval(args))
+            .await
+            .context("the evaluation stopped")?,
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()).await?;
             emit!(

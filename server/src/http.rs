@@ -73,6 +73,10 @@ pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
             move || leptos::prelude::provide_context(app_state.clone()),
             move || app::shell(leptos_options.clone()),
         )
+        .route(
+            crate::release_http::DOWNLOAD_ROUTE,
+            axum::routing::get(crate::release_http::download),
+        )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,
         ))

@@ -3,3 +3,5 @@
 pub mod cli;
 pub mod demo;
 pub mod http;
+pub mod release_cmd;
+pub mod release_http;

@@ -6,6 +6,7 @@ pub mod annotate;
 pub mod auth;
 pub mod pool;
 pub mod projects;
+pub mod release;
 pub mod runs;
 pub mod work;
 

@@ -7,6 +7,7 @@ pub mod db;
 pub mod import;
 pub mod pool;
 pub mod projects;
+pub mod release;
 pub mod users;
 pub mod work;
 

@@ -15,10 +15,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The text form of a strategy, as stored and as the CLI takes it.
 pub fn strategy_name(strategy: Strategy) -> &'static str {
-    match strategy {
-        Strategy::Confidence => "confidence",
-        Strategy::PerClaim => "per-claim",
-    }
+    strategy.as_str()
 }
 
 pub fn parse_strategy(text: &str) -> StoreResult<Strategy> {

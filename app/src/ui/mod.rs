@@ -7,6 +7,7 @@ mod layout;
 mod login;
 mod pool;
 mod projects;
+mod release;
 mod widgets;
 
 use leptos::prelude::*;
@@ -48,6 +49,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/lead") view=projects::ProjectsPage />
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
                     <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
+                    <Route path=path!("/lead/projects/:name/releases") view=release::ReleasesPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
                     <Route path=path!("/work/:project") view=annotate::WorkPage />
                     <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />

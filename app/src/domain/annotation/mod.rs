@@ -2,7 +2,8 @@
 //! confirmation, adjudication, specificity and claim revision"): the protocol of SciFact-Open
 //! (Wadden et al. 2022, Appendix A.2) with the FEVER conventions for specificity (Appendix B.2).
 //!
-//! - [`vocab`]: [`Stage`], [`SecondPassMode`], [`Specificity`], with their database spellings.
+//! - [`vocab`]: [`Stage`], [`SecondPassMode`], [`Specificity`], [`Provenance`], with their
+//!   database spellings.
 //! - [`form`]: [`Annotation::parse`] turns the submitted form into an annotation that can
 //!   only be in an allowed state.
 //! - [`fever`]: the specificity rules, the text the form shows, and a [`Warning`] (not a refusal)
@@ -48,4 +49,4 @@ pub use protocol::{
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
 pub use undo::{can_undo, plan_undo, UndoError, UndoPlan};
-pub use vocab::{SecondPassMode, Specificity, Stage, UnknownValue};
+pub use vocab::{Provenance, SecondPassMode, Specificity, Stage, UnknownValue};

@@ -111,3 +111,16 @@ vocabulary!(
         CloselyRelated => "closely_related", "The evidence addresses a closely related claim";
     }
 );
+
+vocabulary!(
+    /// Where a final label came from, as `judgments.provenance` and `final_labels.provenance`
+    /// spell it.
+    Provenance, "provenance" {
+        /// Evidence that came with the claims (SciFact's cited abstracts).
+        Citation => "citation", "Came with the claims (citation)";
+        /// Judged by annotators after pooling.
+        Pooling => "pooling", "Judged after pooling";
+        /// Imported from a judgments file.
+        Import => "import", "Imported from earlier annotation";
+    }
+);

@@ -19,6 +19,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The database and command-line spelling: `confidence` or `per-claim`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Confidence => "confidence",
+            Strategy::PerClaim => "per-claim",
+        }
+    }
+
     /// The order of the ranking: `Less` when `a` ranks before `b`. Total on pairs of one run
     /// (the pair keys end every tie).
     pub fn compare<C: Key, D: Key>(self, a: &ScoredPair<C, D>, b: &ScoredPair<C, D>) -> Ordering {

@@ -77,6 +77,16 @@ pub enum Role {
     EvaluationOnly,
 }
 
+impl Role {
+    /// The database spelling (`systems.role`): `pooled` or `evaluation-only`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Pooled => "pooled",
+            Role::EvaluationOnly => "evaluation-only",
+        }
+    }
+}
+
 /// A system's run, checked: a non-empty name, each pair at most once, at most `u32::MAX` pairs.
 #[derive(Clone, Debug)]
 pub struct SystemRun<C, D> {

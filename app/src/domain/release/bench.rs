@@ -5,15 +5,16 @@ use super::error::{EvalError, ReleaseError};
 use super::evaluate::{evaluate, gold_from_claims, run_from_records, BootstrapRequest};
 use super::files::ReleaseFiles;
 use super::input::{
-    ClaimText, FinalLabel, PoolSettings, PoolStrategy, Provenance, ReleaseDate, ReleaseInput,
-    ReleaseOptions, SystemInfo, SystemRole,
+    ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseInput, ReleaseOptions, SystemInfo,
 };
+use crate::domain::annotation::Provenance;
 use crate::domain::formats::{
     decompressed, ClaimsReader, Document, RunFormat, RunReadOptions, RunReader, RunRecord,
 };
 use crate::domain::ids::{ClaimId, DocId, IdError};
 use crate::domain::label::{Label, Probability, ProbabilityError};
 use crate::domain::metrics::{BootstrapSamples, BootstrapSamplesError};
+use crate::domain::pool::{Role, Strategy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -136,14 +137,14 @@ pub fn generate(seed: u64, shape: BenchShape) -> Result<ReleaseInput, BenchError
         date: ReleaseDate::parse("2026-01-01").map_err(|e| bad(&e.to_string()))?,
         partial: false,
         pool: Some(PoolSettings {
-            strategy: PoolStrategy::Confidence,
+            strategy: Strategy::Confidence,
             depth: NonZeroU32::new(1000).ok_or_else(|| bad("depth"))?,
         }),
         systems: system_names
             .into_iter()
             .map(|name| SystemInfo {
                 name,
-                role: SystemRole::Pooled,
+                role: Role::Pooled,
                 description: "A generated system.".to_owned(),
                 negative_sampling_ratio: Some(0.5),
             })

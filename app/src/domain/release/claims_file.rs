@@ -5,14 +5,15 @@
 //! SUPPORT and CONTRADICT are evidence (NEI pairs are absent; they are in the qrels), in doc
 //! order. `sentences` is the sorted union of the pair's rationale sets (SciFact-Open keeps one
 //! flat list). `provenance` is `citation` or `pooling`: imported labels are written as
-//! `pooling` (see [`super::Provenance::scifact_open`]). `model_ranks` maps each system to the
+//! `pooling` (see [`scifact_open`]). `model_ranks` maps each system to the
 //! rank it gave the pair (keys sorted), and is `null` for citation evidence and for pairs no
 //! system ranked.
 
 use super::checked::Checked;
 use super::error::ReleaseError;
-use super::input::{FinalLabel, Provenance};
+use super::input::FinalLabel;
 use super::json::{push_line, JsonId, OrderedMap};
+use crate::domain::annotation::Provenance;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -36,7 +37,7 @@ struct Entry<'a> {
 impl<'a> Entry<'a> {
     fn of(label: &'a FinalLabel) -> Entry<'a> {
         Entry {
-            provenance: label.provenance.scifact_open(),
+            provenance: scifact_open(label.provenance),
             label: label.label.as_str(),
             sentences: flat_sentences(&label.sentences),
             model_ranks: match label.provenance {
@@ -44,6 +45,16 @@ impl<'a> Entry<'a> {
                 Provenance::Pooling | Provenance::Import => label.model_ranks.as_ref(),
             },
         }
+    }
+}
+
+/// The provenance SciFact-Open's `claims.jsonl` can express: `citation` or `pooling`. Imported
+/// labels were judged outside claimpool, not found by citation, so they are written as `pooling`
+/// (the manifest still counts them apart).
+pub(crate) fn scifact_open(provenance: Provenance) -> &'static str {
+    match provenance {
+        Provenance::Citation => "citation",
+        Provenance::Pooling | Provenance::Import => "pooling",
     }
 }
 

@@ -1,13 +1,13 @@
 //! The figures a release reports in its manifest and datasheet.
 
 use super::checked::Checked;
-use super::input::Provenance;
+use crate::domain::annotation::Provenance;
 use crate::domain::label::Label;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// What a release holds, counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ReleaseCounts {
     pub claims: u64,
     /// Claims with at least one SUPPORT or CONTRADICT pair.
@@ -32,7 +32,7 @@ pub struct ReleaseCounts {
 }
 
 /// Evidence pairs by final label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct EvidenceByLabel {
     #[serde(rename = "SUPPORT")]
     pub support: u64,
@@ -41,7 +41,7 @@ pub struct EvidenceByLabel {
 }
 
 /// Evidence pairs by where their label came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ByProvenance {
     pub citation: u64,
     pub pooling: u64,

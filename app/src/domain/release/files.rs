@@ -102,18 +102,7 @@ impl ReleaseFiles {
     /// release's files are written over, and other files already there are left alone (the
     /// manifest lists what belongs to the release).
     pub fn write_to_dir(&self, dir: &Path, force: bool) -> Result<(), WriteError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| WriteError::Io { path, source }
-        };
-        if !force && dir.exists() {
-            let mut entries = fs::read_dir(dir).map_err(io(dir))?;
-            if entries.next().is_some() {
-                return Err(WriteError::NotEmpty {
-                    dir: dir.to_path_buf(),
-                });
-            }
-        }
+        check_target_dir(dir, force)?;
         for file in &self.files {
             let path = dir.join(&file.path);
             if let Some(parent) = path.parent() {
@@ -125,4 +114,26 @@ impl ReleaseFiles {
         }
         Ok(())
     }
+}
+
+/// The error for an I/O failure on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError {
+    let path = path.to_path_buf();
+    move |source| WriteError::Io { path, source }
+}
+
+/// Whether a release may be written to `dir`: it does not exist, or is an empty directory, or
+/// `force` is given. [`ReleaseFiles::write_to_dir`] checks this first; callers that record a
+/// release before writing it check it before recording, so a refusal changes nothing.
+pub fn check_target_dir(dir: &Path, force: bool) -> Result<(), WriteError> {
+    if force || !dir.exists() {
+        return Ok(());
+    }
+    let mut entries = fs::read_dir(dir).map_err(io(dir))?;
+    if entries.next().is_some() {
+        return Err(WriteError::NotEmpty {
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(())
 }

@@ -1,8 +1,10 @@
 //! What a release is made of: the state of a project, as plain values the caller gathers.
 
+use crate::domain::annotation::{Provenance, Specificity};
 use crate::domain::formats::{Document, RunRecord};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
+use crate::domain::pool::{Role, Strategy};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::num::NonZeroU32;
@@ -81,9 +83,38 @@ impl ReleaseDate {
         Ok(ReleaseDate(text.to_owned()))
     }
 
+    /// The UTC calendar day of a timestamp in milliseconds since the Unix epoch (the unit of
+    /// every timestamp column), e.g. the time of the latest change to a project's state.
+    pub fn from_unix_ms(ms: i64) -> Result<ReleaseDate, ReleaseDateError> {
+        let (year, month, day) = civil_from_days(ms.div_euclid(MS_PER_DAY));
+        ReleaseDate::parse(&format!("{year:04}-{month:02}-{day:02}"))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// (year, month, day) of the proleptic Gregorian calendar for a count of days since 1970-01-01
+/// (H. Hinnant's `civil_from_days`: 400-year eras of 146,097 days, years starting in March).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// Days of `month` (1 to 12) in `year`; 0 for a month that does not exist.
@@ -108,27 +139,9 @@ impl fmt::Display for ReleaseDate {
 /// How the pool was built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolSettings {
-    pub strategy: PoolStrategy,
+    pub strategy: Strategy,
     /// Pairs pooled per system (confidence) or per system and claim (per-claim).
     pub depth: NonZeroU32,
-}
-
-/// The pooling strategies, spelled as the database spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PoolStrategy {
-    /// SciFact-Open: each system's top pairs over all claims, by confidence.
-    Confidence,
-    /// TREC: each system's top pairs of each claim.
-    PerClaim,
-}
-
-impl PoolStrategy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PoolStrategy::Confidence => "confidence",
-            PoolStrategy::PerClaim => "per-claim",
-        }
-    }
 }
 
 /// A system of the project.
@@ -136,28 +149,10 @@ impl PoolStrategy {
 pub struct SystemInfo {
     /// Unique within the project.
     pub name: String,
-    pub role: SystemRole,
+    pub role: Role,
     pub description: String,
     /// Share of negatives sampled for training, when the system's authors say (at least 0).
     pub negative_sampling_ratio: Option<f64>,
-}
-
-/// Whether a system's predictions built the pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SystemRole {
-    /// Its top pairs were pooled.
-    Pooled,
-    /// Evaluated against the collection, never pooled.
-    EvaluationOnly,
-}
-
-impl SystemRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SystemRole::Pooled => "pooled",
-            SystemRole::EvaluationOnly => "evaluation-only",
-        }
-    }
 }
 
 /// A claim of the collection.
@@ -180,65 +175,14 @@ pub struct FinalLabel {
     pub model_ranks: Option<BTreeMap<String, u32>>,
 }
 
-/// Where a final label came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Provenance {
-    /// Evidence that came with the claims (SciFact's cited abstracts).
-    Citation,
-    /// Judged by annotators after pooling.
-    Pooling,
-    /// Imported from a judgments file.
-    Import,
-}
-
-impl Provenance {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provenance::Citation => "citation",
-            Provenance::Pooling => "pooling",
-            Provenance::Import => "import",
-        }
-    }
-
-    /// The provenance SciFact-Open's `claims.jsonl` can express: `citation` or `pooling`.
-    /// Imported labels were judged outside claimpool, not found by citation, so they are written
-    /// as `pooling` (the manifest still counts them apart).
-    pub fn scifact_open(self) -> &'static str {
-        match self {
-            Provenance::Citation => "citation",
-            Provenance::Pooling | Provenance::Import => "pooling",
-        }
-    }
-}
-
 /// How a claim relates to an abstract, as an annotator noted it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecificityNote {
     pub claim: ClaimId,
     pub doc: DocId,
-    pub relation: Option<SpecificityRelation>,
+    pub relation: Option<Specificity>,
     /// The claim, rewritten so that the abstract decides it.
     pub revised_claim: Option<String>,
-}
-
-/// The specificity relations, spelled as the database spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SpecificityRelation {
-    Matches,
-    EvidenceMoreSpecific,
-    EvidenceMoreGeneral,
-    CloselyRelated,
-}
-
-impl SpecificityRelation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SpecificityRelation::Matches => "matches",
-            SpecificityRelation::EvidenceMoreSpecific => "evidence_more_specific",
-            SpecificityRelation::EvidenceMoreGeneral => "evidence_more_general",
-            SpecificityRelation::CloselyRelated => "closely_related",
-        }
-    }
 }
 
 #[cfg(test)]
@@ -263,6 +207,44 @@ mod tests {
             "",
         ] {
             assert!(ReleaseDate::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timestamps_give_their_utc_day() {
+        let day = |ms| ReleaseDate::from_unix_ms(ms).unwrap().as_str().to_owned();
+        assert_eq!(day(0), "1970-01-01");
+        assert_eq!(day(86_399_999), "1970-01-01");
+        assert_eq!(day(86_400_000), "1970-01-02");
+        assert_eq!(day(-1), "1969-12-31");
+        assert_eq!(day(951_782_400_000), "2000-02-29");
+        assert_eq!(day(1_763_683_200_000), "2025-11-21");
+        assert_eq!(day(4_102_444_799_999), "2099-12-31");
+        assert!(ReleaseDate::from_unix_ms(i64::MAX).is_err());
+        assert!(ReleaseDate::from_unix_ms(-40_000_000_000_000).is_err());
+    }
+
+    #[test]
+    fn timestamps_agree_with_counting_days_one_by_one() {
+        // Walk the calendar from 1970-01-01 a day at a time, for about 110 years.
+        let (mut year, mut month, mut day) = (1970u32, 1u32, 1u32);
+        for n in 0..40_000i64 {
+            let ms = n * MS_PER_DAY + (n * 7_919) % MS_PER_DAY;
+            let want = format!("{year:04}-{month:02}-{day:02}");
+            assert_eq!(
+                ReleaseDate::from_unix_ms(ms).unwrap().as_str(),
+                want,
+                "day {n}"
+            );
+            day += 1;
+            if day > days_in_month(year, month) {
+                day = 1;
+                month += 1;
+                if month > 12 {
+                    month = 1;
+                    year += 1;
+                }
+            }
         }
     }
 }

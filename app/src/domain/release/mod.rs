@@ -12,6 +12,13 @@
 //! - `MANIFEST.json`: what the release is, its counts and the SHA-256 of every other file
 //!   (`manifest`).
 //!
+//! The vocabularies come from where each is defined once: a label's provenance and the
+//! specificity relations from [`crate::domain::annotation`]
+//! ([`Provenance`](crate::domain::annotation::Provenance),
+//! [`Specificity`](crate::domain::annotation::Specificity)), the pool strategy and the system
+//! roles from [`crate::domain::pool`] ([`Strategy`](crate::domain::pool::Strategy),
+//! [`Role`](crate::domain::pool::Role)).
+//!
 //! Flow: [`ReleaseFiles::build`] checks the input (every reference resolves, no pair twice, every
 //! rationale sentence inside its abstract) and writes every file in memory, in a fixed order, so
 //! the same state gives the same bytes; then [`ReleaseFiles::write_to_dir`] or
@@ -45,10 +52,10 @@ pub use evaluate::{
     evaluate, gold_from_claims, prediction_of, read_gold, read_run, run_from_records,
     BootstrapRequest, EvalCounts, EvalReport,
 };
-pub use files::{ReleaseFile, ReleaseFiles};
+pub use files::{check_target_dir, ReleaseFile, ReleaseFiles};
 pub use input::{
-    ClaimText, FinalLabel, PoolSettings, PoolStrategy, Provenance, ReleaseDate, ReleaseDateError,
-    ReleaseInput, ReleaseOptions, SpecificityNote, SpecificityRelation, SystemInfo, SystemRole,
+    ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseDateError, ReleaseInput,
+    ReleaseOptions, SpecificityNote, SystemInfo,
 };
 pub use manifest::{sha256_hex, FORMAT, FORMAT_VERSION, MANIFEST};
 pub use names::file_stem;

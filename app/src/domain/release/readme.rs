@@ -4,7 +4,8 @@
 
 use super::checked::Checked;
 use super::counts::ReleaseCounts;
-use super::input::{PoolStrategy, ReleaseOptions, SystemInfo, SystemRole};
+use super::input::{ReleaseOptions, SystemInfo};
+use crate::domain::pool::{Role, Strategy};
 
 /// The datasheet's file name.
 pub const README: &str = "README.md";
@@ -91,12 +92,12 @@ fn how_built(t: &mut Text, release: &Checked<'_>, counts: &ReleaseCounts) {
         None => t.line("- Pooling: no pool was built."),
         Some(pool) => {
             let how = match pool.strategy {
-                PoolStrategy::Confidence => format!(
+                Strategy::Confidence => format!(
                     "each pooled system's predictions over all claims were ranked by confidence, \
                      and its top {} claim/abstract pairs entered the pool (SciFact-Open's method)",
                     pool.depth
                 ),
-                PoolStrategy::PerClaim => format!(
+                Strategy::PerClaim => format!(
                     "for each claim, each pooled system's top {} abstracts by confidence entered \
                      the pool (TREC-style depth pooling)",
                     pool.depth
@@ -116,11 +117,11 @@ fn how_built(t: &mut Text, release: &Checked<'_>, counts: &ReleaseCounts) {
          as `pooling` in `claims.jsonl`): {} evidence pairs.",
         by.pooling, by.import
     ));
-    systems(t, release, SystemRole::Pooled, "Pooled systems");
+    systems(t, release, Role::Pooled, "Pooled systems");
     systems(
         t,
         release,
-        SystemRole::EvaluationOnly,
+        Role::EvaluationOnly,
         "Evaluation-only systems (never pooled)",
     );
     t.blank();
@@ -132,7 +133,7 @@ fn how_built(t: &mut Text, release: &Checked<'_>, counts: &ReleaseCounts) {
     t.blank();
 }
 
-fn systems(t: &mut Text, release: &Checked<'_>, role: SystemRole, heading: &str) {
+fn systems(t: &mut Text, release: &Checked<'_>, role: Role, heading: &str) {
     let of_role: Vec<&SystemInfo> = release
         .systems
         .values()

@@ -1,8 +1,10 @@
 //! A small hand-made release input, and helpers.
 
+use crate::domain::annotation::{Provenance, Specificity};
 use crate::domain::formats::{decompressed, Document, Input, RunRecord};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::{Label, Probability};
+use crate::domain::pool::{Role, Strategy};
 use crate::domain::release::*;
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -85,19 +87,19 @@ pub fn small_input() -> ReleaseInput {
         date: ReleaseDate::parse("2026-03-01").unwrap(),
         partial: true,
         pool: Some(PoolSettings {
-            strategy: PoolStrategy::Confidence,
+            strategy: Strategy::Confidence,
             depth: NonZeroU32::new(50).unwrap(),
         }),
         systems: vec![
             SystemInfo {
                 name: "b/c".to_owned(),
-                role: SystemRole::EvaluationOnly,
+                role: Role::EvaluationOnly,
                 description: String::new(),
                 negative_sampling_ratio: None,
             },
             SystemInfo {
                 name: "a".to_owned(),
-                role: SystemRole::Pooled,
+                role: Role::Pooled,
                 description: "First system,\non two lines".to_owned(),
                 negative_sampling_ratio: Some(0.25),
             },
@@ -142,13 +144,13 @@ pub fn small_input() -> ReleaseInput {
             SpecificityNote {
                 claim: c("2"),
                 doc: d("20"),
-                relation: Some(SpecificityRelation::EvidenceMoreSpecific),
+                relation: Some(Specificity::EvidenceMoreSpecific),
                 revised_claim: Some("Statins cause muscle pain in mice.".to_owned()),
             },
             SpecificityNote {
                 claim: c("1"),
                 doc: d("100"),
-                relation: Some(SpecificityRelation::Matches),
+                relation: Some(Specificity::Matches),
                 revised_claim: None,
             },
         ],

@@ -4,6 +4,7 @@
 
 use super::reference::{self, close, RefGold, RefPair};
 use super::release::verify_manifest;
+use crate::domain::annotation::Provenance;
 use crate::domain::formats::{ClaimsReader, CorpusFormat, CorpusReader, RunFormat, RunReadOptions};
 use crate::domain::label::Label;
 use crate::domain::release::*;

@@ -1,0 +1,153 @@
+//! The lead's releases of a project: how complete the collection is, the releases made so far,
+//! and making a new one. The archives are downloaded from the plain HTTP route
+//! `/lead/projects/NAME/releases/NUMBER/download` (see [`download_path`]).
+
+use crate::error::ApiError;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One release, as the releases page lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseRow {
+    pub number: u32,
+    /// The date of the state released (`YYYY-MM-DD`).
+    pub date: String,
+    /// The UTC day the release was recorded (`YYYY-MM-DD`).
+    pub recorded: String,
+    pub partial: bool,
+    /// `qrels.txt` lists unjudged pooled pairs with relevance -1.
+    pub qrels_unjudged: bool,
+    /// SHA-256 of the archive.
+    pub sha256: String,
+    pub archive_bytes: i64,
+    pub claims: u64,
+    pub evidence_pairs: u64,
+    pub judged_pairs: u64,
+    pub unjudged_pooled_pairs: u64,
+    pub documents: u64,
+    pub runs: u64,
+}
+
+/// The releases page: completeness of the pool and the releases so far (latest first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReleasesView {
+    pub pooled: i64,
+    /// Pooled pairs without a final label.
+    pub unjudged: i64,
+    pub final_labels: i64,
+    pub releases: Vec<ReleaseRow>,
+}
+
+/// What making a release did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CreatedRelease {
+    /// `false` when nothing changed since the latest release, which is returned.
+    pub new: bool,
+    pub release: ReleaseRow,
+}
+
+/// Where a release's archive is downloaded (the project name percent-encoded).
+pub fn download_path(project: &str, number: u32) -> String {
+    let encoded: String = project
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    format!("/lead/projects/{encoded}/releases/{number}/download")
+}
+
+#[cfg(feature = "ssr")]
+fn row(release: crate::store::release::Release) -> ReleaseRow {
+    let recorded = crate::domain::release::ReleaseDate::from_unix_ms(release.created_at)
+        .map(|d| d.as_str().to_owned())
+        .unwrap_or_default();
+    let c = release.counts;
+    ReleaseRow {
+        number: release.number,
+        date: release.date,
+        recorded,
+        partial: release.partial,
+        qrels_unjudged: release.qrels_unjudged,
+        sha256: release.sha256,
+        archive_bytes: release.archive_bytes,
+        claims: c.claims,
+        evidence_pairs: c.evidence_pairs,
+        judged_pairs: c.judged_pairs,
+        unjudged_pooled_pairs: c.unjudged_pooled_pairs,
+        documents: c.documents,
+        runs: c.runs,
+    }
+}
+
+#[cfg(feature = "ssr")]
+async fn lead_project(project: &str) -> Result<(crate::store::Db, i64, i64), ApiError> {
+    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+    let db = crate::state::db()?;
+    let id = crate::store::projects::id_by_name(&db, project).await?;
+    Ok((db, id, user.id))
+}
+
+#[server(endpoint = "release/overview")]
+pub async fn releases_overview(project: String) -> Result<ReleasesView, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = lead_project(&project).await?;
+            let state = crate::store::release::completeness(&db, id).await?;
+            let releases = crate::store::release::list(&db, id).await?;
+            Ok(ReleasesView {
+                pooled: state.pooled,
+                unjudged: state.unjudged,
+                final_labels: state.final_labels,
+                releases: releases.into_iter().map(row).collect(),
+            })
+        }
+        .await,
+    )
+}
+
+/// Releases the project's current state (or returns the latest release when nothing changed).
+/// `partial`: release although pooled pairs lack a final label; `unjudged`: list those pairs
+/// in `qrels.txt` with relevance -1.
+#[server(endpoint = "release/create")]
+pub async fn create_release(
+    project: String,
+    partial: bool,
+    unjudged: bool,
+) -> Result<CreatedRelease, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, user) = lead_project(&project).await?;
+            let request = crate::store::release::ReleaseRequest {
+                partial,
+                options: crate::domain::release::ReleaseOptions {
+                    qrels_unjudged: unjudged,
+                },
+            };
+            let created = crate::store::release::create(&db, id, request, Some(user)).await?;
+            Ok(CreatedRelease {
+                new: created.new,
+                release: row(created.release),
+            })
+        }
+        .await,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn download_paths_encode_the_project_name() {
+        assert_eq!(
+            super::download_path("scifact", 3),
+            "/lead/projects/scifact/releases/3/download"
+        );
+        assert_eq!(
+            super::download_path("a b/c?é", 1),
+            "/lead/projects/a%20b%2Fc%3F%C3%A9/releases/1/download"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! The lead's releases page of a project: whether the collection is complete, making a
+//! release, and the releases so far with their downloads.
+
+use crate::api::release::{download_path, releases_overview, CreateRelease, ReleaseRow};
+use crate::ui::widgets::{format_count, ErrorNote, Stat};
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+use leptos_router::hooks::use_params_map;
+
+#[component]
+pub fn ReleasesPage() -> impl IntoView {
+    let params = use_params_map();
+    let name = move || params.read().get("name").unwrap_or_default();
+    let create = ServerAction::<CreateRelease>::new();
+    // Bumped by each release made, so the list reloads.
+    let version = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = create.value().get() {
+            version.update(|v| *v += 1);
+        }
+    });
+    let overview = Resource::new(
+        move || (name(), version.get()),
+        |(name, _)| releases_overview(name),
+    );
+    let partial = RwSignal::new(false);
+    let unjudged = RwSignal::new(false);
+    view! {
+        <Title text=move || format!("Releases of {}", name()) />
+        <main class="page">
+            <p><A href=move || format!("/lead/projects/{}", name())>{move || format!("← {}", name())}</A></p>
+            <h1>"Releases"</h1>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match overview.await {
+                        Ok(v) => {
+                            let incomplete = v.unjudged > 0;
+                            view! {
+                                <div class="stats" data-testid="release-state">
+                                    <Stat label="pooled pairs" value=v.pooled />
+                                    <Stat label="unjudged pooled pairs" value=v.unjudged />
+                                    <Stat label="final labels" value=v.final_labels />
+                                </div>
+                                {if incomplete {
+                                    view! {
+                                        <p class="warning" data-testid="release-incomplete">{format!(
+                                            "The collection is not complete: {} pooled pairs have no final label yet. \
+                                             A release now is partial.", format_count(v.unjudged)
+                                        )}</p>
+                                    }.into_any()
+                                } else {
+                                    view! { <p class="ok" data-testid="release-complete">"Every pooled pair has a final label."</p> }.into_any()
+                                }}
+                                <div class="toolbar">
+                                    <Show when=move || incomplete>
+                                        <label>
+                                            <input type="checkbox" data-testid="release-partial" prop:checked=move || partial.get()
+                                                on:change=move |ev| partial.set(event_target_checked(&ev)) />
+                                            " partial release"
+                                        </label>
+                                    </Show>
+                                    <label>
+                                        <input type="checkbox" data-testid="release-unjudged" prop:checked=move || unjudged.get()
+                                            on:change=move |ev| unjudged.set(event_target_checked(&ev)) />
+                                        " include unjudged pooled pairs in qrels.txt (relevance -1)"
+                                    </label>
+                                    <button data-testid="release-create" disabled=move || create.pending().get() on:click=move |_| {
+                                        create.dispatch(CreateRelease {
+                                            project: name(),
+                                            partial: incomplete && partial.get_untracked(),
+                                            unjudged: unjudged.get_untracked(),
+                                        });
+                                    }>{move || if create.pending().get() { "Releasing…" } else { "Create release" }}</button>
+                                </div>
+                                <ReleaseTable project=name() releases=v.releases />
+                            }.into_any()
+                        }
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+            {move || create.value().get().map(|r| match r {
+                Ok(c) if c.new => view! {
+                    <p class="ok" data-testid="release-result">{format!(
+                        "Release {} recorded (state of {}); archive SHA-256 {}.", c.release.number, c.release.date, c.release.sha256
+                    )}</p>
+                }.into_any(),
+                Ok(c) => view! {
+                    <p class="ok" data-testid="release-result">{format!(
+                        "Nothing changed since release {}: no new release was made.", c.release.number
+                    )}</p>
+                }.into_any(),
+                Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+            })}
+        </main>
+    }
+}
+
+#[component]
+fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> impl IntoView {
+    if releases.is_empty() {
+        return view! { <p class="muted">"No release yet."</p> }.into_any();
+    }
+    view! {
+        <table class="grid" data-testid="releases">
+            <thead>
+                <tr>
+                    <th class="num">"Release"</th><th>"State of"</th><th>"Recorded"</th>
+                    <th class="num">"Claims"</th><th class="num">"Evidence pairs"</th>
+                    <th class="num">"Judged pairs"</th><th class="num">"Unjudged"</th>
+                    <th class="num">"Runs"</th><th>"SHA-256 of the archive"</th><th>"Download"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {releases.into_iter().map(|r| {
+                    let href = download_path(&project, r.number);
+                    let notes = match (r.partial, r.qrels_unjudged) {
+                        (true, true) => " (partial; qrels with -1)",
+                        (true, false) => " (partial)",
+                        (false, true) => " (qrels with -1)",
+                        (false, false) => "",
+                    };
+                    view! {
+                        <tr>
+                            <td class="num">{r.number}{notes}</td>
+                            <td>{r.date}</td>
+                            <td>{r.recorded}</td>
+                            <td class="num">{format_count(r.claims as i64)}</td>
+                            <td class="num">{format_count(r.evidence_pairs as i64)}</td>
+                            <td class="num">{format_count(r.judged_pairs as i64)}</td>
+                            <td class="num">{format_count(r.unjudged_pooled_pairs as i64)}</td>
+                            <td class="num">{r.runs}</td>
+                            <td><code class="hash">{r.sha256}</code></td>
+                            <td><a href=href rel="external" download>{format!(".tar.gz ({} KB)", format_count((r.archive_bytes + 1023) / 1024))}</a></td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
