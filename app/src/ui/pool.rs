@@ -113,7 +113,7 @@ fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
                     <option value="verisci">"VeriSci label predictions"</option>
                     <option value="trec">"TREC run"</option>
                     <option value="sentence-scores">"sentence scores"</option>
-                    <option value="retrieved">"retrieved claims"</option>
+                    <option value="retrieved-claims">"retrieved claims"</option>
                 </select>
                 <label for="run-order">"label_probs order"</label>
                 <input id="run-order" name="label_order" value="CONTRADICT,NEI,SUPPORT" />
