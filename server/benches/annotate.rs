@@ -1,6 +1,6 @@
 //! Annotation benchmark through the server (issue: annotate in the browser).
 //!
-//! `cargo bench -p server --bench annotate [-- --sessions 50 --pairs 10000 --submits 40]`
+//! `cargo bench -p server --bench annotate [-- --sessions 50 --pairs 10000 --submits 40 --think-ms 1000]`
 //! A fresh database with a generated corpus, claims and one run of `--pairs` pairs, pooled whole;
 //! `--sessions` annotators log in over HTTP and each submits `--submits` items as fast as it can,
 //! all at once. Each request is a submission whose answer carries the next item (the page shows
@@ -38,6 +38,9 @@ async fn main() -> anyhow::Result<()> {
     let sessions = arg(&args, "--sessions", 50);
     let pairs = arg(&args, "--pairs", 10_000);
     let submits = arg(&args, "--submits", 40);
+    // Pause between one session's submissions (a real annotator reads for 10-60 s); 0 saturates
+    // the server, so that latency is mostly queueing.
+    let think_ms = arg(&args, "--think-ms", 1000) as u64;
     let per_claim = 50;
     let claims = pairs.div_ceil(per_claim);
     let dir = tempfile::tempdir()?;
@@ -164,10 +167,17 @@ async fn main() -> anyhow::Result<()> {
                 .json()
                 .await?;
             let mut current = head["current"]["assignment_id"].as_i64();
+            let mut stage = head["current"]["stage"].as_str().map(str::to_owned);
             for k in 0..submits {
                 let Some(id) = current else { break };
-                // Mostly "clearly no evidence"; every fifth a label that needs a second pass.
-                let form = if (i + k) % 5 == 0 {
+                if think_ms > 0 {
+                    // Sessions start spread out, then pause between items.
+                    let jitter = (i as u64 * 37 + k as u64 * 11) % think_ms.max(1);
+                    tokio::time::sleep(Duration::from_millis(think_ms / 2 + jitter)).await;
+                }
+                // First passes: mostly "clearly no evidence", every fifth a label that needs a
+                // second pass; second passes and adjudications: a label.
+                let form = if (i + k) % 5 == 0 || stage.as_deref() != Some("first") {
                     serde_json::json!({ "label": "SUPPORT", "sentences": [0], "specificity": "matches" })
                 } else {
                     serde_json::json!({ "no_evidence": true })
@@ -183,6 +193,7 @@ async fn main() -> anyhow::Result<()> {
                 times.push(t.elapsed());
                 anyhow::ensure!(status.is_success(), "submit: {status} {head}");
                 current = head["current"]["assignment_id"].as_i64();
+                stage = head["current"]["stage"].as_str().map(str::to_owned);
             }
             anyhow::Ok(times)
         }));
@@ -197,7 +208,7 @@ async fn main() -> anyhow::Result<()> {
         .fetch_one(&db)
         .await?;
     println!(
-        "annotate: {sessions} sessions, {} submissions in {wall:.1} s ({:.0}/s); submit → next item p50 {:.1} ms, p99 {:.1} ms (target p99 < 50 ms), max {:.1} ms",
+        "annotate: {sessions} sessions (think time ~{think_ms} ms), {} submissions in {wall:.1} s ({:.0}/s); submit → next item p50 {:.1} ms, p99 {:.1} ms (target p99 < 50 ms), max {:.1} ms",
         all.len(),
         all.len() as f64 / wall,
         percentile(&all, 0.5),
