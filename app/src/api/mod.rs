@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod pipeline;
 pub mod pool;
 pub mod projects;
 pub mod runs;

@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod db;
 pub mod import;
+pub mod jobs;
 pub mod pool;
 pub mod projects;
 pub mod users;

@@ -4,6 +4,7 @@ mod admin;
 mod home;
 mod layout;
 mod login;
+mod pipeline;
 mod pool;
 mod projects;
 mod widgets;

@@ -104,6 +104,7 @@ pub fn ProjectPage() -> impl IntoView {
                 })}
             </Suspense>
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
+            <crate::ui::pipeline::GenerateRunSection project=Signal::derive(name) version=version />
             <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />
             <section>
                 <h2>"Claims"</h2>
