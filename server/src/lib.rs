@@ -3,5 +3,6 @@
 pub mod cli;
 pub mod demo;
 pub mod http;
+pub mod jobs;
 pub mod release_cmd;
 pub mod release_http;

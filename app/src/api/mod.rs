@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod annotate;
 pub mod auth;
+pub mod pipeline;
 pub mod pool;
 pub mod projects;
 pub mod release;

@@ -67,9 +67,14 @@ impl ScoreFeatures {
         }
     }
 
-    /// The features of every hit of a ranking, in its order.
+    /// The features of every hit of a ranking, in its order. The top score is the highest of
+    /// the ranking (its first hit for BM25; a fused ranking may order hits otherwise).
     pub fn of_ranking(ranking: &Ranking) -> Vec<ScoreFeatures> {
-        let top = ranking.hits.first().map_or(0.0, |hit| hit.score);
+        let top = ranking
+            .hits
+            .iter()
+            .map(|hit| hit.score)
+            .fold(0.0f32, f32::max);
         ranking
             .hits
             .iter()

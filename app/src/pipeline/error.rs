@@ -47,6 +47,22 @@ pub enum PipelineError {
         address: String,
         problem: String,
     },
+    /// The index does not store the abstracts' text (built by an older claimpool).
+    #[error(
+        "index {dir} does not store the abstracts' text, which this retriever or scorer reads: \
+         rebuild it with `claimpool pipeline index`"
+    )]
+    NoPassages { dir: PathBuf },
+    /// A stored title and abstract no longer parse.
+    #[error("index {dir}: the stored text of doc {doc_id} is unreadable: {problem}")]
+    BadPassage {
+        dir: PathBuf,
+        doc_id: crate::domain::ids::DocId,
+        problem: String,
+    },
+    /// The dense re-ranker's model failed.
+    #[error(transparent)]
+    Embed(#[from] super::embed::EmbedError),
     /// A scorer produced a number that is not a probability.
     #[error("claim {claim_id}, doc {doc_id}: {source}")]
     Probability {

@@ -1,7 +1,11 @@
 //! Generating a run: index a corpus file, then retrieve and score the top k abstracts of every
 //! claim of a claims file, in parallel, writing canonical run JSONL in claim order.
 
-use super::{build_index, Bm25Scorer, IndexDoc, IndexSummary, PipelineError, Retriever, RunRow};
+use super::external::{run_external, ExternalCommand, ExternalError, ExternalSummary};
+use super::{
+    build_index, Bm25Scorer, CandidateRetriever, IndexDoc, IndexSummary, PipelineError, Retriever,
+    RunRow,
+};
 use crate::domain::formats::Document;
 use crate::domain::formats::{
     Claim, ClaimsReader, CorpusFormat, CorpusReader, FormatError, ParseError,
@@ -23,8 +27,48 @@ pub enum GenerateError {
     Pipeline(#[from] PipelineError),
     #[error(transparent)]
     Trained(#[from] super::trained::TrainedError),
+    #[error(transparent)]
+    Embed(#[from] super::embed::EmbedError),
+    #[error(transparent)]
+    External(Box<ExternalError>),
     #[error("writing the run: {0}")]
     Write(#[from] std::io::Error),
+    #[error("writing the run {file}: {error}")]
+    OutFile {
+        file: std::path::PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl From<ExternalError> for GenerateError {
+    fn from(error: ExternalError) -> Self {
+        GenerateError::External(Box::new(error))
+    }
+}
+
+/// Writes a run through `write` into a temporary file beside `out`, which replaces `out` only
+/// when `write` succeeds: a failed run leaves `out` as it was (and no partial file).
+pub fn write_run_file<T>(
+    out: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, GenerateError>,
+) -> Result<T, GenerateError> {
+    let out_file = |error: std::io::Error| GenerateError::OutFile {
+        file: out.to_path_buf(),
+        error,
+    };
+    let dir = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".claimpool-run-")
+        .tempfile_in(dir)
+        .map_err(out_file)?;
+    let mut writer = std::io::BufWriter::new(temp);
+    let value = write(&mut writer)?;
+    let temp = writer.into_inner().map_err(|e| out_file(e.into_error()))?;
+    temp.persist(out).map_err(|e| out_file(e.error))?;
+    Ok(value)
 }
 
 /// Indexes a corpus file (SciFact or BEIR, plain or gzip) into an empty directory.
@@ -93,27 +137,51 @@ pub enum Scorer {
 impl Scorer {
     fn score(
         &self,
-        retriever: &Retriever,
+        retriever: &CandidateRetriever<'_>,
         claim: &Claim,
         k: usize,
     ) -> Result<Vec<RunRow>, PipelineError> {
+        let ranking = retriever.ranking(&claim.text, k)?;
         match self {
-            Scorer::Bm25(scorer) => {
-                let ranking = retriever.search(&retriever.claim_terms(&claim.text), k)?;
-                scorer.score(&claim.id, &ranking)
-            }
+            Scorer::Bm25(scorer) => scorer.score(&claim.id, &ranking),
             Scorer::Trained { model, corpus } => {
-                let hits = retriever.retrieve(&claim.text, k)?;
-                model.score_hits(&claim.id, &claim.text, &hits, corpus)
+                model.score_hits(&claim.id, &claim.text, &ranking.hits, corpus)
             }
         }
     }
 }
 
-/// Scores the top `k` abstracts of every claim on `threads` threads and writes the rows as
-/// canonical run JSONL, claims in file order. `progress` gets the number of claims done.
+/// Scores the BM25 top `k` abstracts of every claim; see [`generate_run_with`].
 pub fn generate_run(
     retriever: &Retriever,
+    claims: &[Claim],
+    k: usize,
+    scorer: &Scorer,
+    threads: usize,
+    out: &mut dyn Write,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<u64, GenerateError> {
+    let retriever = CandidateRetriever::bm25(retriever);
+    generate_run_with(&retriever, claims, k, scorer, threads, out, progress)
+}
+
+/// Runs an external scorer command over the top `k` candidates of every claim and writes its
+/// checked predictions; see [`run_external`].
+pub fn generate_external_run(
+    retriever: &CandidateRetriever<'_>,
+    claims: &[Claim],
+    k: usize,
+    command: &ExternalCommand,
+    out: &mut dyn Write,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ExternalSummary, GenerateError> {
+    Ok(run_external(retriever, claims, k, command, out, progress)?)
+}
+
+/// Scores the top `k` abstracts of every claim on `threads` threads and writes the rows as
+/// canonical run JSONL, claims in file order. `progress` gets the number of claims done.
+pub fn generate_run_with(
+    retriever: &CandidateRetriever<'_>,
     claims: &[Claim],
     k: usize,
     scorer: &Scorer,

@@ -153,6 +153,9 @@ where
         for sentence in &doc.sentences {
             tantivy_doc.add_text(fields.text, sentence);
         }
+        if let Some(passage) = fields.passage {
+            tantivy_doc.add_text(passage, super::passage::encode(&doc.title, &doc.sentences));
+        }
         seen.insert(doc.doc_id);
         writer
             .add_document(tantivy_doc)

@@ -3,6 +3,7 @@
 use super::analyzer::{analyse, english_analyzer};
 use super::error::PipelineError;
 use super::index::open_index;
+use super::passage::{decode, Passage};
 use super::schema::IndexFields;
 use crate::domain::ids::DocId;
 use std::path::{Path, PathBuf};
@@ -119,15 +120,81 @@ impl Retriever {
                 ceiling: 0.0,
             });
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(claim.0.len());
+        let ceiling = self.ceiling(claim)?;
+        let query = self.query(claim);
+        let hits = self.top_hits(&query, k)?;
+        Ok(Ranking {
+            hits: hits.into_iter().map(|(hit, _)| hit).collect(),
+            ceiling,
+        })
+    }
+
+    /// Like [`Retriever::search`], with each hit's stored title and sentences (same order as
+    /// the hits). Needs an index that stores them (built by this version of claimpool).
+    pub fn search_passages(
+        &self,
+        claim: &ClaimTerms,
+        k: usize,
+    ) -> Result<(Ranking, Vec<Passage>), PipelineError> {
+        let passage_field = self
+            .fields
+            .passage
+            .ok_or_else(|| PipelineError::NoPassages {
+                dir: self.dir.clone(),
+            })?;
+        if claim.is_empty() {
+            let ranking = Ranking {
+                hits: Vec::new(),
+                ceiling: 0.0,
+            };
+            return Ok((ranking, Vec::new()));
+        }
+        let ceiling = self.ceiling(claim)?;
+        let query = self.query(claim);
+        let mut hits = Vec::new();
+        let mut passages = Vec::new();
+        for (hit, address) in self.top_hits(&query, k)? {
+            let doc: TantivyDocument = self
+                .searcher
+                .doc(address)
+                .map_err(self.tantivy_err("reading a stored document"))?;
+            let stored = doc
+                .get_first(passage_field)
+                .and_then(|value| value.as_str())
+                .ok_or_else(|| PipelineError::BadPassage {
+                    dir: self.dir.clone(),
+                    doc_id: hit.doc_id.clone(),
+                    problem: "missing".to_owned(),
+                })?;
+            let passage = decode(stored).map_err(|e| PipelineError::BadPassage {
+                dir: self.dir.clone(),
+                doc_id: hit.doc_id.clone(),
+                problem: e.to_string(),
+            })?;
+            hits.push(hit);
+            passages.push(passage);
+        }
+        Ok((Ranking { hits, ceiling }, passages))
+    }
+
+    /// The claim's BM25 ceiling: sum over its terms of count x idf x (k1 + 1).
+    fn ceiling(&self, claim: &ClaimTerms) -> Result<f32, PipelineError> {
         let mut ceiling = 0.0f32;
         for (text, count) in &claim.0 {
             let term = Term::from_field_text(self.fields.text, text);
-            let boost = *count as f32;
             ceiling += Bm25Weight::for_terms(&self.searcher, std::slice::from_ref(&term))
                 .map_err(self.tantivy_err("reading term statistics"))?
-                .boost_by(boost)
+                .boost_by(*count as f32)
                 .score(SHORTEST_FIELD_NORM, u32::MAX);
+        }
+        Ok(ceiling)
+    }
+
+    /// The disjunction of one term query per token of the claim.
+    fn query(&self, claim: &ClaimTerms) -> BooleanQuery {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(claim.0.len());
+        for (text, count) in &claim.0 {
+            let term = Term::from_field_text(self.fields.text, text);
             // A repeated term is repeated as a clause rather than boosted: tantivy prunes
             // (block-max WAND) only disjunctions of plain term queries.
             for _ in 0..*count {
@@ -135,14 +202,16 @@ impl Retriever {
                 clauses.push((Occur::Should, Box::new(query) as Box<dyn Query>));
             }
         }
-        let query = BooleanQuery::new(clauses);
-        let hits = self.top_hits(&query, k)?;
-        Ok(Ranking { hits, ceiling })
+        BooleanQuery::new(clauses)
     }
 
-    /// The top `k` hits, ties at the cut resolved by doc id: fetches past `k` until the last
-    /// fetched score is below the k-th (or the matches run out).
-    fn top_hits(&self, query: &BooleanQuery, k: usize) -> Result<Vec<Hit>, PipelineError> {
+    /// The top `k` hits with their addresses, ties at the cut resolved by doc id: fetches past
+    /// `k` until the last fetched score is below the k-th (or the matches run out).
+    fn top_hits(
+        &self,
+        query: &BooleanQuery,
+        k: usize,
+    ) -> Result<Vec<(Hit, DocAddress)>, PipelineError> {
         if k == 0 {
             return Ok(Vec::new());
         }
@@ -164,17 +233,22 @@ impl Retriever {
         };
         let mut hits = Vec::with_capacity(scored.len());
         for (score, address) in scored {
-            hits.push((score, self.doc_id(address)?));
+            hits.push((score, self.doc_id(address)?, address));
         }
-        hits.sort_by(|(sa, da), (sb, db)| sb.total_cmp(sa).then_with(|| da.cmp(db)));
+        hits.sort_by(|(sa, da, _), (sb, db, _)| sb.total_cmp(sa).then_with(|| da.cmp(db)));
         hits.truncate(k);
         Ok(hits
             .into_iter()
             .zip(1u32..)
-            .map(|((score, doc_id), rank)| Hit {
-                doc_id,
-                score,
-                rank,
+            .map(|((score, doc_id, address), rank)| {
+                (
+                    Hit {
+                        doc_id,
+                        score,
+                        rank,
+                    },
+                    address,
+                )
             })
             .collect())
     }

@@ -1,4 +1,5 @@
-//! The fields of a claimpool index: the stored doc id and the analysed title + abstract.
+//! The fields of a claimpool index: the stored doc id, the analysed title + abstract, and the
+//! stored title and sentences (what dense re-ranking and external scorers read).
 
 use super::analyzer::ANALYZER_NAME;
 use super::error::PipelineError;
@@ -11,12 +12,17 @@ use tantivy::schema::{
 const DOC_ID: &str = "doc_id";
 /// Name of the indexed (not stored) title + abstract field.
 const TEXT: &str = "text";
+/// Name of the stored (not indexed) title and sentences, as JSON (see [`super::Passage`]).
+const PASSAGE: &str = "passage";
 
-/// The two fields, as handles into an index's schema.
+/// The fields, as handles into an index's schema.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IndexFields {
     pub(crate) doc_id: Field,
     pub(crate) text: Field,
+    /// None in indexes built before claimpool stored the text: they search, but cannot give
+    /// abstracts to re-rankers or external scorers.
+    pub(crate) passage: Option<Field>,
 }
 
 /// The schema of a new index. Term frequencies are all BM25 needs, so positions are not kept.
@@ -27,7 +33,15 @@ pub(crate) fn new_schema() -> (Schema, IndexFields) {
         .set_tokenizer(ANALYZER_NAME)
         .set_index_option(IndexRecordOption::WithFreqs);
     let text = builder.add_text_field(TEXT, TextOptions::default().set_indexing_options(indexing));
-    (builder.build(), IndexFields { doc_id, text })
+    let passage = builder.add_text_field(PASSAGE, STORED);
+    (
+        builder.build(),
+        IndexFields {
+            doc_id,
+            text,
+            passage: Some(passage),
+        },
+    )
 }
 
 /// The fields of an opened index, checked against what [`new_schema`] makes.
@@ -62,7 +76,22 @@ pub(crate) fn fields_of(schema: &Schema, dir: &Path) -> Result<IndexFields, Pipe
             )))
         }
     }
-    Ok(IndexFields { doc_id, text })
+    let passage = match schema.get_field(PASSAGE) {
+        Err(_) => None,
+        Ok(passage) => match schema.get_field_entry(passage).field_type() {
+            FieldType::Str(options) if options.is_stored() => Some(passage),
+            _ => {
+                return Err(problem(format!(
+                    "field {PASSAGE:?} is not a stored text field"
+                )))
+            }
+        },
+    };
+    Ok(IndexFields {
+        doc_id,
+        text,
+        passage,
+    })
 }
 
 #[cfg(test)]
@@ -74,7 +103,18 @@ mod tests {
         let dir = Path::new("/nowhere");
         let (schema, made) = new_schema();
         let found = fields_of(&schema, dir).unwrap();
-        assert_eq!((found.doc_id, found.text), (made.doc_id, made.text));
+        assert_eq!(
+            (found.doc_id, found.text, found.passage),
+            (made.doc_id, made.text, made.passage)
+        );
+        assert!(made.passage.is_some());
+
+        // An index of an older build, without the stored passage, still opens.
+        let mut older = Schema::builder();
+        older.add_text_field(DOC_ID, STORED);
+        let indexing = TextFieldIndexing::default().set_tokenizer(ANALYZER_NAME);
+        older.add_text_field(TEXT, TextOptions::default().set_indexing_options(indexing));
+        assert_eq!(fields_of(&older.build(), dir).unwrap().passage, None);
 
         let mut other = Schema::builder();
         other.add_text_field(DOC_ID, STORED);

@@ -5,6 +5,7 @@ pub mod annotate;
 pub mod audit;
 pub mod db;
 pub mod import;
+pub mod jobs;
 pub mod pool;
 pub mod projects;
 pub mod release;

@@ -5,6 +5,7 @@ mod annotate;
 mod home;
 mod layout;
 mod login;
+mod pipeline;
 mod pool;
 mod projects;
 mod release;

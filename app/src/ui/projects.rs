@@ -108,6 +108,7 @@ pub fn ProjectPage() -> impl IntoView {
             </Suspense>
             <p><A href=move || format!("/lead/projects/{}/releases", name())>"Releases: export the collection"</A></p>
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
+            <crate::ui::pipeline::GenerateRunSection project=Signal::derive(name) version=version />
             <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />
             <section>
                 <h2>"Claims"</h2>

@@ -25,6 +25,15 @@ pub const PASSWORD: &str = "correct horse";
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
+        TestApp::spawn_inner(None).await
+    }
+
+    /// The app with these pipeline settings and the job worker running.
+    pub async fn spawn_with_jobs(pipeline: app::pipeline::job::PipelineSettings) -> TestApp {
+        TestApp::spawn_inner(Some(pipeline)).await
+    }
+
+    async fn spawn_inner(pipeline: Option<app::pipeline::job::PipelineSettings>) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = store::open(&dir.path().join("test.db"))
             .await
@@ -33,9 +42,17 @@ impl TestApp {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let router = server::http::router(db.clone(), addr)
-            .await
-            .expect("router");
+        let router = match pipeline {
+            None => server::http::router(db.clone(), addr).await,
+            Some(pipeline) => {
+                let pipeline = std::sync::Arc::new(pipeline);
+                server::jobs::spawn(db.clone(), pipeline.clone())
+                    .await
+                    .expect("job worker");
+                server::http::router_with(db.clone(), addr, pipeline).await
+            }
+        }
+        .expect("router");
         tokio::spawn(async move { axum::serve(listener, router).await });
         TestApp { addr, db, dir }
     }

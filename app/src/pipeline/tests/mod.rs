@@ -2,6 +2,7 @@
 
 mod bm25;
 mod build;
+mod hybrid;
 mod retrieval;
 mod scifact;
 mod support;

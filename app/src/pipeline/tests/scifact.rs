@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
-fn data_dir() -> Option<PathBuf> {
+pub(super) fn data_dir() -> Option<PathBuf> {
     crate::testdata::shared_data().map(|dir| dir.join("scifact"))
 }
 
@@ -21,7 +21,7 @@ fn json_lines(path: &Path) -> Vec<serde_json::Value> {
     crate::testdata::json_lines(path)
 }
 
-fn corpus(dir: &Path) -> Vec<IndexDoc> {
+pub(super) fn corpus(dir: &Path) -> Vec<IndexDoc> {
     json_lines(&dir.join("corpus.jsonl"))
         .iter()
         .map(|v| IndexDoc {
@@ -37,14 +37,14 @@ fn corpus(dir: &Path) -> Vec<IndexDoc> {
         .collect()
 }
 
-struct GoldClaim {
-    id: ClaimId,
-    text: String,
+pub(super) struct GoldClaim {
+    pub(super) id: ClaimId,
+    pub(super) text: String,
     /// Gold evidence abstracts and their label (all sets of a pair share one label).
-    evidence: BTreeMap<DocId, Label>,
+    pub(super) evidence: BTreeMap<DocId, Label>,
 }
 
-fn claims(dir: &Path, split: &str) -> Vec<GoldClaim> {
+pub(super) fn claims(dir: &Path, split: &str) -> Vec<GoldClaim> {
     json_lines(&dir.join(format!("claims_{split}.jsonl")))
         .iter()
         .map(|v| GoldClaim {

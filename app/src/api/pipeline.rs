@@ -1,0 +1,185 @@
+//! Generating a run on the server from the lead's project page: what the server offers, starting
+//! a job (recorded in `jobs`, run by the server's worker), and its progress. Leads only.
+
+use crate::error::ApiError;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// What a lead can choose from: names only (the server's administrator set them up).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipelineChoices {
+    /// Whether the hybrid retriever (MiniLM) is set up.
+    pub hybrid: bool,
+    /// Trained model names.
+    pub models: Vec<String>,
+    /// External command names.
+    pub commands: Vec<String>,
+}
+
+/// A pipeline job as the page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    pub id: i64,
+    /// queued, running, done or failed.
+    pub status: String,
+    /// Claims done and in all (None until the job has read the claims).
+    pub done: i64,
+    pub total: Option<i64>,
+    /// The system the job creates.
+    pub system: String,
+    pub description: String,
+    /// Why it failed.
+    pub message: Option<String>,
+    /// Predictions imported, once done.
+    pub imported: Option<u64>,
+}
+
+impl JobView {
+    /// Whether the job has ended (done or failed).
+    pub fn finished(&self) -> bool {
+        self.status == "done" || self.status == "failed"
+    }
+}
+
+#[cfg(feature = "ssr")]
+fn view(job: crate::store::jobs::Job) -> JobView {
+    let params: Option<crate::pipeline::job::PipelineJobParams> =
+        serde_json::from_str(&job.params).ok();
+    let result: Option<serde_json::Value> = job
+        .result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok());
+    JobView {
+        id: job.id,
+        status: job.status,
+        done: job.done_units,
+        total: job.total_units,
+        system: params
+            .as_ref()
+            .map(|p| p.system.clone())
+            .unwrap_or_default(),
+        description: params.as_ref().map(|p| p.describe()).unwrap_or_default(),
+        message: job.message,
+        imported: result.and_then(|r| r["rows"].as_u64()),
+    }
+}
+
+#[cfg(feature = "ssr")]
+async fn lead_project(
+    project: &str,
+) -> Result<(crate::store::Db, i64, crate::domain::account::User), ApiError> {
+    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+    let db = crate::state::db()?;
+    let id = crate::store::projects::id_by_name(&db, project).await?;
+    Ok((db, id, user))
+}
+
+#[server(endpoint = "pipeline/options")]
+pub async fn pipeline_options(project: String) -> Result<PipelineChoices, ApiError> {
+    crate::api::respond(
+        async {
+            lead_project(&project).await?;
+            let settings = crate::state::pipeline()?;
+            Ok(PipelineChoices {
+                hybrid: settings.embedder_dir.is_some(),
+                models: settings.models.iter().map(|(n, _)| n.clone()).collect(),
+                commands: settings.commands.iter().map(|(n, _)| n.clone()).collect(),
+            })
+        }
+        .await,
+    )
+}
+
+/// Records a pipeline job and returns it at once; the server's worker runs it. `scorer` is
+/// bm25, trained (with `model`, a name the server offers) or external (with `command`, a name).
+#[allow(clippy::too_many_arguments)]
+#[server(endpoint = "pipeline/start")]
+pub async fn start_pipeline(
+    project: String,
+    retriever: String,
+    k: u32,
+    scorer: String,
+    #[server(default)] model: String,
+    #[server(default)] command: String,
+    system: String,
+    role: String,
+) -> Result<JobView, ApiError> {
+    crate::api::respond(
+        async {
+            use crate::pipeline::job::{PipelineJobParams, RetrieverChoice, ScorerChoice};
+            let (db, id, user) = lead_project(&project).await?;
+            let settings = crate::state::pipeline()?;
+            let retriever = match retriever.as_str() {
+                "bm25" => RetrieverChoice::Bm25,
+                "hybrid" => RetrieverChoice::Hybrid,
+                other => return Err(ApiError::Invalid(format!("unknown retriever {other:?}"))),
+            };
+            let scorer = match scorer.as_str() {
+                "bm25" => ScorerChoice::Bm25,
+                "trained" => ScorerChoice::Trained { model },
+                "external" => ScorerChoice::External { command },
+                other => return Err(ApiError::Invalid(format!("unknown scorer {other:?}"))),
+            };
+            crate::store::import::SystemRole::parse(&role)?;
+            let params = PipelineJobParams {
+                retriever,
+                k,
+                scorer,
+                system: system.trim().to_owned(),
+                role,
+            };
+            params.check(&settings).map_err(ApiError::Invalid)?;
+            let systems = crate::store::projects::systems(&db, id).await?;
+            if systems.iter().any(|s| s.name == params.system) {
+                return Err(ApiError::Conflict(format!(
+                    "the project has a system named {:?} already",
+                    params.system
+                )));
+            }
+            let summary = crate::store::projects::summary(&db, &project).await?;
+            if summary.documents == 0 || summary.claims == 0 {
+                return Err(ApiError::Invalid(
+                    "the project needs a corpus and claims before a run can be generated".into(),
+                ));
+            }
+            let json = serde_json::to_value(&params)
+                .map_err(|e| ApiError::Internal(format!("job parameters: {e}")))?;
+            let job = crate::store::jobs::create(
+                &db,
+                id,
+                crate::store::jobs::PIPELINE,
+                &json,
+                Some(user.id),
+            )
+            .await?;
+            Ok(view(crate::store::jobs::get(&db, id, job).await?))
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "pipeline/job")]
+pub async fn pipeline_job(project: String, id: i64) -> Result<JobView, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, project_id, _) = lead_project(&project).await?;
+            Ok(view(crate::store::jobs::get(&db, project_id, id).await?))
+        }
+        .await,
+    )
+}
+
+/// The project's ten latest pipeline jobs, newest first.
+#[server(endpoint = "pipeline/jobs")]
+pub async fn pipeline_jobs(project: String) -> Result<Vec<JobView>, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, project_id, _) = lead_project(&project).await?;
+            let jobs =
+                crate::store::jobs::recent(&db, project_id, crate::store::jobs::PIPELINE, 10)
+                    .await?;
+            Ok(jobs.into_iter().map(view).collect())
+        }
+        .await,
+    )
+}

@@ -1,0 +1,263 @@
+//! The hybrid retriever (needs all-MiniLM-L6-v2: skipped without it): on a small corpus, its
+//! ranking is checked against the fusion recomputed here from per-text cosines; on SciFact
+//! (ignored by default: it embeds thousands of abstracts), recall of the gold evidence at 20 and
+//! 50 for BM25 and hybrid on dev, the fusion constant on train, and time per claim.
+
+use super::scifact::{claims, corpus, data_dir, GoldClaim};
+use super::support::{doc, index_of};
+use crate::pipeline::embed::{cosine, Embedder};
+use crate::pipeline::hybrid::{fuse, DEFAULT_POOL};
+use crate::pipeline::{build_index, CandidateRetriever, HybridReranker, Passage, Retriever};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::time::Instant;
+
+fn embedder() -> Option<Embedder> {
+    let dir = crate::pipeline::embed::tests::model_dir()?;
+    Some(Embedder::load(&dir).unwrap())
+}
+
+#[test]
+fn hybrid_ranks_by_reciprocal_rank_fusion_of_bm25_and_cosine() {
+    let Some(embedder) = embedder() else { return };
+    let (_dir, index) = index_of(vec![
+        doc(
+            "1",
+            "Sleep of older adults",
+            &["Walking every morning gave elderly people deeper, longer sleep."],
+        ),
+        doc(
+            "2",
+            "Exercise equipment market",
+            &["Sales of exercise bikes for older adults grew; sleep mode saves power."],
+        ),
+        doc(
+            "3",
+            "Insulin and glucose",
+            &["Insulin lowers blood glucose in adults."],
+        ),
+        doc(
+            "4",
+            "Physical activity and insomnia",
+            &["Aerobic activity reduced insomnia in seniors in a trial."],
+        ),
+        doc(
+            "5",
+            "Adults and exercise",
+            &["Exercise adults exercise adults older older."],
+        ),
+        doc("6", "Bone density", &["Vitamin D raises bone density."]),
+    ]);
+    let claim = "Exercise improves sleep in older adults.";
+    let reranker = HybridReranker::with(embedder, 4, 2.0);
+    let hybrid = CandidateRetriever::hybrid(&index, &reranker);
+    let (ranking, passages) = hybrid.with_passages(claim, 3).unwrap();
+
+    // Independently: BM25's top 4, each text embedded on its own, fused with c = 2 by hand.
+    let bm25 = index.search_passages(&index.claim_terms(claim), 4).unwrap();
+    let embed = |text: &str| reranker.embedder().embed(&[text]).unwrap().remove(0);
+    let claim_vector = embed(claim);
+    let cosines: Vec<f32> = bm25
+        .1
+        .iter()
+        .map(|p: &Passage| cosine(&claim_vector, &embed(&p.full_text())))
+        .collect();
+    let dense_rank = |i: usize| {
+        1 + (0..cosines.len())
+            .filter(|&j| cosines[j] > cosines[i] || (cosines[j] == cosines[i] && j < i))
+            .count()
+    };
+    let mut expected: Vec<(f64, usize)> = (0..cosines.len())
+        .map(|i| {
+            (
+                1.0 / (2.0 + (i + 1) as f64) + 1.0 / (2.0 + dense_rank(i) as f64),
+                i,
+            )
+        })
+        .collect();
+    expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let expected_docs: Vec<&str> = expected[..3]
+        .iter()
+        .map(|&(_, i)| bm25.0.hits[i].doc_id.as_str())
+        .collect();
+    let got_docs: Vec<&str> = ranking.hits.iter().map(|h| h.doc_id.as_str()).collect();
+    assert_eq!(got_docs, expected_docs, "cosines {cosines:?}");
+    for (rank, (hit, passage)) in ranking.hits.iter().zip(&passages).enumerate() {
+        assert_eq!(hit.rank as usize, rank + 1);
+        let i = bm25
+            .0
+            .hits
+            .iter()
+            .position(|h| h.doc_id == hit.doc_id)
+            .unwrap();
+        assert_eq!(hit.score, bm25.0.hits[i].score, "the BM25 score is kept");
+        assert_eq!(passage, &bm25.1[i]);
+    }
+    assert_eq!(ranking.ceiling, bm25.0.ceiling);
+    // Cached embeddings give the same ranking.
+    assert_eq!(hybrid.with_passages(claim, 3).unwrap().0, ranking);
+    // The ranking-only call agrees.
+    assert_eq!(hybrid.ranking(claim, 3).unwrap(), ranking);
+}
+
+/// Recall of gold evidence pairs (claims with evidence) in the top `k` of each ranking.
+fn recall(claims: &[GoldClaim], rankings: &[Vec<&str>], k: usize) -> (usize, usize) {
+    let mut found = 0;
+    let mut total = 0;
+    for (claim, ranking) in claims.iter().zip(rankings) {
+        total += claim.evidence.len();
+        found += claim
+            .evidence
+            .keys()
+            .filter(|doc| ranking.iter().take(k).any(|d| *d == doc.as_str()))
+            .count();
+    }
+    (found, total)
+}
+
+/// For each claim with evidence: BM25's top 200 doc ids, and their cosines to the claim.
+fn candidates(
+    index: &Retriever,
+    reranker: &HybridReranker,
+    claims: &[GoldClaim],
+) -> (Vec<Vec<String>>, Vec<Vec<f32>>, f64) {
+    let started = Instant::now();
+    let mut ids = Vec::new();
+    let mut sims = Vec::new();
+    for claim in claims {
+        let (ranking, passages) = index
+            .search_passages(&index.claim_terms(&claim.text), DEFAULT_POOL)
+            .unwrap();
+        sims.push(
+            reranker
+                .similarities(&claim.text, &ranking, &passages)
+                .unwrap(),
+        );
+        ids.push(
+            ranking
+                .hits
+                .iter()
+                .map(|h| h.doc_id.as_str().to_owned())
+                .collect(),
+        );
+    }
+    (
+        ids,
+        sims,
+        started.elapsed().as_secs_f64() / claims.len() as f64,
+    )
+}
+
+fn fused<'a>(ids: &'a [Vec<String>], sims: &[Vec<f32>], c: f64) -> Vec<Vec<&'a str>> {
+    ids.iter()
+        .zip(sims)
+        .map(|(ids, sims)| fuse(sims, c).into_iter().map(|i| ids[i].as_str()).collect())
+        .collect()
+}
+
+/// Run with `cargo test -p app --features ssr --lib scifact_hybrid -- --ignored --nocapture`.
+#[test]
+#[ignore = "embeds about 5,000 SciFact abstracts: minutes of CPU"]
+fn scifact_hybrid_recall_and_time() {
+    let Some(dir) = data_dir() else { return };
+    let Some(embedder) = embedder() else { return };
+    let docs = corpus(&dir);
+    let index_dir = tempfile::tempdir().unwrap();
+    build_index(
+        index_dir.path(),
+        docs.into_iter().map(Ok::<_, Infallible>),
+        &|_| {},
+    )
+    .unwrap();
+    let index = Retriever::open(index_dir.path()).unwrap();
+    let with_evidence = |split| -> Vec<GoldClaim> {
+        claims(&dir, split)
+            .into_iter()
+            .filter(|c| !c.evidence.is_empty())
+            .collect()
+    };
+    let (dev, train) = (with_evidence("dev"), with_evidence("train"));
+    let tokens: usize = std::env::var("CLAIMPOOL_MINILM_TOKENS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(256);
+    let mut embedder = embedder;
+    embedder.set_max_tokens(tokens);
+    let reranker = HybridReranker::new(embedder);
+
+    // Time per claim with nothing cached: five dev claims, a fresh cache each.
+    let cold: Vec<f64> = dev
+        .iter()
+        .take(5)
+        .map(|claim| {
+            let fresh = HybridReranker::new({
+                let mut e =
+                    Embedder::load(&crate::pipeline::embed::tests::model_dir().unwrap()).unwrap();
+                e.set_max_tokens(tokens);
+                e
+            });
+            let retriever = CandidateRetriever::hybrid(&index, &fresh);
+            let started = Instant::now();
+            retriever.ranking(&claim.text, 50).unwrap();
+            started.elapsed().as_secs_f64()
+        })
+        .collect();
+
+    let (dev_ids, dev_sims, dev_time) = candidates(&index, &reranker, &dev);
+    let bm25: Vec<Vec<&str>> = dev_ids
+        .iter()
+        .map(|ids| ids.iter().map(String::as_str).collect())
+        .collect();
+    let report = |name: &str, rankings: &[Vec<&str>]| {
+        let (f20, total) = recall(&dev, rankings, 20);
+        let (f50, _) = recall(&dev, rankings, 50);
+        eprintln!(
+            "SciFact dev {name}: recall@20 = {f20}/{total} = {:.4}, recall@50 = {f50}/{total} = {:.4}",
+            f20 as f64 / total as f64,
+            f50 as f64 / total as f64
+        );
+        f50 as f64 / total as f64
+    };
+    let bm25_50 = report("BM25", &bm25);
+    let (f200, total) = recall(&dev, &bm25, 200);
+    eprintln!("SciFact dev BM25 recall@200 (the hybrid's ceiling) = {f200}/{total}");
+    let dense: Vec<Vec<&str>> = dev_ids
+        .iter()
+        .zip(&dev_sims)
+        .map(|(ids, sims)| {
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by(|&a, &b| sims[b].total_cmp(&sims[a]).then(a.cmp(&b)));
+            order.into_iter().map(|i| ids[i].as_str()).collect()
+        })
+        .collect();
+    report("MiniLM alone over BM25's top 200", &dense);
+
+    // The fusion constant on train.
+    let (train_ids, train_sims, _) = candidates(&index, &reranker, &train);
+    let mut by_c: HashMap<u32, f64> = HashMap::new();
+    for c in [1u32, 5, 10, 20, 40, 60, 100, 200] {
+        let rankings = fused(&train_ids, &train_sims, f64::from(c));
+        let (f50, total) = recall(&train, &rankings, 50);
+        let (f20, _) = recall(&train, &rankings, 20);
+        eprintln!(
+            "SciFact train hybrid c = {c}: recall@20 = {:.4}, recall@50 = {:.4}",
+            f20 as f64 / total as f64,
+            f50 as f64 / total as f64
+        );
+        by_c.insert(c, f50 as f64 / total as f64);
+    }
+    let hybrid_50 = report(
+        &format!(
+            "hybrid (c = {}, {tokens} tokens)",
+            crate::pipeline::hybrid::DEFAULT_RRF_K
+        ),
+        &fused(&dev_ids, &dev_sims, crate::pipeline::hybrid::DEFAULT_RRF_K),
+    );
+    eprintln!(
+        "time per claim: {:.2} s with nothing cached ({:?}), {dev_time:.2} s over dev with the cache",
+        cold.iter().sum::<f64>() / cold.len() as f64,
+        cold
+    );
+    assert!(bm25_50 >= 0.93, "{bm25_50}");
+    assert!(hybrid_50 >= 0.97, "hybrid recall@50 {hybrid_50}");
+}

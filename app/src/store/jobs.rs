@@ -1,0 +1,224 @@
+//! Background jobs (the `jobs` table): a server function records one and returns; the worker in
+//! the server claims it, reports progress, and finishes or fails it. Also the export of a
+//! project's corpus and claims to files, which a pipeline job reads.
+
+use super::{now_ms, Db, StoreError, StoreResult};
+use futures::TryStreamExt;
+use sqlx::Row;
+use std::io::Write;
+use std::path::Path;
+
+/// The kind of a pipeline run job.
+pub const PIPELINE: &str = "pipeline";
+
+/// One job as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub id: i64,
+    pub project_id: Option<i64>,
+    pub kind: String,
+    /// The job's parameters, JSON.
+    pub params: String,
+    /// queued, running, done or failed.
+    pub status: String,
+    pub done_units: i64,
+    pub total_units: Option<i64>,
+    /// Why it failed (or a note).
+    pub message: Option<String>,
+    /// What it produced, JSON.
+    pub result: Option<String>,
+    pub created_by: Option<i64>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+const COLUMNS: &str = "id, project_id, kind, params, status, done_units, total_units, message, \
+                       result, created_by, created_at, started_at, finished_at";
+
+fn from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<Job> {
+    Ok(Job {
+        id: row.try_get("id")?,
+        project_id: row.try_get("project_id")?,
+        kind: row.try_get("kind")?,
+        params: row.try_get("params")?,
+        status: row.try_get("status")?,
+        done_units: row.try_get("done_units")?,
+        total_units: row.try_get("total_units")?,
+        message: row.try_get("message")?,
+        result: row.try_get("result")?,
+        created_by: row.try_get("created_by")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        finished_at: row.try_get("finished_at")?,
+    })
+}
+
+/// Records a queued job; returns its id.
+pub async fn create(
+    db: &Db,
+    project_id: i64,
+    kind: &str,
+    params: &serde_json::Value,
+    created_by: Option<i64>,
+) -> StoreResult<i64> {
+    Ok(sqlx::query(
+        "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at) \
+         VALUES (?, ?, ?, 'queued', ?, ?)",
+    )
+    .bind(project_id)
+    .bind(kind)
+    .bind(params.to_string())
+    .bind(created_by)
+    .bind(now_ms())
+    .execute(db)
+    .await?
+    .last_insert_rowid())
+}
+
+/// One job of a project.
+pub async fn get(db: &Db, project_id: i64, id: i64) -> StoreResult<Job> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM jobs WHERE id = ? AND project_id = ?"
+    ))
+    .bind(id)
+    .bind(project_id)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("job {id}")))?;
+    from_row(&row)
+}
+
+/// The project's latest jobs of a kind, newest first.
+pub async fn recent(db: &Db, project_id: i64, kind: &str, limit: i64) -> StoreResult<Vec<Job>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM jobs WHERE project_id = ? AND kind = ? ORDER BY id DESC LIMIT ?"
+    ))
+    .bind(project_id)
+    .bind(kind)
+    .bind(limit)
+    .fetch_all(db)
+    .await?;
+    rows.iter().map(from_row).collect()
+}
+
+/// Takes the oldest queued job and marks it running (one statement, so two workers cannot take
+/// the same job).
+pub async fn claim_next(db: &Db) -> StoreResult<Option<Job>> {
+    let row = sqlx::query(&format!(
+        "UPDATE jobs SET status = 'running', started_at = ? \
+         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) \
+         RETURNING {COLUMNS}"
+    ))
+    .bind(now_ms())
+    .fetch_optional(db)
+    .await?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// Sets a running job's progress.
+pub async fn progress(db: &Db, id: i64, done: i64, total: Option<i64>) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE jobs SET done_units = ?, total_units = COALESCE(?, total_units) \
+         WHERE id = ? AND status = 'running'",
+    )
+    .bind(done)
+    .bind(total)
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Marks a running job done with its result.
+pub async fn finish(db: &Db, id: i64, result: &serde_json::Value) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE jobs SET status = 'done', result = ?, finished_at = ? \
+         WHERE id = ? AND status = 'running'",
+    )
+    .bind(result.to_string())
+    .bind(now_ms())
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Marks a queued or running job failed with the reason.
+pub async fn fail(db: &Db, id: i64, message: &str) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE jobs SET status = 'failed', message = ?, finished_at = ? \
+         WHERE id = ? AND status IN ('queued', 'running')",
+    )
+    .bind(message)
+    .bind(now_ms())
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Fails the jobs left running by a server that stopped; returns how many. Call before a
+/// worker starts.
+pub async fn fail_interrupted(db: &Db) -> StoreResult<u64> {
+    Ok(sqlx::query(
+        "UPDATE jobs SET status = 'failed', finished_at = ?, \
+         message = 'the server stopped while the job ran; start it again' \
+         WHERE status = 'running'",
+    )
+    .bind(now_ms())
+    .execute(db)
+    .await?
+    .rows_affected())
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
+    move |e| StoreError::Invalid(format!("writing {}: {e}", path.display()))
+}
+
+/// Writes the project's documents as a SciFact corpus (`doc_id`, `title`, `abstract`), one per
+/// line, streaming them from the database; returns how many.
+pub async fn export_corpus(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
+    let mut rows = sqlx::query(
+        "SELECT doc_id, title, sentences FROM documents WHERE project_id = ? ORDER BY id",
+    )
+    .bind(project_id)
+    .fetch(db);
+    let mut count = 0;
+    while let Some(row) = rows.try_next().await? {
+        let doc_id: String = row.try_get("doc_id")?;
+        let sentences: String = row.try_get("sentences")?;
+        let sentences: Vec<String> = serde_json::from_str(&sentences)
+            .map_err(|e| StoreError::Corrupt(format!("sentences of doc {doc_id}: {e}")))?;
+        let line = serde_json::json!({
+            "doc_id": doc_id,
+            "title": row.try_get::<String, _>("title")?,
+            "abstract": sentences,
+        });
+        writeln!(out, "{line}").map_err(io_error(path))?;
+        count += 1;
+    }
+    out.flush().map_err(io_error(path))?;
+    Ok(count)
+}
+
+/// Writes the project's claims as a SciFact claims file (`id`, `claim`); returns how many.
+pub async fn export_claims(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
+    let mut rows =
+        sqlx::query("SELECT claim_id, text FROM claims WHERE project_id = ? ORDER BY id")
+            .bind(project_id)
+            .fetch(db);
+    let mut count = 0;
+    while let Some(row) = rows.try_next().await? {
+        let line = serde_json::json!({
+            "id": row.try_get::<String, _>("claim_id")?,
+            "claim": row.try_get::<String, _>("text")?,
+        });
+        writeln!(out, "{line}").map_err(io_error(path))?;
+        count += 1;
+    }
+    out.flush().map_err(io_error(path))?;
+    Ok(count)
+}

@@ -1,0 +1,192 @@
+//! "Generate a run" on the lead's project page: choose a retriever, k and a scorer the server
+//! offers, start a job on the server, follow its progress, and see the new system when done.
+
+use crate::api::pipeline::{
+    pipeline_jobs, pipeline_options, JobView, PipelineChoices, StartPipeline,
+};
+use crate::ui::widgets::{format_count, ErrorNote};
+use leptos::prelude::*;
+use std::time::Duration;
+
+/// How often the page asks for the jobs' progress while one runs.
+const POLL: Duration = Duration::from_millis(1000);
+
+#[component]
+pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+    let options = Resource::new(move || project.get(), pipeline_options);
+    let start = ServerAction::<StartPipeline>::new();
+    // Bumped by the poll timer while a job is unfinished, and when a job is started.
+    let tick = RwSignal::new(0u32);
+    let jobs = Resource::new(
+        move || (project.get(), tick.get(), start.version().get()),
+        |(p, _, _)| pipeline_jobs(p),
+    );
+    let active = Memo::new(move |_| {
+        jobs.get()
+            .and_then(Result::ok)
+            .is_some_and(|list| list.iter().any(|j| !j.finished()))
+    });
+    // The browser polls while a job is unfinished (effects do not run on the server).
+    Effect::new(move |_| {
+        if let Ok(handle) = set_interval_with_handle(
+            move || {
+                if active.get_untracked() {
+                    tick.update(|t| *t = t.wrapping_add(1));
+                }
+            },
+            POLL,
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    // When a job seen unfinished is done, the systems table reloads.
+    let unfinished_seen = StoredValue::new(Vec::<i64>::new());
+    Effect::new(move |_| {
+        let Some(Ok(list)) = jobs.get() else { return };
+        let mut newly_done = false;
+        unfinished_seen.update_value(|seen| {
+            for job in &list {
+                if !job.finished() && !seen.contains(&job.id) {
+                    seen.push(job.id);
+                } else if job.status == "done" && seen.contains(&job.id) {
+                    seen.retain(|id| *id != job.id);
+                    newly_done = true;
+                }
+            }
+        });
+        if newly_done {
+            version.update(|v| *v += 1);
+        }
+    });
+    view! {
+        <section data-testid="generate-run">
+            <h2>"Generate a run"</h2>
+            <p class="muted">"Runs the pipeline on the server over this project's corpus and claims, and imports the result as a new system."</p>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match options.await {
+                        Ok(choices) => view! { <StartForm project=project choices=choices start=start /> }.into_any(),
+                        Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+            {move || start.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorNote error=e /> })}
+            <Transition fallback=|| ()>
+                {move || jobs.get().map(|r| match r {
+                    Ok(list) if list.is_empty() => ().into_any(),
+                    Ok(list) => view! { <JobTable list=list /> }.into_any(),
+                    Err(e) => view! { <ErrorNote error=e /> }.into_any(),
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn StartForm(
+    project: Signal<String>,
+    choices: PipelineChoices,
+    start: ServerAction<StartPipeline>,
+) -> impl IntoView {
+    let retriever = RwSignal::new("bm25".to_owned());
+    let k = RwSignal::new(50u32);
+    let scorer = RwSignal::new("bm25".to_owned());
+    let model = RwSignal::new(choices.models.first().cloned().unwrap_or_default());
+    let command = RwSignal::new(choices.commands.first().cloned().unwrap_or_default());
+    let system = RwSignal::new(String::new());
+    let role = RwSignal::new("pooled".to_owned());
+    let (models, commands) = (choices.models.clone(), choices.commands.clone());
+    let has_models = !models.is_empty();
+    let has_commands = !commands.is_empty();
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        start.dispatch(StartPipeline {
+            project: project.get_untracked(),
+            retriever: retriever.get_untracked(),
+            k: k.get_untracked(),
+            scorer: scorer.get_untracked(),
+            model: model.get_untracked(),
+            command: command.get_untracked(),
+            system: system.get_untracked(),
+            role: role.get_untracked(),
+        });
+    };
+    view! {
+        <form class="form-grid card" on:submit=on_submit data-testid="generate-form">
+            <label for="gen-retriever">"Retriever"</label>
+            <select id="gen-retriever" on:change=move |ev| retriever.set(event_target_value(&ev)) prop:value=move || retriever.get()>
+                <option value="bm25">"BM25 (title + abstract)"</option>
+                {choices.hybrid.then(|| view! { <option value="hybrid">"hybrid: BM25 top 200 + MiniLM, reciprocal-rank fusion"</option> })}
+            </select>
+            <label for="gen-k">"Abstracts per claim (k)"</label>
+            <input id="gen-k" type="number" min="1" max="1000" prop:value=move || k.get().to_string()
+                on:input=move |ev| k.set(event_target_value(&ev).parse().unwrap_or(50)) />
+            <label for="gen-scorer">"Scorer"</label>
+            <select id="gen-scorer" on:change=move |ev| scorer.set(event_target_value(&ev)) prop:value=move || scorer.get()>
+                <option value="bm25">"BM25, calibrated probability of evidence"</option>
+                {has_models.then(|| view! { <option value="trained">"trained model"</option> })}
+                {has_commands.then(|| view! { <option value="external">"external command"</option> })}
+            </select>
+            <Show when=move || scorer.get() == "trained">
+                <label for="gen-model">"Model"</label>
+                <select id="gen-model" on:change=move |ev| model.set(event_target_value(&ev)) prop:value=move || model.get()>
+                    {models.clone().into_iter().map(|m| view! { <option value=m.clone()>{m.clone()}</option> }).collect_view()}
+                </select>
+            </Show>
+            <Show when=move || scorer.get() == "external">
+                <label for="gen-command">"Command"</label>
+                <select id="gen-command" on:change=move |ev| command.set(event_target_value(&ev)) prop:value=move || command.get()>
+                    {commands.clone().into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
+                </select>
+            </Show>
+            <label for="gen-system">"System name"</label>
+            <input id="gen-system" required placeholder="e.g. bm25-k50" prop:value=move || system.get()
+                on:input=move |ev| system.set(event_target_value(&ev)) />
+            <label for="gen-role">"Role"</label>
+            <select id="gen-role" on:change=move |ev| role.set(event_target_value(&ev)) prop:value=move || role.get()>
+                <option value="pooled">"pooled"</option>
+                <option value="evaluation-only">"evaluation-only"</option>
+            </select>
+            <span></span>
+            <button type="submit" disabled=move || start.pending().get()>"Start"</button>
+            <p class="muted span-all">"External commands and model files are set up by the server's administrator (claimpool serve --pipeline-command NAME=CMD, --pipeline-model NAME=FILE, --embedder-dir DIR)."</p>
+        </form>
+    }
+}
+
+#[component]
+fn JobTable(list: Vec<JobView>) -> impl IntoView {
+    view! {
+        <table class="grid" data-testid="pipeline-jobs">
+            <thead><tr><th>"Job"</th><th>"System"</th><th>"Run"</th><th>"Progress"</th><th>"Status"</th></tr></thead>
+            <tbody>
+                {list.into_iter().map(|job| {
+                    let total = job.total.unwrap_or(0);
+                    let progress = match job.total {
+                        Some(total) => format!("{} / {} claims", format_count(job.done), format_count(total)),
+                        None => "—".to_owned(),
+                    };
+                    let status = match (job.status.as_str(), job.imported) {
+                        ("done", Some(rows)) => format!("done: {} predictions imported", format_count(rows as i64)),
+                        (status, _) => status.to_owned(),
+                    };
+                    view! {
+                        <tr data-testid="pipeline-job" data-status=job.status.clone()>
+                            <td class="num">{job.id}</td>
+                            <td>{job.system}</td>
+                            <td>{job.description}</td>
+                            <td>
+                                <progress max=total.max(1).to_string() value=job.done.to_string()></progress>
+                                " " {progress}
+                            </td>
+                            <td>
+                                {status}
+                                {job.message.map(|m| view! { <pre class="error" role="alert">{m}</pre> })}
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,137 @@
+//! The background worker: takes queued jobs from the `jobs` table one at a time and runs them
+//! outside any request, writing progress into the job's row as it goes.
+//!
+//! A pipeline job exports the project's corpus and claims to a temporary directory, indexes
+//! them, runs the chosen retriever and scorer ([`app::pipeline::job::run_job`]) and imports the
+//! run as a new system with the same checks as any run import. Whatever fails ends in the row's
+//! message; a failed job imports nothing.
+
+use anyhow::Context;
+use app::pipeline::job::{run_job, PipelineJobParams, PipelineSettings};
+use app::store::import::{RunImport, SystemRole, SystemSpec};
+use app::store::{jobs, Db};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often the worker looks for queued jobs, and writes a running job's progress.
+const TICK: Duration = Duration::from_millis(300);
+
+/// Starts the worker on the current tokio runtime. Jobs left running by a previous server are
+/// failed first (their work died with it).
+pub async fn spawn(
+    db: Db,
+    settings: Arc<PipelineSettings>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let interrupted = jobs::fail_interrupted(&db).await?;
+    if interrupted > 0 {
+        tracing::warn!(
+            interrupted,
+            "jobs left running by a stopped server are failed"
+        );
+    }
+    Ok(tokio::spawn(async move {
+        loop {
+            match jobs::claim_next(&db).await {
+                Ok(Some(job)) => run(&db, &settings, job).await,
+                Ok(None) => tokio::time::sleep(TICK).await,
+                Err(e) => {
+                    tracing::error!(error = %e, "job worker: cannot read the jobs table");
+                    tokio::time::sleep(TICK * 10).await;
+                }
+            }
+        }
+    }))
+}
+
+/// Runs one claimed job and records how it ended.
+async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
+    let id = job.id;
+    let outcome = match job.kind.as_str() {
+        jobs::PIPELINE => pipeline(db, settings, &job).await,
+        other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
+    };
+    let recorded = match outcome {
+        Ok(result) => jobs::finish(db, id, &result).await,
+        Err(e) => {
+            tracing::warn!(job = id, error = %format!("{e:#}"), "job failed");
+            jobs::fail(db, id, &format!("{e:#}")).await
+        }
+    };
+    if let Err(e) = recorded {
+        tracing::error!(job = id, error = %e, "cannot record the end of a job");
+    }
+}
+
+/// A pipeline job: export, index, run, import.
+async fn pipeline(
+    db: &Db,
+    settings: &Arc<PipelineSettings>,
+    job: &jobs::Job,
+) -> anyhow::Result<serde_json::Value> {
+    let params: PipelineJobParams =
+        serde_json::from_str(&job.params).context("the job's parameters")?;
+    let project = job.project_id.context("the job has no project")?;
+    let dir = tempfile::tempdir().context("a temporary directory for the job")?;
+    let corpus = dir.path().join("corpus.jsonl");
+    let claims = dir.path().join("claims.jsonl");
+    let out = dir.path().join("run.jsonl");
+    jobs::export_corpus(db, project, &corpus).await?;
+    let total = jobs::export_claims(db, project, &claims).await?;
+    jobs::progress(db, job.id, 0, Some(total as i64)).await?;
+
+    let done = Arc::new(AtomicU64::new(0));
+    let work = {
+        let (settings, params, done) = (settings.clone(), params.clone(), done.clone());
+        let (work, corpus, claims, out) = (dir.path().to_path_buf(), corpus, claims, out.clone());
+        tokio::task::spawn_blocking(move || {
+            run_job(&settings, &params, &corpus, &claims, &work, &out, &|n| {
+                done.fetch_max(n, Ordering::Relaxed);
+            })
+        })
+    };
+    tokio::pin!(work);
+    let mut reported = 0;
+    let pairs = loop {
+        tokio::select! {
+            finished = &mut work => break finished.context("the pipeline stopped")??,
+            () = tokio::time::sleep(TICK) => {
+                let now = done.load(Ordering::Relaxed);
+                if now != reported {
+                    jobs::progress(db, job.id, now as i64, None).await?;
+                    reported = now;
+                }
+            }
+        }
+    };
+    jobs::progress(db, job.id, total as i64, None).await?;
+
+    let import = RunImport {
+        path: out,
+        format: Some(app::domain::formats::RunFormat::Canonical),
+        options: app::domain::formats::RunReadOptions::default(),
+        system: SystemSpec {
+            name: Some(params.system.clone()),
+            role: SystemRole::parse(&params.role)?,
+            description: params.describe(),
+            negative_sampling_ratio: None,
+        },
+        allow_missing_docs: false,
+    };
+    // Messages name the run, not the job's temporary directory.
+    let prefix = format!("{}/", dir.path().display());
+    let report = app::store::import::run(db, project, import, job.created_by)
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "importing the generated run: {}",
+                e.to_string().replace(&prefix, "")
+            )
+        })?;
+    Ok(serde_json::json!({
+        "system": params.system,
+        "pairs": pairs,
+        "rows": report.rows,
+        "import_id": report.import_id,
+    }))
+}

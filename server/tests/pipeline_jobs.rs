@@ -1,0 +1,338 @@
+//! Pipeline jobs through the server functions, with the job worker running: a lead starts a job,
+//! polls it to the end, and finds the new system with its predictions; a failing external
+//! command fails the job with its output line and imports nothing; annotators are refused.
+//! Data: the demo sample shipped in server/demo (40 claims, 443 abstracts).
+
+mod common;
+
+use app::api::pipeline::JobView;
+use app::domain::account::Role;
+use app::pipeline::job::PipelineSettings;
+use common::TestApp;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn demo_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo")
+        .join(name)
+}
+
+/// The stand-in model of the external-scorer tests, or None where python3 is missing.
+fn standin() -> Option<String> {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not available");
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../app/src/pipeline/external/testdata/standin_model.py");
+    Some(script.display().to_string())
+}
+
+async fn demo_project(app: &TestApp) -> i64 {
+    let project = app::store::projects::create(&app.db, "demo", "", None)
+        .await
+        .unwrap();
+    app::store::import::corpus(&app.db, project, &demo_file("corpus.jsonl"), None, None)
+        .await
+        .unwrap();
+    app::store::import::claims(&app.db, project, &demo_file("claims.jsonl"), None)
+        .await
+        .unwrap();
+    project
+}
+
+async fn start(
+    app: &TestApp,
+    client: &reqwest::Client,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    client
+        .post(app.url("/api/pipeline/start"))
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Polls the job until it has ended (at most two minutes), returning what the page would show.
+async fn wait(app: &TestApp, client: &reqwest::Client, id: i64) -> JobView {
+    for _ in 0..600 {
+        let job: JobView = client
+            .post(app.url("/api/pipeline/job"))
+            .form(&[("project", "demo"), ("id", &id.to_string())])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if job.finished() {
+            return job;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("job {id} did not finish in two minutes");
+}
+
+/// The predictions of a system: (claim, doc) → (rank, confidence).
+async fn predictions(app: &TestApp, system: &str) -> BTreeMap<(String, String), (i64, f64)> {
+    let rows: Vec<(String, String, i64, f64)> = sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id, p.retrieval_rank, p.confidence FROM predictions p \
+         JOIN systems s ON s.id = p.system_id JOIN claims c ON c.id = p.claim_id \
+         JOIN documents d ON d.id = p.doc_id WHERE s.name = ?",
+    )
+    .bind(system)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(c, d, r, p)| ((c, d), (r, p)))
+        .collect()
+}
+
+/// The same run made directly with the library from the shipped files (no database, no job).
+fn direct_bm25_run(k: usize) -> BTreeMap<(String, String), (i64, f64)> {
+    use app::pipeline::generate;
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    generate::index_corpus(&demo_file("corpus.jsonl"), &index, &|_| {}).unwrap();
+    let retriever = app::pipeline::Retriever::open(&index).unwrap();
+    let claims = generate::read_claims(&demo_file("claims.jsonl")).unwrap();
+    let scorer = generate::Scorer::Bm25(app::pipeline::Bm25Scorer::SCIFACT_TRAIN);
+    let mut out = Vec::new();
+    generate::generate_run(&retriever, &claims, k, &scorer, 2, &mut out, &|_| {}).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let p = v["p_support"]
+                .as_f64()
+                .unwrap()
+                .max(v["p_contradict"].as_f64().unwrap());
+            let key = (
+                v["claim_id"].as_str().unwrap().to_owned(),
+                v["doc_id"].as_str().unwrap().to_owned(),
+            );
+            (key, (v["rank"].as_i64().unwrap(), p))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_lead_generates_a_bm25_run_that_becomes_a_system() {
+    let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
+    app.add_user("lead", Role::Lead).await;
+    demo_project(&app).await;
+    let lead = app.logged_in("lead").await;
+
+    let res = start(
+        &app,
+        &lead,
+        &[
+            ("project", "demo"),
+            ("retriever", "bm25"),
+            ("k", "10"),
+            ("scorer", "bm25"),
+            ("system", "bm25-k10"),
+            ("role", "pooled"),
+        ],
+    )
+    .await;
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    let job: JobView = res.json().await.unwrap();
+    assert!(job.status == "queued" || job.status == "running", "{job:?}");
+    assert_eq!(job.system, "bm25-k10");
+
+    let job = wait(&app, &lead, job.id).await;
+    assert_eq!(job.status, "done", "{job:?}");
+    assert_eq!((job.done, job.total), (40, Some(40)));
+    let imported = predictions(&app, "bm25-k10").await;
+    assert_eq!(job.imported, Some(imported.len() as u64));
+    // The job's run is the run the library makes from the same files (BM25 scores are f32 sums
+    // whose order depends on how the index was split while building: equal to about 1e-7).
+    let direct = direct_bm25_run(10);
+    assert_eq!(imported.len(), direct.len());
+    for (pair, (rank, confidence)) in &direct {
+        let (got_rank, got_confidence) = imported[pair];
+        assert_eq!(got_rank, *rank, "{pair:?}");
+        assert!(
+            (got_confidence - confidence).abs() < 1e-6,
+            "{pair:?}: {got_confidence} {confidence}"
+        );
+    }
+    // The page's list shows it; a second job may not reuse the name.
+    let jobs: Vec<JobView> = lead
+        .post(app.url("/api/pipeline/jobs"))
+        .form(&[("project", "demo")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(jobs.first().map(|j| j.id), Some(job.id));
+    let res = start(
+        &app,
+        &lead,
+        &[
+            ("project", "demo"),
+            ("retriever", "bm25"),
+            ("k", "10"),
+            ("scorer", "bm25"),
+            ("system", "bm25-k10"),
+            ("role", "pooled"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), reqwest::StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn external_jobs_run_only_configured_commands_and_bad_output_imports_nothing() {
+    let Some(script) = standin() else { return };
+    let settings = PipelineSettings::from_options(
+        &[
+            format!("standin=python3 {script}"),
+            format!("broken=python3 {script} prob-1.5"),
+        ],
+        &[],
+        None,
+    )
+    .unwrap();
+    let app = TestApp::spawn_with_jobs(settings).await;
+    app.add_user("lead", Role::Lead).await;
+    demo_project(&app).await;
+    let lead = app.logged_in("lead").await;
+    let external = |command: &'static str, system: &'static str| {
+        [
+            ("project", "demo"),
+            ("retriever", "bm25"),
+            ("k", "5"),
+            ("scorer", "external"),
+            ("command", command),
+            ("system", system),
+            ("role", "pooled"),
+        ]
+    };
+
+    let options: serde_json::Value = lead
+        .post(app.url("/api/pipeline/options"))
+        .form(&[("project", "demo")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        options["commands"],
+        serde_json::json!(["standin", "broken"])
+    );
+    assert_eq!(options["hybrid"], false);
+
+    let job: JobView = start(&app, &lead, &external("standin", "standin"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let job = wait(&app, &lead, job.id).await;
+    assert_eq!(job.status, "done", "{job:?}");
+    let imported = predictions(&app, "standin").await;
+    let bm25_top5 = direct_bm25_run(5);
+    let keys = |m: &BTreeMap<(String, String), (i64, f64)>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&imported),
+        keys(&bm25_top5),
+        "one prediction per retrieved pair"
+    );
+    for (pair, (rank, _)) in &bm25_top5 {
+        assert_eq!(imported[pair].0, *rank, "the retrieval rank is kept");
+    }
+
+    let job: JobView = start(&app, &lead, &external("broken", "broken"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let job = wait(&app, &lead, job.id).await;
+    assert_eq!(job.status, "failed");
+    let message = job.message.unwrap_or_default();
+    assert!(
+        message.contains("prob-1.5`:2: field \"p_support\""),
+        "{message}"
+    );
+    assert!(
+        predictions(&app, "broken").await.is_empty(),
+        "nothing imported"
+    );
+    let systems: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM systems WHERE name = 'broken'")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(systems, 0);
+
+    // A command the server does not offer is refused, whatever its text.
+    let res = start(&app, &lead, &external("sh", "evil")).await;
+    assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert!(common::error_message(res)
+        .await
+        .contains("no external command named \"sh\""));
+}
+
+#[tokio::test]
+async fn annotators_are_refused_and_choices_the_server_lacks_are_rejected() {
+    let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
+    app.add_user("lead", Role::Lead).await;
+    app.add_user("ann", Role::Annotator).await;
+    demo_project(&app).await;
+    let ann = app.logged_in("ann").await;
+    let fields = [
+        ("project", "demo"),
+        ("retriever", "bm25"),
+        ("k", "10"),
+        ("scorer", "bm25"),
+        ("system", "x"),
+        ("role", "pooled"),
+    ];
+    let res = start(&app, &ann, &fields).await;
+    assert_eq!(res.status(), reqwest::StatusCode::FORBIDDEN);
+    for endpoint in ["/api/pipeline/options", "/api/pipeline/jobs"] {
+        let res = ann
+            .post(app.url(endpoint))
+            .form(&[("project", "demo")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), reqwest::StatusCode::FORBIDDEN, "{endpoint}");
+    }
+    let jobs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(jobs, 0, "a refused start records no job");
+
+    let lead = app.logged_in("lead").await;
+    let mut hybrid = fields;
+    hybrid[1] = ("retriever", "hybrid");
+    let res = start(&app, &lead, &hybrid).await;
+    assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert!(common::error_message(res)
+        .await
+        .contains("hybrid retriever is not set up"));
+    let mut trained = fields.to_vec();
+    trained[3] = ("scorer", "trained");
+    trained.push(("model", "/etc/passwd"));
+    let res = start(&app, &lead, &trained).await;
+    assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
+}
