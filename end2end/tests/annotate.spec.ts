@@ -44,15 +44,17 @@ async function current(page: Page): Promise<Pair & { stage: string }> {
   };
 }
 
-// Waits until the item on screen is no longer `was` (the submission or skip went through).
-async function movedOn(page: Page, was: Pair) {
+// Waits until the item on screen is no longer `was` at its stage (the submission or skip went
+// through). The same pair may come straight back at the next stage: a disagreement can hand the
+// adjudication to the annotator who just submitted.
+async function movedOn(page: Page, was: Pair, stage: string) {
   await expect
     .poll(async () => {
       const item = page.locator('[data-testid="item"]');
       if ((await item.count()) === 0) return "empty";
-      return `${await item.getAttribute("data-claim")}/${await item.getAttribute("data-doc")}`;
+      return `${await item.getAttribute("data-claim")}/${await item.getAttribute("data-doc")}/${await item.getAttribute("data-stage")}`;
     })
-    .not.toBe(`${was.claim}/${was.doc}`);
+    .not.toBe(`${was.claim}/${was.doc}/${stage}`);
 }
 
 // Skips (key ".") until the queue shows `pair` at `stage`; false when it never comes.
@@ -62,7 +64,7 @@ async function skipTo(page: Page, pair: Pair, stage: string): Promise<boolean> {
     const now = await current(page);
     if (now.claim === pair.claim && now.doc === pair.doc && now.stage === stage) return true;
     await page.keyboard.press(".");
-    await movedOn(page, now);
+    await movedOn(page, now, now.stage);
     await expect(page.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
   }
   return false;
@@ -100,7 +102,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   expect(nei.stage).toBe("first");
   await ann1.keyboard.press("0");
   await ann1.keyboard.press("Enter");
-  await movedOn(ann1, nei);
+  await movedOn(ann1, nei, "first");
   await lastSays(ann1, "final: NEI");
 
   // 2. First pass with label, rationale, specificity and a revised claim.
@@ -115,7 +117,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await ann1.keyboard.type("A special case of the claim holds.");
   await expect(ann1.getByTestId("rationale")).toContainText("sentences 1, 2");
   await ann1.keyboard.press("Enter");
-  await movedOn(ann1, full);
+  await movedOn(ann1, full, "first");
   await lastSays(ann1, "waiting for a second annotator");
 
   // 3. Another first pass (SUPPORT, sentence 1, matches), to be disputed.
@@ -124,7 +126,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await ann1.keyboard.press("x");
   await ann1.keyboard.press("m");
   await ann1.keyboard.press("Enter");
-  await movedOn(ann1, disputed);
+  await movedOn(ann1, disputed, "first");
   await lastSays(ann1, "waiting for a second annotator");
 
   // 4. The second annotator (never ann1) sees the first annotation and agrees: final.
@@ -134,7 +136,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   expect(await skipTo(s, full, "second")).toBe(true);
   await expect(s.getByTestId("first-label")).toContainText("SUPPORT");
   await s.keyboard.press("Enter"); // the form starts from the first annotation
-  await movedOn(s, full);
+  await movedOn(s, full, "second");
   await lastSays(s, "final: SUPPORT");
 
   // 5. A second pass that disagrees → adjudication.
@@ -143,7 +145,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   expect(await skipTo(d, disputed, "second")).toBe(true);
   await d.keyboard.press("2"); // CONTRADICT
   await d.keyboard.press("Enter");
-  await movedOn(d, disputed);
+  await movedOn(d, disputed, "second");
   await lastSays(d, "adjudication");
 
   // 6. The adjudicator sees both annotations, comments, and decides.
@@ -162,7 +164,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await a.keyboard.press("x");
   await a.keyboard.press("m");
   await a.keyboard.press("Enter");
-  await movedOn(a, disputed);
+  await movedOn(a, disputed, "adjudication");
   await lastSays(a, "final: CONTRADICT");
 
   // 7. The lead sees the final labels, specificity and revision.
@@ -193,7 +195,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
     const now = await current(ann2);
     if (now.stage !== "first") {
       await ann2.keyboard.press(".");
-      await movedOn(ann2, now);
+      await movedOn(ann2, now, now.stage);
       i--;
       continue;
     }
@@ -203,7 +205,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
     await ann2.keyboard.press("e");
     await ann2.keyboard.type("The general case fails.");
     await ann2.keyboard.press("Enter");
-    await movedOn(ann2, now);
+    await movedOn(ann2, now, now.stage);
     pairs.push(now);
   }
 
@@ -221,7 +223,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
   await p1.keyboard.press("e");
   await p1.keyboard.type("The general case fails.");
   await p1.keyboard.press("Enter");
-  await movedOn(p1, agree);
+  await movedOn(p1, agree, "second");
   await lastSays(p1, "final: CONTRADICT");
   await expect(p1.getByTestId("revealed-first")).toHaveText("CONTRADICT");
 
@@ -232,7 +234,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
   await expect(p2.getByTestId("first-label")).toHaveCount(0);
   await p2.keyboard.press("3"); // NEI
   await p2.keyboard.press("Enter");
-  await movedOn(p2, disagree);
+  await movedOn(p2, disagree, "second");
   await lastSays(p2, "adjudication");
   await expect(p2.getByTestId("revealed-first")).toHaveText("CONTRADICT");
 

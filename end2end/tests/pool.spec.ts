@@ -50,7 +50,7 @@ test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
   // A broken file: every problem listed with its line and field; nothing imported.
   await page.getByText("Upload a run", { exact: true }).click();
   await page.getByLabel("Run file").setInputFiles(runs.bad);
-  await page.getByLabel("System name").fill("broken");
+  await page.getByLabel("System name", { exact: true }).fill("broken");
   await page.getByRole("button", { name: "Import" }).click();
   const errors = page.getByTestId("error-list");
   await expect(errors).toContainText("nothing was imported");
@@ -60,7 +60,7 @@ test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
 
   // A good file.
   await page.getByLabel("Run file").setInputFiles(runs.good);
-  await page.getByLabel("System name").fill("system-a");
+  await page.getByLabel("System name", { exact: true }).fill("system-a");
   await page.getByRole("button", { name: "Import" }).click();
   await expect(page.getByTestId("upload-result")).toContainText("of system-a");
   await expect(page.getByTestId("systems")).toContainText("system-a");

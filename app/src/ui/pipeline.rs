@@ -139,7 +139,7 @@ fn StartForm(
                     {commands.clone().into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
                 </select>
             </Show>
-            <label for="gen-system">"System name"</label>
+            <label for="gen-system">"Name of the new system"</label>
             <input id="gen-system" required placeholder="e.g. bm25-k50" prop:value=move || system.get()
                 on:input=move |ev| system.set(event_target_value(&ev)) />
             <label for="gen-role">"Role"</label>
