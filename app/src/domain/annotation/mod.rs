@@ -45,4 +45,4 @@ pub use protocol::{
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
 pub use undo::{can_undo, plan_undo, UndoError, UndoPlan};
-pub use vocab::{SecondPassMode, Specificity, Stage, UnknownValue};
+pub use vocab::{Provenance, SecondPassMode, Specificity, Stage, UnknownValue};

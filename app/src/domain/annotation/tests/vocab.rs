@@ -37,6 +37,15 @@ fn spellings_are_the_schemas() {
         check_list("specificity", 0),
         spellings(Specificity::ALL, Specificity::as_str)
     );
+    // judgments.provenance, then final_labels.provenance.
+    for nth in 0..2 {
+        assert_eq!(
+            check_list("provenance", nth),
+            spellings(Provenance::ALL, Provenance::as_str)
+        );
+    }
+    let prior: Vec<bool> = Provenance::ALL.iter().map(|p| p.is_prior()).collect();
+    assert_eq!(prior, [true, false, true]);
 }
 
 #[test]
@@ -55,6 +64,10 @@ fn parse_round_trips_and_serde_uses_the_same_spelling() {
     }
     for &m in SecondPassMode::ALL {
         assert_eq!(SecondPassMode::parse(m.as_str()), Ok(m));
+    }
+    for &p in Provenance::ALL {
+        assert_eq!(Provenance::parse(p.as_str()), Ok(p));
+        assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{p}\""));
     }
 }
 
