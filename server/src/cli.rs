@@ -45,6 +45,9 @@ enum Command {
     /// Generate candidate runs from a corpus: BM25 index, retrieval, scoring
     #[command(subcommand)]
     Pipeline(PipelineCommand),
+    /// The lead report: pool depth and system-count curves, leave-one-out, systems, evidence,
+    /// annotation and agreement
+    Report(crate::report_cmd::ReportArgs),
 }
 
 #[derive(Subcommand)]
@@ -296,6 +299,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
         Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
+        Command::Report(args) => {
+            crate::report_cmd::run(&open_db(&db_or_default()).await?, args).await
+        }
         Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
             .await
             .context("the pipeline stopped")?,

@@ -3,3 +3,4 @@
 pub mod cli;
 pub mod demo;
 pub mod http;
+pub mod report_cmd;

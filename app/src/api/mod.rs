@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod pool;
 pub mod projects;
+pub mod report;
 pub mod runs;
 pub mod work;
 

@@ -6,6 +6,7 @@ pub mod db;
 pub mod import;
 pub mod pool;
 pub mod projects;
+pub mod report;
 pub mod users;
 pub mod work;
 
