@@ -1,11 +1,13 @@
 //! Pages and components. No SQL and no domain math here: data comes from server functions.
 
 mod admin;
+mod charts;
 mod home;
 mod layout;
 mod login;
 mod pool;
 mod projects;
+mod report;
 mod widgets;
 
 use leptos::prelude::*;
@@ -47,6 +49,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/lead") view=projects::ProjectsPage />
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
                     <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
+                    <Route path=path!("/lead/projects/:name/report") view=report::ReportPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
                 </ParentRoute>
             </Routes>

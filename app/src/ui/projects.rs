@@ -86,6 +86,7 @@ pub fn ProjectPage() -> impl IntoView {
         <Title text=name />
         <main class="page">
             <h1>{name}</h1>
+            <p><A href=move || format!("/lead/projects/{}/report", crate::api::report::encode_path_segment(&name())) attr:data-testid="report-link">"Report: is the pool deep and wide enough?"</A></p>
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match summary.await {
