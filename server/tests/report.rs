@@ -408,6 +408,21 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let claims_file = app.dir.path().join("claims_split.jsonl");
     let gold = split_claims(&data, &claims_file);
     let project = import_project(db, &data, &claims_file).await;
+    // Before the first build: no curve, the pooled systems still pooled, citation evidence.
+    let before = app::store::report::report(db, project, options(20, 1))
+        .await
+        .unwrap();
+    assert!(before.pool.is_none() && before.not_yet_pooled.is_empty());
+    assert!(before.report.depth_curve.0.is_empty());
+    assert_eq!(before.report.evidence.citation, gold.citation.len() as u64);
+    let role = before
+        .report
+        .systems
+        .by_system
+        .get("mv-citint")
+        .unwrap()
+        .role;
+    assert_eq!(role, app::domain::pool::Role::Pooled);
     pools::build(
         db,
         project,

@@ -312,11 +312,10 @@ async fn systems(
     let mut not_yet_pooled = Vec::new();
     for (id, name, role) in rows {
         let role = match role.as_str() {
-            "pooled" if built_with.is_some_and(|names| names.contains(&name)) => Role::Pooled,
+            // Before the first build every pooled system is pooled (at depth 0).
+            "pooled" if built_with.is_none_or(|names| names.contains(&name)) => Role::Pooled,
             "pooled" => {
-                if built_with.is_some() {
-                    not_yet_pooled.push(name.clone());
-                }
+                not_yet_pooled.push(name.clone());
                 Role::EvaluationOnly
             }
             "evaluation-only" => Role::EvaluationOnly,
