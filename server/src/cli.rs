@@ -49,6 +49,9 @@ enum Command {
     Export(crate::release_cmd::ExportArgs),
     /// Evaluate a run against a claims file (a release's claims.jsonl or SciFact claims)
     Eval(crate::release_cmd::EvalArgs),
+    /// The lead report: pool depth and system-count curves, leave-one-out, systems, evidence,
+    /// annotation and agreement
+    Report(crate::report_cmd::ReportArgs),
 }
 
 #[derive(Subcommand)]
@@ -356,6 +359,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
         Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
+        Command::Report(args) => {
+            crate::report_cmd::run(&open_db(&db_or_default()).await?, args).await
+        }
         Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
             .await
             .context("the pipeline stopped")?,

@@ -5,10 +5,11 @@ use app::domain::account::Role;
 use app::pipeline::job::PipelineSettings;
 use app::state::AppState;
 use app::store::Db;
-use axum::extract::{Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
 use axum::Router;
 use leptos::prelude::LeptosOptions;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -80,6 +81,7 @@ pub async fn router_with(
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
     let router = Router::new()
+        .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
         .leptos_routes_with_context(
             &state,
             routes,
@@ -146,6 +148,82 @@ async fn guard_pages(
             (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response()
         }
     }
+}
+
+/// The options of a report CSV download, as the dashboard's links give them.
+#[derive(serde::Deserialize)]
+struct ReportCsvQuery {
+    step: Option<u32>,
+    bootstrap: Option<u32>,
+    seed: Option<u64>,
+}
+
+/// `GET /lead/projects/{name}/report/csv/{table}`: one table of the lead report as a CSV file
+/// (`app::domain::report::CSV_TABLES`). Leads only: checked here as well as by the page guard.
+async fn report_csv(
+    State(state): State<AppState>,
+    session: Session,
+    Path((project, table)): Path<(String, String)>,
+    Query(query): Query<ReportCsvQuery>,
+) -> Response {
+    match report_csv_text(&state.db, &session, &project, &table, query).await {
+        Ok(csv) => {
+            let stem: String = format!("{project}-{table}")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            (
+                [
+                    (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"{stem}.csv\""),
+                    ),
+                ],
+                csv,
+            )
+                .into_response()
+        }
+        Err(e) => (e.status(), e.to_string()).into_response(),
+    }
+}
+
+async fn report_csv_text(
+    db: &Db,
+    session: &Session,
+    project: &str,
+    table: &str,
+    query: ReportCsvQuery,
+) -> Result<String, app::error::ApiError> {
+    use app::error::ApiError;
+    let user = app::auth::session_user(session, db)
+        .await?
+        .ok_or(ApiError::Unauthenticated)?;
+    if !user.role.satisfies(Role::Lead) {
+        return Err(ApiError::Forbidden(format!(
+            "this needs the {} role",
+            Role::Lead
+        )));
+    }
+    if !app::domain::report::CSV_TABLES.contains(&table) {
+        return Err(ApiError::NotFound(format!(
+            "report table {table:?} (one of: {})",
+            app::domain::report::CSV_TABLES.join(", ")
+        )));
+    }
+    let options = app::api::report::web_options(query.step, query.bootstrap, query.seed)?;
+    let id = app::store::projects::id_by_name(db, project).await?;
+    let computed = app::store::report::report(db, id, options).await?;
+    computed
+        .report
+        .to_csv(table)
+        .ok_or_else(|| ApiError::NotFound(format!("report table {table:?}")))
 }
 
 /// Percent-encodes a query value (RFC 3986 unreserved characters and '/' pass through).

@@ -6,3 +6,4 @@ pub mod http;
 pub mod jobs;
 pub mod release_cmd;
 pub mod release_http;
+pub mod report_cmd;

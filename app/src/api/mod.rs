@@ -8,6 +8,7 @@ pub mod pipeline;
 pub mod pool;
 pub mod projects;
 pub mod release;
+pub mod report;
 pub mod runs;
 pub mod work;
 

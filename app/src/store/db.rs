@@ -30,7 +30,11 @@ pub async fn open(path: &Path) -> StoreResult<Db> {
         .foreign_keys(true)
         .busy_timeout(Duration::from_secs(10))
         .pragma("temp_store", "memory")
-        .pragma("cache_size", "-65536");
+        .pragma("cache_size", "-65536")
+        // Rows travel from sqlx's SQLite worker thread in batches of this size (default 50):
+        // bigger batches mean far fewer thread hand-offs on large reads (the lead report reads
+        // ~50,000 predictions), which matters most on a busy machine.
+        .row_buffer_size(4096);
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
         .min_connections(1)

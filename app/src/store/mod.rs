@@ -9,6 +9,7 @@ pub mod jobs;
 pub mod pool;
 pub mod projects;
 pub mod release;
+pub mod report;
 pub mod users;
 pub mod work;
 

@@ -2,6 +2,7 @@
 
 mod admin;
 mod annotate;
+mod charts;
 mod home;
 mod layout;
 mod login;
@@ -9,6 +10,7 @@ mod pipeline;
 mod pool;
 mod projects;
 mod release;
+mod report;
 mod widgets;
 
 use leptos::prelude::*;
@@ -51,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
                     <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
                     <Route path=path!("/lead/projects/:name/releases") view=release::ReleasesPage />
+                    <Route path=path!("/lead/projects/:name/report") view=report::ReportPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
                     <Route path=path!("/work/:project") view=annotate::WorkPage />
                     <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />

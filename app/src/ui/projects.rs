@@ -88,6 +88,8 @@ pub fn ProjectPage() -> impl IntoView {
             <h1>{name}</h1>
             <nav class="subnav" data-testid="project-nav">
                 <A href=move || format!("/lead/projects/{}/annotation", name())>"Annotation"</A>
+                <A href=move || format!("/lead/projects/{}/report", crate::api::report::encode_path_segment(&name())) attr:data-testid="report-link">"Report: is the pool deep and wide enough?"</A>
+                <A href=move || format!("/lead/projects/{}/releases", name())>"Releases: export the collection"</A>
             </nav>
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
@@ -106,7 +108,6 @@ pub fn ProjectPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
-            <p><A href=move || format!("/lead/projects/{}/releases", name())>"Releases: export the collection"</A></p>
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
             <crate::ui::pipeline::GenerateRunSection project=Signal::derive(name) version=version />
             <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />

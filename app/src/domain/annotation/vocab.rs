@@ -113,14 +113,21 @@ vocabulary!(
 );
 
 vocabulary!(
-    /// Where a final label came from, as `judgments.provenance` and `final_labels.provenance`
-    /// spell it.
+    /// Where a judgment or a final label came from, as `judgments.provenance` and
+    /// `final_labels.provenance` spell it.
     Provenance, "provenance" {
-        /// Evidence that came with the claims (SciFact's cited abstracts).
-        Citation => "citation", "Came with the claims (citation)";
+        /// Evidence that came with the claims (cited abstracts).
+        Citation => "citation", "Citation evidence";
         /// Judged by annotators after pooling.
         Pooling => "pooling", "Judged after pooling";
         /// Imported from a judgments file.
-        Import => "import", "Imported from earlier annotation";
+        Import => "import", "Imported judgment";
     }
 );
+
+impl Provenance {
+    /// Whether the label predates annotation (so the pair is never queued).
+    pub fn is_prior(self) -> bool {
+        !matches!(self, Provenance::Pooling)
+    }
+}

@@ -6,7 +6,7 @@ use super::by_claim::ClaimMetrics;
 use super::error::MetricsError;
 use super::gold::Gold;
 use super::run::{Confidence, Run};
-use super::scores::{Metrics, PrecisionRecall};
+use super::scores::{AveragePrecision, Metrics, PrecisionRecall};
 use crate::domain::ids::ClaimId;
 use crate::domain::label::Label;
 use std::sync::Arc;
@@ -183,18 +183,16 @@ impl Ranking {
         if gold == 0 {
             return 0.0;
         }
-        let (mut retrieved, mut hits, mut hits_before) = (0u64, 0u64, 0u64);
-        let mut sum = 0.0;
+        let (mut retrieved, mut hits) = (0u64, 0u64);
+        let mut ap = AveragePrecision::new(gold);
         for (&claim, &flags) in self.claim.iter().zip(&self.flags) {
             let w = weight(claim as usize);
             retrieved += w;
             hits += w * u64::from(flags & HIT);
-            if flags & LAST != 0 && hits > hits_before {
-                // hits > 0 implies retrieved > 0.
-                sum += (hits - hits_before) as f64 / gold as f64 * (hits as f64 / retrieved as f64);
-                hits_before = hits;
+            if flags & LAST != 0 {
+                ap.close_threshold(hits, retrieved);
             }
         }
-        sum
+        ap.value()
     }
 }

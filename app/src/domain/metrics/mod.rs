@@ -46,4 +46,4 @@ pub use gold::Gold;
 pub use judged::JudgedRun;
 pub use overlap::jaccard;
 pub use run::{Confidence, ConfidenceError, Prediction, Run, RunPair};
-pub use scores::Metrics;
+pub use scores::{AveragePrecision, Metrics, PrecisionRecall};

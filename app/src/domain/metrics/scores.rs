@@ -16,10 +16,15 @@ pub struct Metrics {
     pub average_precision: f64,
 }
 
-/// Precision, recall and F1 from counts.
-pub(crate) struct PrecisionRecall {
+/// Precision, recall and F1 from counts, with the ratio conventions above: every figure of
+/// claimpool that is a precision, a recall or an F1 is computed here.
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct PrecisionRecall {
+    /// Correct / predicted (0 when nothing is predicted).
     pub precision: f64,
+    /// Correct / gold (0 when there is no gold evidence).
     pub recall: f64,
+    /// Harmonic mean of the two (0 when both are 0).
     pub f1: f64,
 }
 
@@ -38,6 +43,45 @@ impl PrecisionRecall {
             recall,
             f1,
         }
+    }
+}
+
+/// The average precision, summed threshold by threshold down a confidence ranking:
+/// AP = sum over thresholds of (R_i - R_{i-1}) * P_i, where a threshold takes in every pair of
+/// one confidence. Only thresholds that raise recall contribute. Every average precision of
+/// claimpool is summed here, so that the report's figures are bit-identical to the release's.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct AveragePrecision {
+    gold: u64,
+    hits_before: u64,
+    sum: f64,
+}
+
+impl AveragePrecision {
+    /// A sum over a ranking judged against `gold` (weighted) gold evidence pairs; it stays 0
+    /// when `gold` is 0.
+    pub fn new(gold: u64) -> AveragePrecision {
+        AveragePrecision {
+            gold,
+            hits_before: 0,
+            sum: 0.0,
+        }
+    }
+
+    /// Closes a threshold: down to it, `retrieved` pairs are ranked, `hits` of them hits
+    /// (cumulative counts, never decreasing).
+    pub fn close_threshold(&mut self, hits: u64, retrieved: u64) {
+        if self.gold > 0 && hits > self.hits_before {
+            // hits > 0 implies retrieved > 0.
+            self.sum += (hits - self.hits_before) as f64 / self.gold as f64
+                * (hits as f64 / retrieved as f64);
+            self.hits_before = hits;
+        }
+    }
+
+    /// The sum so far.
+    pub fn value(self) -> f64 {
+        self.sum
     }
 }
 

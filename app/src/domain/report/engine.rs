@@ -8,14 +8,15 @@
 //! with a SUPPORT or CONTRADICT final label (a *candidate*) is gold exactly when it is in the
 //! pool. Every other pair is NEI whatever the pool.
 //!
-//! Scores follow `metrics::JudgedRun` operation for operation (same counts, same ratios, same
-//! thresholds of the precision/recall curve in the same order), so they are bit-identical.
+//! Scores use the arithmetic of `metrics` ([`PrecisionRecall`], [`AveragePrecision`]) on the
+//! same counts and the same thresholds of the precision/recall curve in the same order as
+//! `metrics::JudgedRun`, so they are bit-identical.
 
 use super::error::ReportError;
 use super::prepared::{Key, Prepared};
-use super::snapshot::Provenance;
+use super::snapshot::{Provenance, SystemPrediction};
 use crate::domain::label::Label;
-use crate::domain::metrics::Metrics;
+use crate::domain::metrics::{AveragePrecision, Metrics, PrecisionRecall};
 use crate::domain::pool::{Ranking, Role, Score, ScoredPair, Strategy, SystemRun};
 use std::cmp::Reverse;
 use std::collections::HashMap;
@@ -247,11 +248,11 @@ impl Engine {
         let Some(scorer) = self.scorers.get(system) else {
             return Metrics::default();
         };
-        let (precision, recall, f1) = scorer.precision_recall(discovered);
+        let pr = scorer.precision_recall(discovered);
         Metrics {
-            precision,
-            recall,
-            f1,
+            precision: pr.precision,
+            recall: pr.recall,
+            f1: pr.f1,
             average_precision: scorer.average_precision(discovered),
         }
     }
@@ -260,7 +261,7 @@ impl Engine {
     pub fn f1(&self, system: usize, discovered: &Discovered) -> f64 {
         self.scorers
             .get(system)
-            .map_or(0.0, |s| s.precision_recall(discovered).2)
+            .map_or(0.0, |s| s.precision_recall(discovered).f1)
     }
 
     /// Number of systems (pooled or not).
@@ -304,7 +305,7 @@ fn matches_gold(predicted: Option<Label>, gold: Label) -> bool {
 
 impl Scorer {
     fn new(
-        predictions: &[(Key, &super::snapshot::SystemPrediction)],
+        predictions: &[(Key, &SystemPrediction)],
         tracked: &[Tracked],
         candidate: &[Option<Label>],
         index: &HashMap<Key, u32>,
@@ -351,81 +352,44 @@ impl Scorer {
         scorer
     }
 
-    /// Precision, recall and F1 from counts, as `metrics` computes them.
-    fn precision_recall(&self, discovered: &Discovered) -> (f64, f64, f64) {
+    /// Precision, recall and F1 against the gold of `discovered`.
+    fn precision_recall(&self, discovered: &Discovered) -> PrecisionRecall {
         let conditional = self
             .conditional_correct
             .iter()
             .filter(|&&t| discovered.flags.get(t as usize).copied().unwrap_or(false))
             .count() as u64;
-        let correct = self.base_correct + conditional;
-        let precision = ratio(correct, self.predicted);
-        let recall = ratio(correct, discovered.gold);
-        let f1 = if precision + recall > 0.0 {
-            2.0 * precision * recall / (precision + recall)
-        } else {
-            0.0
-        };
-        (precision, recall, f1)
+        PrecisionRecall::from_counts(
+            self.base_correct + conditional,
+            self.predicted,
+            discovered.gold,
+        )
     }
 
-    /// AP = sum over thresholds of (R_i - R_{i-1}) * P_i, as `metrics` computes it: only the
-    /// thresholds that hold a hit can contribute, and they are the events' thresholds.
+    /// The average precision against the gold of `discovered`: only the thresholds that hold
+    /// a hit can contribute, and they are the events' thresholds.
     fn average_precision(&self, discovered: &Discovered) -> f64 {
-        let gold = discovered.gold;
-        if gold == 0 {
-            return 0.0;
+        let mut ap = AveragePrecision::new(discovered.gold);
+        if discovered.gold == 0 {
+            return ap.value();
         }
-        let mut curve = Curve {
-            gold,
-            hits: 0,
-            hits_before: 0,
-            sum: 0.0,
-        };
+        let mut hits = 0;
         let mut threshold: Option<u64> = None;
         for event in &self.events {
             if threshold != Some(event.retrieved) {
                 if let Some(retrieved) = threshold {
-                    curve.close(retrieved);
+                    ap.close_threshold(hits, retrieved);
                 }
                 threshold = Some(event.retrieved);
             }
             let hit = event
                 .candidate
                 .is_none_or(|t| discovered.flags.get(t as usize).copied().unwrap_or(false));
-            curve.hits += u64::from(hit);
+            hits += u64::from(hit);
         }
         if let Some(retrieved) = threshold {
-            curve.close(retrieved);
+            ap.close_threshold(hits, retrieved);
         }
-        curve.sum
-    }
-}
-
-/// The running sum of the average precision.
-struct Curve {
-    gold: u64,
-    hits: u64,
-    hits_before: u64,
-    sum: f64,
-}
-
-impl Curve {
-    /// Closes a threshold of `retrieved` pairs.
-    fn close(&mut self, retrieved: u64) {
-        if self.hits > self.hits_before {
-            self.sum += (self.hits - self.hits_before) as f64 / self.gold as f64
-                * (self.hits as f64 / retrieved as f64);
-            self.hits_before = self.hits;
-        }
-    }
-}
-
-/// `num / den`, and 0 when `den` is 0.
-fn ratio(num: u64, den: u64) -> f64 {
-    if den == 0 {
-        0.0
-    } else {
-        num as f64 / den as f64
+        ap.value()
     }
 }

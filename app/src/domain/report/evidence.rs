@@ -158,7 +158,7 @@ impl EvidenceReport {
             conflicting.push(vec![claim.as_str().to_owned()]);
         }
         let mut specificity = CsvTable::new("specificity", &["relation", "count"]);
-        for relation in Specificity::ALL {
+        for &relation in Specificity::ALL {
             specificity.push(vec![
                 relation.as_str().to_owned(),
                 self.specificity.get(relation).to_string(),

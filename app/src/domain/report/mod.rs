@@ -41,9 +41,9 @@ pub use error::ReportError;
 pub use evidence::{EvidenceCountRow, EvidenceReport, SpecificityCounts};
 pub use snapshot::{
     AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, ReportOptions,
-    SecondPassMode, Seconds, SecondsError, Snapshot, Specificity, SpecificityNote, Stage,
-    SystemPrediction, SystemSnapshot, DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_ORDERING_SAMPLES,
-    DEFAULT_STEP, EXACT_ORDERINGS_UP_TO,
+    ReportOptionsError, SecondPassMode, Seconds, SecondsError, Snapshot, Specificity,
+    SpecificityNote, Stage, SystemPrediction, SystemSnapshot, DEFAULT_BOOTSTRAP_SAMPLES,
+    DEFAULT_ORDERING_SAMPLES, DEFAULT_STEP, EXACT_ORDERINGS_UP_TO,
 };
 pub use subsets::{CountPoint, Inclusion, InclusionRow, MeanSd, SystemCountCurve};
 pub use systems::{Overlap, SystemSummary, SystemsReport};
@@ -51,6 +51,24 @@ pub use systems::{Overlap, SystemSummary, SystemsReport};
 use engine::Engine;
 use prepared::Prepared;
 use serde::{Deserialize, Serialize};
+
+/// The names of the report's CSV tables, in [`Report::csv_tables`] order.
+pub const CSV_TABLES: [&str; 14] = [
+    "depth_curve",
+    "system_count_curve",
+    "inclusion",
+    "system_scores",
+    "system_confusion",
+    "system_overlap",
+    "agreement",
+    "agreement_confusion",
+    "awaiting_adjudication",
+    "evidence_per_claim",
+    "conflicting_claims",
+    "specificity",
+    "annotation_progress",
+    "annotators",
+];
 
 /// The whole lead report. Its JSON has the top-level keys `depth_curve`,
 /// `system_count_curve`, `inclusion`, `systems`, `agreement`, `evidence` and `annotation`.
@@ -105,11 +123,8 @@ impl Report {
         })
     }
 
-    /// Every table and plot series, each with its name (a file stem): `depth_curve`,
-    /// `system_count_curve`, `inclusion`, `system_scores`, `system_confusion`,
-    /// `system_overlap`, `agreement`, `agreement_confusion`, `awaiting_adjudication`,
-    /// `evidence_per_claim`, `conflicting_claims`, `specificity`, `annotation_progress`,
-    /// `annotators`.
+    /// Every table and plot series, each with its name (a file stem), as [`CSV_TABLES`] lists
+    /// them.
     pub fn csv_tables(&self) -> Vec<CsvTable> {
         let mut tables = vec![
             self.depth_curve.csv_table(),

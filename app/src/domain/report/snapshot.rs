@@ -1,8 +1,9 @@
 //! What the report is computed from: a snapshot of one project, as the database layer reads it.
 
+pub use crate::domain::annotation::vocab::{Provenance, SecondPassMode, Specificity};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
-use crate::domain::metrics::{BootstrapSamples, Confidence, Prediction};
+use crate::domain::metrics::{BootstrapSamples, BootstrapSamplesError, Confidence, Prediction};
 use crate::domain::pool::{Pair, Role, Strategy};
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
@@ -89,25 +90,6 @@ pub struct FinalLabel {
     pub provenance: Provenance,
 }
 
-/// Where a final label came from (the database's `provenance`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Provenance {
-    /// Evidence that came with the claims.
-    Citation,
-    /// Judged by annotators after pooling.
-    Pooling,
-    /// Imported from a judgments file.
-    Import,
-}
-
-impl Provenance {
-    /// Whether the label predates annotation (so the pair is never queued).
-    pub fn is_prior(self) -> bool {
-        !matches!(self, Provenance::Pooling)
-    }
-}
-
 /// A specificity relation noted on a pair.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 pub struct SpecificityNote {
@@ -116,40 +98,6 @@ pub struct SpecificityNote {
     pub pair: PairId,
     /// How the evidence relates to the claim.
     pub relation: Specificity,
-}
-
-/// How specific the evidence is relative to the claim (SciFact-Open §6).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Specificity {
-    /// The evidence is about exactly what the claim says.
-    Matches,
-    /// The evidence is about a special case of the claim.
-    EvidenceMoreSpecific,
-    /// The evidence is about a more general case than the claim.
-    EvidenceMoreGeneral,
-    /// The evidence is about a closely related question.
-    CloselyRelated,
-}
-
-impl Specificity {
-    /// Every relation, in report order.
-    pub const ALL: [Specificity; 4] = [
-        Specificity::Matches,
-        Specificity::EvidenceMoreSpecific,
-        Specificity::EvidenceMoreGeneral,
-        Specificity::CloselyRelated,
-    ];
-
-    /// The database spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Specificity::Matches => "matches",
-            Specificity::EvidenceMoreSpecific => "evidence_more_specific",
-            Specificity::EvidenceMoreGeneral => "evidence_more_general",
-            Specificity::CloselyRelated => "closely_related",
-        }
-    }
 }
 
 /// The annotation stage a label was given in.
@@ -176,16 +124,6 @@ impl Stage {
             Stage::Adjudication => "adjudication",
         }
     }
-}
-
-/// Whether the second annotator sees the first label.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SecondPassMode {
-    /// The second annotator sees the first label and confirms or changes it.
-    Confirm,
-    /// The second annotator labels without seeing the first label.
-    Blind,
 }
 
 /// One label an annotator gave a pair. A later record of the same annotator, pair and stage
@@ -279,6 +217,25 @@ const fn nonzero(n: u32) -> NonZeroU32 {
     }
 }
 
+/// Report options a caller gave that cannot be used, naming the option.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportOptionsError {
+    /// The depth step is 0.
+    #[error("step: the depth step is at least 1")]
+    Step,
+    /// Fewer than 2 bootstrap resamples.
+    #[error("bootstrap: {0}")]
+    Bootstrap(#[from] BootstrapSamplesError),
+    /// More bootstrap resamples than the caller allows.
+    #[error("bootstrap: at most {max} resamples, got {got}")]
+    TooManyResamples {
+        /// The caller's limit.
+        max: u32,
+        /// What was asked.
+        got: u32,
+    },
+}
+
 impl ReportOptions {
     /// [`DEFAULT_STEP`] and [`DEFAULT_ORDERING_SAMPLES`], with `bootstrap_samples` (usually
     /// [`DEFAULT_BOOTSTRAP_SAMPLES`]) and `seed`.
@@ -289,5 +246,26 @@ impl ReportOptions {
             seed,
             ordering_samples: DEFAULT_ORDERING_SAMPLES,
         }
+    }
+
+    /// Options from plain numbers, as a command line or a query string gives them: a depth step
+    /// of at least 1, and 2 to `max_bootstrap` bootstrap resamples.
+    pub fn parse(
+        step: u32,
+        bootstrap_samples: u32,
+        seed: u64,
+        max_bootstrap: u32,
+    ) -> Result<ReportOptions, ReportOptionsError> {
+        let step = NonZeroU32::new(step).ok_or(ReportOptionsError::Step)?;
+        if bootstrap_samples > max_bootstrap {
+            return Err(ReportOptionsError::TooManyResamples {
+                max: max_bootstrap,
+                got: bootstrap_samples,
+            });
+        }
+        Ok(ReportOptions {
+            step,
+            ..ReportOptions::new(BootstrapSamples::new(bootstrap_samples)?, seed)
+        })
     }
 }

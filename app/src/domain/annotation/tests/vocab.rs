@@ -44,6 +44,8 @@ fn spellings_are_the_schemas() {
             spellings(Provenance::ALL, Provenance::as_str)
         );
     }
+    let prior: Vec<bool> = Provenance::ALL.iter().map(|p| p.is_prior()).collect();
+    assert_eq!(prior, [true, false, true]);
 }
 
 #[test]

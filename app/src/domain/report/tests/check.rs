@@ -290,7 +290,7 @@ pub fn check_evidence(n: &Naive<'_>, report: &Report) {
         .map(|(c, _)| c.clone())
         .collect();
     assert_eq!(e.conflicting_claims, conflicting);
-    for relation in Specificity::ALL {
+    for &relation in Specificity::ALL {
         let count = n
             .snap
             .specificity

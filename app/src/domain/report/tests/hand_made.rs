@@ -445,6 +445,7 @@ fn csv_tables_render_every_series() {
             "annotators",
         ]
     );
+    assert_eq!(names, crate::domain::report::CSV_TABLES);
     let depth = report.to_csv("depth_curve").unwrap();
     let lines: Vec<&str> = depth.lines().collect();
     assert_eq!(lines[0], "depth,pool_size,judged,evidence,system,precision,recall,f1,average_precision,f1_change_pct,average_precision_change_pct");

@@ -1,0 +1,115 @@
+//! Lead report benchmark (issue "Lead dashboards"): the full report of a project of
+//! SciFact-Open size — 300 claims, 5 pooled systems, about 50,000 predictions, about 1,000
+//! judged pairs, depths 25…250, all 120 orderings, 1,000 bootstrap resamples — from reading
+//! the database (`app::store::report::snapshot`) through `Report::compute`. Target < 1 s.
+//!
+//! `cargo bench -p server --bench report [-- --repeats N]`
+//!
+//! The project is generated (`app::domain::report::bench::generate`, seeded) and written into
+//! a fresh SQLite file first (not timed). Prints each phase's time (min / median / max over
+//! the repeats), the machine's load average, and checks that the report read back from the
+//! database equals the report of the generated snapshot.
+
+#[path = "../tests/support/snapshot_db.rs"]
+mod snapshot_db;
+
+use anyhow::Context;
+use app::domain::metrics::BootstrapSamples;
+use app::domain::report::bench::{generate, GenShape};
+use app::domain::report::{Report, ReportOptions, DEFAULT_BOOTSTRAP_SAMPLES};
+use std::time::{Duration, Instant};
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn summary(times: &[Duration]) -> String {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    match (sorted.first(), sorted.last()) {
+        (Some(min), Some(max)) => format!(
+            "min {min:>9.3?}  median {:>9.3?}  max {max:>9.3?}",
+            sorted[sorted.len() / 2]
+        ),
+        _ => "no runs".into(),
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut repeats = 5_usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--repeats" {
+            repeats = args
+                .next()
+                .context("--repeats needs a number")?
+                .parse()
+                .context("--repeats")?;
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let shape = GenShape::SCIFACT_OPEN;
+        let start = Instant::now();
+        let snapshot = generate(&shape)?;
+        println!("generate                {:>9.3?}", start.elapsed());
+        let dir = tempfile::tempdir()?;
+        let db = app::store::open(&dir.path().join("report-bench.db")).await?;
+        let start = Instant::now();
+        let project = snapshot_db::write(&db, "scifact-open-size", &snapshot).await;
+        println!("write to SQLite         {:>9.3?}  (not part of the target)", start.elapsed());
+
+        let options = ReportOptions::new(
+            BootstrapSamples::new(DEFAULT_BOOTSTRAP_SAMPLES)?,
+            shape.seed,
+        );
+        println!("load average before     {}", load_average());
+        let (mut load, mut compute, mut total) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last = None;
+        for _ in 0..repeats.max(1) {
+            let start = Instant::now();
+            let loaded = app::store::report::snapshot(&db, project).await?;
+            let loaded_at = start.elapsed();
+            let report = Report::compute(&loaded.snapshot, &options)?;
+            let done = start.elapsed();
+            load.push(loaded_at);
+            compute.push(done - loaded_at);
+            total.push(done);
+            last = Some(report);
+        }
+        println!("load average after      {}", load_average());
+        let report = last.context("no run")?;
+        let expected = Report::compute(&snapshot, &options)?;
+        anyhow::ensure!(
+            report == expected,
+            "the report read from the database differs from the generated snapshot's"
+        );
+        let predictions: usize = snapshot.systems.iter().map(|s| s.predictions.len()).sum();
+        let judged_pool = report.annotation.progress.finalized + report.annotation.progress.prior_judged;
+        println!(
+            "{} claims, {} pooled systems, {} predictions, depth {} in {} steps, {} orderings, {} bootstrap resamples",
+            snapshot.claims.len(),
+            snapshot.systems.len(),
+            predictions,
+            shape.depth,
+            report.depth_curve.0.len(),
+            report.system_count_curve.0.first().map_or(0, |p| p.orderings),
+            options.bootstrap_samples.get()
+        );
+        println!(
+            "pool {} pairs, {} of them judged; {} final labels, {} judgments",
+            report.annotation.progress.pool_pairs,
+            judged_pool,
+            snapshot.final_labels.len(),
+            snapshot.annotations.len()
+        );
+        println!("store::report::snapshot {}", summary(&load));
+        println!("Report::compute         {}", summary(&compute));
+        println!("load + compute          {}  ({} runs; target < 1 s)", summary(&total), total.len());
+        Ok(())
+    })
+}

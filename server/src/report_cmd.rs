@@ -1,0 +1,459 @@
+//! `claimpool report`: the lead report of a project (pool depth and system-count curves,
+//! leave-one-out, systems, evidence, annotation and agreement), as JSON or as readable tables.
+//! It reads and computes exactly what the dashboard shows (`app::store::report`).
+
+use anyhow::Context;
+use app::domain::label::Label;
+use app::domain::metrics::ConfusionMatrix;
+use app::domain::pool::Role;
+use app::domain::report::{Report, ReportOptions, Specificity, DEFAULT_BOOTSTRAP_SAMPLES};
+use app::store::{self, report::ProjectReport};
+use clap::Args;
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+/// Options of `claimpool report`.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// The project
+    #[arg(long)]
+    project: String,
+    /// Distance between the depths of the depth curve
+    #[arg(long, default_value_t = app::domain::report::DEFAULT_STEP.get())]
+    step: u32,
+    /// Bootstrap resamples for the systems' standard deviations (at least 2)
+    #[arg(long, default_value_t = DEFAULT_BOOTSTRAP_SAMPLES)]
+    bootstrap: u32,
+    /// Seed of the bootstrap and of sampled system orderings
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print the report as one JSON object (keys depth_curve, system_count_curve, inclusion,
+    /// systems, agreement, evidence, annotation)
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `claimpool report`.
+pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
+    let options = ReportOptions::parse(args.step, args.bootstrap, args.seed, u32::MAX)
+        .map_err(|e| anyhow::anyhow!("--{e}"))?;
+    let project = store::projects::id_by_name(db, &args.project).await?;
+    let computed = store::report::report(db, project, options).await?;
+    if !computed.not_yet_pooled.is_empty() {
+        eprintln!(
+            "note: pooled systems added after the last pool build are counted as evaluation-only until the pool is grown: {}",
+            computed.not_yet_pooled.join(", ")
+        );
+    }
+    let text = if args.json {
+        let mut text = serde_json::to_string(&computed.report).context("writing the JSON")?;
+        text.push('\n');
+        text
+    } else {
+        tables(&args.project, &options, &computed)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::from(e).context("writing to standard output"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A column-aligned table: the first column left-aligned, the others right-aligned.
+fn table(out: &mut String, title: &str, header: &[String], rows: &[Vec<String>]) {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let _ = writeln!(out, "\n{title}");
+    let line = |out: &mut String, cells: &[String]| {
+        let mut text = String::new();
+        for (i, (cell, &w)) in cells.iter().zip(&widths).enumerate() {
+            if i == 0 {
+                let _ = write!(text, "{cell:<w$}");
+            } else {
+                let _ = write!(text, "  {cell:>w$}");
+            }
+        }
+        let _ = writeln!(out, "{}", text.trim_end());
+    };
+    line(out, header);
+    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    line(out, &rule);
+    for row in rows {
+        line(out, row);
+    }
+    if rows.is_empty() {
+        let _ = writeln!(out, "(none)");
+    }
+}
+
+fn f3(x: f64) -> String {
+    format!("{x:.3}")
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |x| format!("{x:.1}"))
+}
+
+fn pm(mean: f64, sd: f64) -> String {
+    format!("{mean:.3} ± {sd:.3}")
+}
+
+fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
+    cells.iter().map(|c| (*c).to_owned()).collect()
+}
+
+/// The whole report as plain-text tables.
+fn tables(project: &str, options: &ReportOptions, computed: &ProjectReport) -> String {
+    let r: &Report = &computed.report;
+    let mut out = String::new();
+    let names: Vec<&str> = r.systems.by_system.iter().map(|(n, _)| n).collect();
+    match computed.pool {
+        Some(pool) => {
+            let _ = writeln!(
+                out,
+                "Report of {project}: pool depth {} ({} strategy), {} pairs; evidence {} (citation {}, discovered {})",
+                pool.depth,
+                store::pool::strategy_name(pool.strategy),
+                r.annotation.progress.pool_pairs,
+                r.evidence.total,
+                r.evidence.citation,
+                r.evidence.discovered
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "Report of {project}: no pool yet; citation evidence {}",
+                r.evidence.citation
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "Depth step {}, {} bootstrap resamples, seed {}",
+        options.step,
+        options.bootstrap_samples.get(),
+        options.seed
+    );
+
+    // Pool depth.
+    let mut header = strings(["depth", "pool", "judged", "evidence"]);
+    header.extend(names.iter().map(|n| format!("F1 {n}")));
+    header.extend(names.iter().map(|n| format!("AP {n}")));
+    let rows: Vec<Vec<String>> = r
+        .depth_curve
+        .0
+        .iter()
+        .map(|p| {
+            let mut row = vec![
+                p.depth.to_string(),
+                p.pool_size.to_string(),
+                p.judged.to_string(),
+                p.evidence.to_string(),
+            ];
+            row.extend(p.systems.iter().map(|(_, s)| f3(s.f1)));
+            row.extend(p.systems.iter().map(|(_, s)| f3(s.average_precision)));
+            row
+        })
+        .collect();
+    table(
+        &mut out,
+        "Pool depth: evidence discovered, and each system's F1 and AP",
+        &header,
+        &rows,
+    );
+    let mut header = strings(["depth"]);
+    header.extend(names.iter().map(|n| format!("|ΔF1|% {n}")));
+    header.extend(names.iter().map(|n| format!("|ΔAP|% {n}")));
+    let rows: Vec<Vec<String>> = r
+        .depth_curve
+        .0
+        .iter()
+        .skip(1)
+        .map(|p| {
+            let mut row = vec![p.depth.to_string()];
+            row.extend(p.systems.iter().map(|(_, s)| pct(s.f1_change_pct)));
+            row.extend(
+                p.systems
+                    .iter()
+                    .map(|(_, s)| pct(s.average_precision_change_pct)),
+            );
+            row
+        })
+        .collect();
+    table(
+        &mut out,
+        "Pool depth: absolute % change from the previous depth",
+        &header,
+        &rows,
+    );
+
+    // System count.
+    let mut header = strings(["systems", "orderings", "evidence"]);
+    header.extend(names.iter().map(|n| format!("F1 {n}")));
+    let rows: Vec<Vec<String>> = r
+        .system_count_curve
+        .0
+        .iter()
+        .map(|p| {
+            let orderings = if p.exact {
+                format!("{} (all)", p.orderings)
+            } else {
+                format!("{} (sampled)", p.orderings)
+            };
+            let mut row = vec![
+                p.count.to_string(),
+                orderings,
+                pm(p.evidence_mean, p.evidence_sd),
+            ];
+            row.extend(p.f1.iter().map(|(_, m)| pm(m.mean, m.sd)));
+            row
+        })
+        .collect();
+    table(
+        &mut out,
+        "System count: mean ± sd over orderings of the pooled systems",
+        &header,
+        &rows,
+    );
+    let rows: Vec<Vec<String>> = r
+        .inclusion
+        .0
+        .iter()
+        .map(|row| {
+            vec![
+                row.system.clone(),
+                f3(row.included_f1),
+                f3(row.excluded_f1),
+                pct(row.change_pct),
+                row.unique_evidence.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "System inclusion: F1 with the system's own pool contributions left out",
+        &strings([
+            "system",
+            "F1 included",
+            "F1 left out",
+            "change %",
+            "unique evidence",
+        ]),
+        &rows,
+    );
+
+    // Systems.
+    let rows: Vec<Vec<String>> = r
+        .systems
+        .by_system
+        .iter()
+        .map(|(name, s)| {
+            let m = &s.scores;
+            vec![
+                name.to_owned(),
+                match s.role {
+                    Role::Pooled => "pooled".to_owned(),
+                    Role::EvaluationOnly => "evaluation-only".to_owned(),
+                },
+                pm(m.precision, m.precision_sd),
+                pm(m.recall, m.recall_sd),
+                pm(m.f1, m.f1_sd),
+                pm(m.average_precision, m.average_precision_sd),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Systems at the current depth (± bootstrap sd)",
+        &strings(["system", "role", "precision", "recall", "F1", "AP"]),
+        &rows,
+    );
+    for (name, s) in r.systems.by_system.iter() {
+        if let Some(m) = &s.confusion {
+            confusion(
+                &mut out,
+                &format!("Confusion of {name}: gold (rows) vs predicted"),
+                m,
+            );
+        }
+    }
+    let rows: Vec<Vec<String>> = r
+        .systems
+        .overlap
+        .iter()
+        .map(|o| {
+            vec![
+                format!("{} / {}", o.system_a, o.system_b),
+                f3(o.citation),
+                f3(o.non_citation),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Jaccard overlap of predicted evidence",
+        &strings(["systems", "citation", "non-citation"]),
+        &rows,
+    );
+
+    // Evidence.
+    let e = &r.evidence;
+    let rows: Vec<Vec<String>> = e
+        .claims_by_evidence_count
+        .iter()
+        .map(|row| {
+            vec![
+                row.evidence_pairs.to_string(),
+                row.claims.to_string(),
+                format!("{:.1}", 100.0 * row.cumulative_share),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Claims by number of evidence pairs",
+        &strings(["evidence pairs", "claims", "cumulative %"]),
+        &rows,
+    );
+    let _ = writeln!(
+        out,
+        "\nClaims with conflicting evidence (SUPPORT and CONTRADICT): {}",
+        if e.conflicting_claims.is_empty() {
+            "none".to_owned()
+        } else {
+            e.conflicting_claims
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let rows: Vec<Vec<String>> = Specificity::ALL
+        .iter()
+        .map(|&s| vec![s.as_str().to_owned(), e.specificity.get(s).to_string()])
+        .collect();
+    table(
+        &mut out,
+        "Specificity relations",
+        &strings(["relation", "pairs"]),
+        &rows,
+    );
+
+    // Annotation.
+    let p = &r.annotation.progress;
+    let _ = writeln!(
+        out,
+        "\nAnnotation: {} pool pairs, {} judged before annotation, {} to annotate, {} of them final",
+        p.pool_pairs, p.prior_judged, p.to_annotate, p.finalized
+    );
+    let rows: Vec<Vec<String>> = p
+        .stages
+        .iter()
+        .map(|s| {
+            vec![
+                s.stage.as_str().to_owned(),
+                s.pairs.to_string(),
+                s.records.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Progress per stage",
+        &strings(["stage", "pairs", "labels given"]),
+        &rows,
+    );
+    let rows: Vec<Vec<String>> = r
+        .annotation
+        .annotators
+        .iter()
+        .map(|a| {
+            vec![
+                a.annotator.clone(),
+                a.items.to_string(),
+                a.median_seconds
+                    .map_or_else(|| "-".to_owned(), |s| format!("{s:.1}")),
+                a.items_per_hour
+                    .map_or_else(|| "-".to_owned(), |s| format!("{s:.1}")),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Annotators",
+        &strings(["annotator", "items", "median s/item", "items/hour"]),
+        &rows,
+    );
+    let a = &r.agreement;
+    match &a.first_vs_second {
+        Some(pass) => {
+            let _ = writeln!(
+                out,
+                "\nAgreement of first and second pass{}: {} pairs, kappa {}, {:.1}% agreement (chance {:.1}%)",
+                if a.confirm_mode {
+                    " (confirm mode: the second annotator saw the first label)"
+                } else {
+                    " (blind)"
+                },
+                pass.agreement.pairs,
+                pass.agreement
+                    .kappa
+                    .map_or_else(|| "undefined".to_owned(), f3),
+                pass.percent_agreement,
+                100.0 * pass.agreement.expected_agreement
+            );
+            confusion(
+                &mut out,
+                "First pass (rows) vs second pass",
+                &pass.agreement.confusion,
+            );
+        }
+        None => {
+            let _ = writeln!(out, "\nAgreement: no pair has both passes yet");
+        }
+    }
+    let rows: Vec<Vec<String>> = a
+        .awaiting_adjudication
+        .pairs
+        .iter()
+        .map(|d| {
+            vec![
+                d.pair.claim.as_str().to_owned(),
+                d.pair.doc.as_str().to_owned(),
+                d.first.as_str().to_owned(),
+                d.second.as_str().to_owned(),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        &format!(
+            "Disagreements awaiting adjudication: {}",
+            a.awaiting_adjudication.count
+        ),
+        &strings(["claim", "doc", "first", "second"]),
+        &rows,
+    );
+    out
+}
+
+fn confusion(out: &mut String, title: &str, m: &ConfusionMatrix) {
+    let mut header = strings([""]);
+    header.extend(Label::ALL.iter().map(|l| l.as_str().to_owned()));
+    let rows: Vec<Vec<String>> = Label::ALL
+        .iter()
+        .map(|&row| {
+            let mut cells = vec![row.as_str().to_owned()];
+            cells.extend(Label::ALL.iter().map(|&c| m.count(row, c).to_string()));
+            cells
+        })
+        .collect();
+    table(out, title, &header, &rows);
+}
