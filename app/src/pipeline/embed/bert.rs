@@ -6,7 +6,7 @@
 //! Written here rather than taken from candle-transformers, whose one crate holds a hundred
 //! models and more than doubled the cold compile time of the candle dependencies.
 
-use candle_core::{DType, Device, Module, Tensor, D};
+use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, VarBuilder};
 use serde::Deserialize;
 
@@ -106,10 +106,11 @@ impl Bert {
         self.max_positions
     }
 
-    /// Hidden states (batch, tokens, hidden) of `ids` (batch, tokens; u32), where `mask`
-    /// (batch, tokens; f32) is 1 for real tokens and 0 for padding. Every sequence is of token
-    /// type 0.
-    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+    /// Hidden states (batch, tokens, hidden) of `ids` (batch, tokens; u32), every sequence of
+    /// token type 0. Sequences of one batch have the same length: there is no padding, so no
+    /// attention mask (the embedder batches texts of equal token count; masking a padded batch
+    /// cost more in candle's broadcasting than the matrix products it saved).
+    pub fn forward(&self, ids: &Tensor) -> candle_core::Result<Tensor> {
         let (batch, tokens) = ids.dims2()?;
         let device = ids.device();
         let positions = Tensor::arange(0u32, tokens as u32, device)?;
@@ -120,16 +121,13 @@ impl Bert {
             .broadcast_add(&self.position.forward(&positions)?)?
             .add(&self.token_type.forward(&types)?)?;
         let mut x = self.embedding_norm.forward(&x)?;
-        // Padding gets the lowest score before the softmax, as Hugging Face does.
-        let bias =
-            ((mask.ones_like()? - mask)? * f64::from(f32::MIN))?.reshape((batch, 1, 1, tokens))?;
         for layer in &self.layers {
-            x = self.layer(layer, &x, &bias)?;
+            x = self.layer(layer, &x)?;
         }
         Ok(x)
     }
 
-    fn layer(&self, layer: &Layer, x: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {
+    fn layer(&self, layer: &Layer, x: &Tensor) -> candle_core::Result<Tensor> {
         let (batch, tokens, hidden) = x.dims3()?;
         let split = |t: Tensor| {
             t.reshape((batch, tokens, self.heads, self.head_size))?
@@ -139,8 +137,8 @@ impl Bert {
         let q = split(layer.query.forward(x)?)?;
         let k = split(layer.key.forward(x)?)?;
         let v = split(layer.value.forward(x)?)?;
-        let scores = (q.matmul(&k.t()?)? / (self.head_size as f64).sqrt())?.broadcast_add(bias)?;
-        let probs = candle_nn::ops::softmax(&scores, D::Minus1)?;
+        let scores = (q.matmul(&k.t()?)? / (self.head_size as f64).sqrt())?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
         let context = probs
             .matmul(&v)?
             .transpose(1, 2)?

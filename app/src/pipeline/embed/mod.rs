@@ -11,11 +11,11 @@ pub mod bert;
 pub mod wordpiece;
 
 use bert::{Bert, BertConfig};
-use candle_core::{DType, Device, Tensor};
+use candle_core::{Device, Tensor};
 use std::path::{Path, PathBuf};
 use wordpiece::WordPiece;
 
-/// Texts embedded in one forward pass (sorted by length first, so padding stays small).
+/// Texts of one token count embedded in one forward pass.
 const BATCH: usize = 16;
 /// sentence-transformers' default when `sentence_bert_config.json` does not say.
 const DEFAULT_MAX_TOKENS: usize = 256;
@@ -161,43 +161,39 @@ impl Embedder {
         self.vocab.encode(text, self.max_tokens)
     }
 
-    /// The unit-length embedding of each text, in order.
+    /// The unit-length embedding of each text, in order. Texts are embedded in batches of up
+    /// to [`BATCH`] texts of the same token count.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.token_ids(t)).collect();
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| ids[i].len());
         let mut out = vec![Vec::new(); ids.len()];
-        for batch in order.chunks(BATCH) {
-            let rows: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
-            for (&i, embedding) in batch.iter().zip(self.embed_batch(&rows)?) {
-                out[i] = embedding;
+        for same_length in order.chunk_by(|&a, &b| ids[a].len() == ids[b].len()) {
+            for batch in same_length.chunks(BATCH) {
+                let rows: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
+                for (&i, embedding) in batch.iter().zip(self.embed_batch(&rows)?) {
+                    out[i] = embedding;
+                }
             }
         }
         Ok(out)
     }
 
-    /// Embeds sequences of ids, padded to the longest.
+    /// Embeds sequences of ids of one length: the mean of the token states, unit length.
     fn embed_batch(&self, rows: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-        let mut flat_ids = Vec::with_capacity(rows.len() * width);
-        let mut flat_mask = Vec::with_capacity(rows.len() * width);
-        for row in rows {
-            flat_ids.extend_from_slice(row);
-            flat_ids.extend(std::iter::repeat_n(0u32, width - row.len()));
-            flat_mask.extend(std::iter::repeat_n(1f32, row.len()));
-            flat_mask.extend(std::iter::repeat_n(0f32, width - row.len()));
-        }
-        let shape = (rows.len(), width);
-        let ids = Tensor::from_vec(flat_ids, shape, &self.device)?;
-        let mask = Tensor::from_vec(flat_mask, shape, &self.device)?;
-        let states = self.bert.forward(&ids, &mask)?;
-        // Mean over real tokens, then unit length.
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = states.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        Ok(mean.broadcast_div(&norms)?.to_vec2::<f32>()?)
+        let width = rows.first().map_or(0, |r| r.len());
+        let flat: Vec<u32> = rows.iter().flat_map(|r| r.iter().copied()).collect();
+        let ids = Tensor::from_vec(flat, (rows.len(), width), &self.device)?;
+        let means = self.bert.forward(&ids)?.mean(1)?.to_vec2::<f32>()?;
+        Ok(means
+            .into_iter()
+            .map(|mut v| {
+                // sentence-transformers' Normalize: divide by max(norm, 1e-12).
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                v.iter_mut().for_each(|x| *x /= norm);
+                v
+            })
+            .collect())
     }
 }
 

@@ -6,9 +6,8 @@
 use super::scifact::{claims, corpus, data_dir, GoldClaim};
 use super::support::{doc, index_of};
 use crate::pipeline::embed::{cosine, Embedder};
-use crate::pipeline::hybrid::{fuse, DEFAULT_POOL};
+use crate::pipeline::hybrid::{fuse, DEFAULT_POOL, DEFAULT_RRF_K, DEFAULT_TOKENS};
 use crate::pipeline::{build_index, CandidateRetriever, HybridReranker, Passage, Retriever};
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::time::Instant;
 
@@ -49,7 +48,7 @@ fn hybrid_ranks_by_reciprocal_rank_fusion_of_bm25_and_cosine() {
         doc("6", "Bone density", &["Vitamin D raises bone density."]),
     ]);
     let claim = "Exercise improves sleep in older adults.";
-    let reranker = HybridReranker::with(embedder, 4, 2.0);
+    let reranker = HybridReranker::with(embedder, 4, 2.0, 128);
     let hybrid = CandidateRetriever::hybrid(&index, &reranker);
     let (ranking, passages) = hybrid.with_passages(claim, 3).unwrap();
 
@@ -180,22 +179,17 @@ fn scifact_hybrid_recall_and_time() {
     let tokens: usize = std::env::var("CLAIMPOOL_MINILM_TOKENS")
         .ok()
         .and_then(|t| t.parse().ok())
-        .unwrap_or(256);
-    let mut embedder = embedder;
-    embedder.set_max_tokens(tokens);
-    let reranker = HybridReranker::new(embedder);
+        .unwrap_or(DEFAULT_TOKENS);
+    let hybrid = |embedder| HybridReranker::with(embedder, DEFAULT_POOL, DEFAULT_RRF_K, tokens);
+    let model = crate::pipeline::embed::tests::model_dir().unwrap();
+    let reranker = hybrid(embedder);
 
-    // Time per claim with nothing cached: five dev claims, a fresh cache each.
+    // Time per claim with nothing cached: two dev claims, a fresh cache each.
     let cold: Vec<f64> = dev
         .iter()
-        .take(5)
+        .take(2)
         .map(|claim| {
-            let fresh = HybridReranker::new({
-                let mut e =
-                    Embedder::load(&crate::pipeline::embed::tests::model_dir().unwrap()).unwrap();
-                e.set_max_tokens(tokens);
-                e
-            });
+            let fresh = hybrid(Embedder::load(&model).unwrap());
             let retriever = CandidateRetriever::hybrid(&index, &fresh);
             let started = Instant::now();
             retriever.ranking(&claim.text, 50).unwrap();
@@ -234,7 +228,6 @@ fn scifact_hybrid_recall_and_time() {
 
     // The fusion constant on train.
     let (train_ids, train_sims, _) = candidates(&index, &reranker, &train);
-    let mut by_c: HashMap<u32, f64> = HashMap::new();
     for c in [1u32, 5, 10, 20, 40, 60, 100, 200] {
         let rankings = fused(&train_ids, &train_sims, f64::from(c));
         let (f50, total) = recall(&train, &rankings, 50);
@@ -244,7 +237,6 @@ fn scifact_hybrid_recall_and_time() {
             f20 as f64 / total as f64,
             f50 as f64 / total as f64
         );
-        by_c.insert(c, f50 as f64 / total as f64);
     }
     let hybrid_50 = report(
         &format!(
