@@ -52,6 +52,7 @@
 //! near-ties: models trained over two builds differ slightly (F1 within about 0.01).
 
 pub mod bench;
+mod cap;
 mod error;
 mod examples;
 mod features;
@@ -64,6 +65,7 @@ mod pooled;
 mod text;
 mod train;
 
+pub use cap::EVIDENCE_COVERAGE;
 pub use error::TrainedError;
 pub use examples::{NEGATIVE_DEPTH, RANK_DEPTH};
 pub use model::{

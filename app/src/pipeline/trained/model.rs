@@ -1,6 +1,7 @@
 //! A trained scorer: its three linear models, the corpus statistics they need, and the file it
 //! is saved in.
 
+use super::cap::cap_evidence;
 use super::error::TrainedError;
 use super::idf::DocFreq;
 use super::linear::{LinearModel, SavedLinear};
@@ -28,7 +29,8 @@ pub const MAX_RATIONALE_SENTENCES: usize = 3;
 /// What the saved file calls itself.
 const FORMAT: &str = "claimpool-trained-scorer";
 /// Version of the saved file's layout.
-pub const MODEL_VERSION: u32 = 1;
+/// 2: the training summary holds `max_evidence_per_claim`.
+pub const MODEL_VERSION: u32 = 2;
 
 /// The sentence-level models: is a sentence a rationale, and does it support or contradict.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +155,8 @@ impl TrainedModel {
     }
 
     /// One row per hit of a claim's ranking, in rank order; hits whose abstract is not in
-    /// `corpus` are left out.
+    /// `corpus` are left out. At most [`TrainingSummary::max_evidence_per_claim`] of them, the
+    /// most confident, keep a SUPPORT / CONTRADICT label (see [`cap`](super::cap)).
     pub fn score_hits(
         &self,
         claim_id: &ClaimId,
@@ -162,10 +165,13 @@ impl TrainedModel {
         corpus: &HashMap<DocId, Document>,
     ) -> Result<Vec<RunRow>, PipelineError> {
         let claim = self.prepare_claim(claim_text);
-        hits.iter()
+        let mut rows = hits
+            .iter()
             .filter_map(|hit| corpus.get(&hit.doc_id).map(|doc| (hit, doc)))
             .map(|(hit, doc)| self.score_prepared(claim_id, &claim, doc, hit.rank))
-            .collect()
+            .collect::<Result<Vec<RunRow>, PipelineError>>()?;
+        cap_evidence(&mut rows, self.summary.max_evidence_per_claim);
+        Ok(rows)
     }
 
     /// Writes the model to `path` as JSON.

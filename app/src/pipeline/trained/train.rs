@@ -1,5 +1,6 @@
 //! Training: examples, cross-fitted sentence models, then the label model.
 
+use super::cap::evidence_cap;
 use super::error::TrainedError;
 use super::examples::{gather, AbstractExample, Source};
 use super::idf::DocFreq;
@@ -120,6 +121,9 @@ pub struct TrainingSummary {
     pub rationale_sentences: usize,
     /// Evidence or cited abstracts missing from the corpus, left out.
     pub missing_documents: usize,
+    /// At most this many abstracts of one claim are predicted evidence: see
+    /// [`cap`](super::cap).
+    pub max_evidence_per_claim: u32,
 }
 
 /// Salts of the seeds of the fits, so each fit shuffles differently.
@@ -263,6 +267,17 @@ pub fn train(
     let count = |pred: &dyn Fn(&AbstractExample) -> bool| {
         examples.abstracts.iter().filter(|e| pred(e)).count()
     };
+    let mut evidence_per_claim = vec![0usize; claims.len()];
+    for example in examples
+        .abstracts
+        .iter()
+        .filter(|e| e.source == Source::Evidence)
+    {
+        evidence_per_claim[example.claim] += 1;
+    }
+    let max_evidence_per_claim = evidence_cap(evidence_per_claim).ok_or_else(|| {
+        TrainedError::NotEnoughData("no claim has an evidence abstract in the corpus".to_owned())
+    })?;
     let summary = TrainingSummary {
         claims: claims.len(),
         corpus_documents: df.documents(),
@@ -274,6 +289,7 @@ pub fn train(
         sentence_examples: rationale_examples.len(),
         rationale_sentences,
         missing_documents: examples.missing_documents,
+        max_evidence_per_claim,
     };
     Ok(TrainedModel {
         config,
