@@ -5,8 +5,15 @@
 //! INSERTs. A bad line rejects the whole file: the errors (each naming file, line and field, up
 //! to [`MAX_ERRORS`]) are returned and nothing is written. The same file (by SHA-256) is
 //! refused the second time.
+//!
+//! A run import (millions of predictions) writes on a connection of its own with SQLite's
+//! foreign-key checks off (see [`bulk_connection`]): every key it writes was read or created in
+//! its own write transaction, so the checks (a third of SQLite's time per prediction) could
+//! never fail. Its predictions go in through SQLite's C API ([`insert_rows`]).
 
 use super::audit::AuditEvent;
+use super::id_keys::IdKeys;
+use super::raw_rows::insert_rows;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
     ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
@@ -16,7 +23,7 @@ use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{ConnectOptions, Connection, QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -27,6 +34,9 @@ use tokio::sync::mpsc;
 pub const MAX_ERRORS: usize = 50;
 /// Rows per multi-row INSERT (SQLite allows 32,766 bound values per statement).
 const BATCH: usize = 1_000;
+/// Predictions per batch a run's parser hands to the writer, which inserts each batch through
+/// [`insert_rows`] (whose statements are prepared once per batch).
+const RUN_BATCH: usize = 4_096;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -293,14 +303,21 @@ fn spawn_parser<T: Send + 'static>(
     (rx, handle)
 }
 
-/// Sends a full batch (unless problems were found: then rows are only checked, not sent).
-fn push_row<T>(batch: &mut Vec<T>, row: T, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
+/// Sends a batch of `size` rows once full (unless problems were found: then rows are only
+/// checked, not sent).
+fn push_row<T>(
+    batch: &mut Vec<T>,
+    size: usize,
+    row: T,
+    tx: &mpsc::Sender<Vec<T>>,
+    problems: &Problems,
+) {
     if !problems.is_empty() {
         batch.clear();
         return;
     }
     batch.push(row);
-    if batch.len() >= BATCH {
+    if batch.len() >= size {
         // A closed channel means the writer failed; its error is reported instead.
         let _ = tx.blocking_send(std::mem::take(batch));
     }
@@ -384,6 +401,7 @@ pub async fn corpus(
                     .then(|| serde_json::Value::Object(doc.extra).to_string());
                 push_row(
                     &mut batch,
+                    BATCH,
                     DocRow {
                         doc_id: id,
                         title: doc.title,
@@ -531,6 +549,7 @@ pub async fn claims(
                 });
                 push_row(
                     &mut batch,
+                    BATCH,
                     ClaimRow {
                         claim_id: id,
                         text: claim.text,
@@ -672,12 +691,44 @@ pub async fn run(
     let reader =
         blocking(move || RunReader::open(&opened_path, format, &options).map_err(format_error))
             .await?;
-    let docs = doc_ids(db, project_id).await?;
-    let claims = claim_ids(db, project_id).await?;
+    let mut conn = bulk_connection(db).await?;
+    let result = run_on(&mut conn, project_id, import, format, reader, actor_id).await;
+    // Closing waits for the rollback of a failed import: nothing of it stays behind.
+    let closed = conn.close().await;
+    let report = result?;
+    closed?;
+    Ok(report)
+}
+
+/// [`run`] on the import's own connection.
+async fn run_on(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    import: RunImport,
+    format: RunFormat,
+    reader: RunReader,
+    actor_id: Option<i64>,
+) -> StoreResult<ImportReport> {
+    let path = import.path.clone();
+    // The write lock first: the ids read below cannot change before the predictions are written.
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    check_writer(&mut tx, project_id, actor_id).await?;
+    let docs = IdKeys::read(
+        &mut tx,
+        "SELECT doc_id, id FROM documents WHERE project_id = ?",
+        project_id,
+    )
+    .await?;
+    let claims = IdKeys::read(
+        &mut tx,
+        "SELECT claim_id, id FROM claims WHERE project_id = ?",
+        project_id,
+    )
+    .await?;
     let existing_systems: HashSet<String> =
         sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = ?")
             .bind(project_id)
-            .fetch_all(db)
+            .fetch_all(&mut *tx)
             .await?
             .into_iter()
             .collect();
@@ -689,16 +740,17 @@ pub async fn run(
         move |tx, problems| {
             let mut local = RunSummary::default();
             let mut index: HashMap<String, usize> = HashMap::new();
-            let mut announced: HashSet<usize> = HashSet::new();
-            let mut batch = Vec::with_capacity(BATCH);
+            // Per system index: whether its first row was sent (with the system's name).
+            let mut announced: Vec<bool> = Vec::new();
+            let mut batch = Vec::with_capacity(RUN_BATCH);
             for item in reader {
                 let Some(located) = problems.record(item) else {
                     continue;
                 };
                 let (line, rec) = (located.line, located.record);
-                let name = match (&given_name, &rec.system) {
-                    (Some(name), _) => name.clone(),
-                    (None, Some(name)) => name.clone(),
+                let name: &str = match (&given_name, &rec.system) {
+                    (Some(name), _) => name,
+                    (None, Some(name)) => name,
                     (None, None) => {
                         problems.at(
                             line,
@@ -708,12 +760,10 @@ pub async fn run(
                         break;
                     }
                 };
-                let mut new_system = None;
-                let system = match index.get(&name) {
+                let system = match index.get(name) {
                     Some(&i) => i,
                     None => {
-                        new_system = Some(name.clone());
-                        if existing_systems.contains(&name) {
+                        if existing_systems.contains(name) {
                             problems.at(
                                 line,
                                 Some("system"),
@@ -721,13 +771,14 @@ pub async fn run(
                             );
                             break;
                         }
-                        index.insert(name.clone(), local.names.len());
-                        local.names.push(name);
+                        index.insert(name.to_owned(), local.names.len());
+                        local.names.push(name.to_owned());
                         local.tallies.push(ScoringTally::default());
+                        announced.push(false);
                         local.names.len() - 1
                     }
                 };
-                let Some(&claim) = claims.get(rec.claim_id.as_str()) else {
+                let Some(claim) = claims.get(rec.claim_id.as_str()) else {
                     problems.at(
                         line,
                         Some("claim_id"),
@@ -735,7 +786,7 @@ pub async fn run(
                     );
                     continue;
                 };
-                let Some(&doc) = docs.get(rec.doc_id.as_str()) else {
+                let Some(doc) = docs.get(rec.doc_id.as_str()) else {
                     if allow_missing {
                         local.missing_docs += 1;
                     } else {
@@ -750,11 +801,14 @@ pub async fn run(
                 if let Some(tally) = local.tallies.get_mut(system) {
                     tally.observe(&rec);
                 }
-                // A system whose first pair was skipped announces itself on its next row.
-                if new_system.is_none() && !announced.contains(&system) {
-                    new_system = local.names.get(system).cloned();
-                }
-                announced.insert(system);
+                // A system announces itself (is created) with its first row that is written.
+                let new_system = match announced.get_mut(system) {
+                    Some(sent) if !*sent => {
+                        *sent = true;
+                        local.names.get(system).cloned()
+                    }
+                    _ => None,
+                };
                 let row = PredictionRow {
                     system,
                     new_system,
@@ -771,7 +825,7 @@ pub async fn run(
                         .as_ref()
                         .map(|s| serde_json::to_string(s).unwrap_or_default()),
                 };
-                push_row(&mut batch, row, tx, problems);
+                push_row(&mut batch, RUN_BATCH, row, tx, problems);
             }
             flush(batch, tx, problems);
             if let Ok(mut summary) = shared.lock() {
@@ -780,7 +834,6 @@ pub async fn run(
         },
         display_name(&path),
     );
-    let mut tx = db.begin().await?;
     let import_id =
         begin_import(&mut tx, project_id, "run", &path, format.as_str(), actor_id).await?;
     // Database keys of the systems, by the parser's index; `None` until the system's first row.
@@ -798,22 +851,25 @@ pub async fn run(
             }
         }
         rows += batch.len() as u64;
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences) ",
-        );
-        q.push_values(batch, |mut b, r| {
-            b.push_bind(system_keys.get(&r.system).copied())
-                .push_bind(r.claim)
-                .push_bind(r.doc)
-                .push_bind(r.label.map(Label::as_str))
-                .push_bind(r.p_support)
-                .push_bind(r.p_contradict)
-                .push_bind(r.p_nei)
-                .push_bind(r.confidence)
-                .push_bind(r.rank.map(i64::from))
-                .push_bind(r.sentences);
-        });
-        q.build().execute(&mut *tx).await?;
+        insert_rows(
+            &mut tx,
+            "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences)",
+            10,
+            &batch,
+            |r, b| {
+                b.integer(system_keys.get(&r.system).copied())
+                    .integer(Some(r.claim))
+                    .integer(Some(r.doc))
+                    .text(r.label.map(Label::as_str))
+                    .real(r.p_support)
+                    .real(r.p_contradict)
+                    .real(r.p_nei)
+                    .real(Some(r.confidence))
+                    .integer(r.rank.map(i64::from))
+                    .text(r.sentences.as_deref());
+            },
+        )
+        .await?;
     }
     let problems = parser_problems(parser).await?;
     if !problems.is_empty() {
@@ -855,6 +911,45 @@ pub async fn run(
     finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
     tx.commit().await?;
     Ok(report)
+}
+
+/// A connection of its own for a run import, with foreign-key checks off; closed after the
+/// import, never shared (the pool's connections keep the checks).
+///
+/// The import writes, in one `BEGIN IMMEDIATE` transaction, only keys that transaction read or
+/// made: the project and the actor (checked by [`check_writer`]), the documents and claims it
+/// resolves ids against (read after taking the write lock, so nothing can delete them before
+/// the commit), the import row and the systems it inserts. The checks SQLite would make for
+/// each prediction row (its system, claim and document) therefore always pass.
+async fn bulk_connection(db: &Db) -> StoreResult<SqliteConnection> {
+    let options = (*db.connect_options()).clone().foreign_keys(false);
+    Ok(options.connect().await?)
+}
+
+/// Inside a bulk import's transaction: the project exists, and so does the actor if any (what
+/// the foreign keys of `imports` would have checked).
+async fn check_writer(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
+    let project: Option<i64> = sqlx::query_scalar("SELECT id FROM projects WHERE id = ?")
+        .bind(project_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    if project.is_none() {
+        return Err(StoreError::NotFound(format!("project #{project_id}")));
+    }
+    if let Some(actor) = actor_id {
+        let user: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE id = ?")
+            .bind(actor)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if user.is_none() {
+            return Err(StoreError::NotFound(format!("user #{actor}")));
+        }
+    }
+    Ok(())
 }
 
 fn name_conflict(err: sqlx::Error, name: &str) -> StoreError {

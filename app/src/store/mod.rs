@@ -4,10 +4,12 @@
 pub mod annotate;
 pub mod audit;
 pub mod db;
+mod id_keys;
 pub mod import;
 pub mod jobs;
 pub mod pool;
 pub mod projects;
+mod raw_rows;
 pub mod release;
 pub mod report;
 pub mod users;

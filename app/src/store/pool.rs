@@ -2,15 +2,16 @@
 //! with `domain::pool`, its statistics and its listing.
 
 use super::audit::{json, AuditEvent};
+use super::raw_rows::for_each_row;
 use super::{now_ms, Db, StoreError, StoreResult};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 use crate::domain::pool::{
-    DepthStep, Pair, PoolError, PoolStats, PriorEvidenceStats, Ranking, Role, Score, ScoredPair,
-    Strategy, SystemRun,
+    DepthStep, FxHashMap, Pair, PoolError, PoolStats, PriorEvidenceStats, Ranking, Role, Score,
+    ScoredPair, Strategy, SystemRun,
 };
-use futures::TryStreamExt;
 use serde::Serialize;
+use sqlx::SqliteConnection;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The text form of a strategy, as stored and as the CLI takes it.
@@ -40,15 +41,15 @@ pub struct Loaded {
     pub docs: Vec<(i64, DocId)>,
     /// Ranking's system index → systems.id.
     pub systems: Vec<i64>,
-    claim_keys: HashMap<i64, u32>,
-    doc_keys: HashMap<i64, u32>,
+    claim_keys: KeyIndex,
+    doc_keys: KeyIndex,
 }
 
 impl Loaded {
     pub fn pair_key(&self, claim: i64, doc: i64) -> Option<Pair<u32, u32>> {
         Some(Pair {
-            claim: *self.claim_keys.get(&claim)?,
-            doc: *self.doc_keys.get(&doc)?,
+            claim: self.claim_keys.get(claim)?,
+            doc: self.doc_keys.get(doc)?,
         })
     }
 
@@ -60,42 +61,96 @@ impl Loaded {
     }
 }
 
+/// Database key → position in external-id order, for the claims or documents of a project.
+///
+/// A project's keys are nearly always one compact range (a corpus or a claims file is imported
+/// at once), so a table indexed by key serves the millions of lookups of [`load`] with one
+/// memory access each; scattered keys fall back to a hash map.
+enum KeyIndex {
+    /// `slots[key - first]`, [`KeyIndex::ABSENT`] for keys of other projects.
+    Dense {
+        first: i64,
+        slots: Vec<u32>,
+    },
+    Sparse(FxHashMap<i64, u32>),
+}
+
+impl KeyIndex {
+    const ABSENT: u32 = u32::MAX;
+
+    /// The index of `keys`, each mapped to its position in the slice.
+    fn new<T>(keys: &[(i64, T)]) -> KeyIndex {
+        let first = keys.iter().map(|k| k.0).min().unwrap_or(0);
+        let last = keys.iter().map(|k| k.0).max().unwrap_or(-1);
+        let span = usize::try_from(last.saturating_sub(first).saturating_add(1)).unwrap_or(0);
+        let positions = keys
+            .iter()
+            .enumerate()
+            .map(|(i, (key, _))| (*key, i as u32));
+        if keys.len() < Self::ABSENT as usize && span <= 2 * keys.len() + 1024 {
+            let mut slots = vec![Self::ABSENT; span];
+            for (key, i) in positions {
+                if let Some(slot) = usize::try_from(key - first)
+                    .ok()
+                    .and_then(|at| slots.get_mut(at))
+                {
+                    *slot = i;
+                }
+            }
+            KeyIndex::Dense { first, slots }
+        } else {
+            KeyIndex::Sparse(positions.collect())
+        }
+    }
+
+    fn get(&self, key: i64) -> Option<u32> {
+        match self {
+            KeyIndex::Dense { first, slots } => usize::try_from(key.checked_sub(*first)?)
+                .ok()
+                .and_then(|at| slots.get(at))
+                .copied()
+                .filter(|&i| i != Self::ABSENT),
+            KeyIndex::Sparse(map) => map.get(&key).copied(),
+        }
+    }
+}
+
 /// Keys ordered as the external ids, so the pool's claim/doc tie-break follows the ids.
-async fn ordered_keys<T: Ord + Clone>(
-    db: &Db,
+///
+/// `sql` selects (database key, external id) rows for the project given as its parameter.
+async fn ordered_keys<T: Ord>(
+    conn: &mut SqliteConnection,
     sql: &str,
     project_id: i64,
     parse: impl Fn(&str) -> Option<T>,
-) -> StoreResult<(Vec<(i64, T)>, HashMap<i64, u32>)> {
-    let rows: Vec<(i64, String)> = sqlx::query_as(sql).bind(project_id).fetch_all(db).await?;
-    let mut parsed = rows
-        .into_iter()
-        .map(|(key, ext)| {
-            parse(&ext)
-                .map(|id| (key, id))
-                .ok_or_else(|| StoreError::Corrupt(format!("stored id {ext:?}")))
-        })
-        .collect::<StoreResult<Vec<_>>>()?;
+) -> StoreResult<(Vec<(i64, T)>, KeyIndex)> {
+    let mut parsed = Vec::new();
+    for_each_row(conn, sql, &[project_id], |row| {
+        let (key, ext) = (row.integer(0)?, row.text(1)?);
+        let id = parse(ext).ok_or_else(|| StoreError::Corrupt(format!("stored id {ext:?}")))?;
+        parsed.push((key, id));
+        Ok(())
+    })
+    .await?;
     parsed.sort_by(|a, b| a.1.cmp(&b.1));
-    let index = parsed
-        .iter()
-        .enumerate()
-        .map(|(i, (key, _))| (*key, i as u32))
-        .collect();
+    let index = KeyIndex::new(&parsed);
     Ok((parsed, index))
 }
 
 /// Loads every system's predictions of a project and ranks them under `strategy`.
+///
+/// The predictions (millions of rows) are read through [`for_each_row`], on one connection.
 pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
+    let mut conn = db.acquire().await?;
     let (claims, claim_keys) = ordered_keys(
-        db,
+        &mut conn,
         "SELECT id, claim_id FROM claims WHERE project_id = ?",
         project_id,
         |s| ClaimId::parse(s).ok(),
     )
     .await?;
     let (docs, doc_keys) = ordered_keys(
-        db,
+        &mut conn,
         "SELECT id, doc_id FROM documents WHERE project_id = ?",
         project_id,
         |s| DocId::parse(s).ok(),
@@ -104,27 +159,32 @@ pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<L
     let systems: Vec<(i64, String, String)> =
         sqlx::query_as("SELECT id, name, role FROM systems WHERE project_id = ? ORDER BY name")
             .bind(project_id)
-            .fetch_all(db)
+            .fetch_all(&mut *conn)
             .await?;
     let mut ranking = Ranking::new(strategy);
     let mut system_ids = Vec::with_capacity(systems.len());
     for (system_id, name, role) in systems {
         let mut pairs = Vec::new();
-        let mut rows = sqlx::query_as::<_, (i64, i64, f64, Option<i64>)>(
+        for_each_row(
+            &mut conn,
             "SELECT claim_id, doc_id, confidence, retrieval_rank FROM predictions WHERE system_id = ?",
+            &[system_id],
+            |row| {
+                let (claim, doc) = (row.integer(0)?, row.integer(1)?);
+                let (Some(c), Some(d)) = (claim_keys.get(claim), doc_keys.get(doc)) else {
+                    return Err(StoreError::Corrupt(format!(
+                        "prediction of system {name} names an unknown pair"
+                    )));
+                };
+                let score = Score::new(row.real(2)?).map_err(pool_error)?;
+                let rank = row
+                    .optional_integer(3)?
+                    .and_then(|r| u32::try_from(r).ok());
+                pairs.push(ScoredPair::new(c, d, score, rank));
+                Ok(())
+            },
         )
-        .bind(system_id)
-        .fetch(db);
-        while let Some((claim, doc, confidence, rank)) = rows.try_next().await? {
-            let (Some(&c), Some(&d)) = (claim_keys.get(&claim), doc_keys.get(&doc)) else {
-                return Err(StoreError::Corrupt(format!(
-                    "prediction of system {name} names an unknown pair"
-                )));
-            };
-            let score = Score::new(confidence).map_err(pool_error)?;
-            let rank = rank.and_then(|r| u32::try_from(r).ok());
-            pairs.push(ScoredPair::new(c, d, score, rank));
-        }
+        .await?;
         let role = if role == "pooled" {
             Role::Pooled
         } else {
@@ -467,4 +527,48 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<PoolRow>> {
         .collect();
     out.sort_by(|a, b| (a.2.entry_depth, &a.0, &a.1).cmp(&(b.2.entry_depth, &b.0, &b.1)));
     Ok(out.into_iter().map(|(_, _, row)| row).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeyIndex;
+    use std::collections::HashMap;
+
+    #[test]
+    fn key_index_agrees_with_a_map_for_compact_and_scattered_keys() {
+        let compact: Vec<(i64, ())> = [7, 3, 4, 9, 5].iter().map(|&k| (k, ())).collect();
+        let scattered: Vec<(i64, ())> = [i64::MIN, -5, 0, 1 << 40, i64::MAX]
+            .iter()
+            .map(|&k| (k, ()))
+            .collect();
+        for (keys, dense) in [(compact, true), (scattered, false), (Vec::new(), true)] {
+            let index = KeyIndex::new(&keys);
+            assert_eq!(matches!(index, KeyIndex::Dense { .. }), dense);
+            let want: HashMap<i64, u32> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, (k, ()))| (*k, i as u32))
+                .collect();
+            for probe in [
+                i64::MIN,
+                -6,
+                -5,
+                0,
+                1,
+                2,
+                3,
+                4,
+                5,
+                6,
+                7,
+                8,
+                9,
+                10,
+                1 << 40,
+                i64::MAX,
+            ] {
+                assert_eq!(index.get(probe), want.get(&probe).copied(), "{probe}");
+            }
+        }
+    }
 }

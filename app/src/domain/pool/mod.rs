@@ -29,6 +29,7 @@ mod tests;
 
 pub use build::{ModelRank, Pool, PooledPair, SystemInfo};
 pub use error::PoolError;
+pub(crate) use fast_hash::FxHashMap;
 pub use growth::DepthStep;
 pub use judged::{split_judged, JudgedSplit};
 pub use order::{RankedRun, Strategy};

@@ -1,0 +1,172 @@
+//! Run imports write on a connection of their own with SQLite's foreign-key checks off (the
+//! import resolves every key itself): these tests check that what they write still satisfies
+//! every foreign key, that the pool's connections keep the checks, and that an import that
+//! cannot be checked that way (no such project, no such user, a file given twice) writes
+//! nothing.
+
+mod common;
+
+use app::domain::formats::RunReadOptions;
+use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::store::Db;
+use std::path::{Path, PathBuf};
+
+/// A project with documents 1–3 and claims 10 and 11.
+async fn project(db: &Db, dir: &Path) -> i64 {
+    let project = app::store::projects::create(db, "p", "", None)
+        .await
+        .unwrap();
+    let corpus = dir.join("corpus.jsonl");
+    std::fs::write(
+        &corpus,
+        (1..=3)
+            .map(|d| format!("{{\"doc_id\": {d}, \"title\": \"T{d}\", \"abstract\": [\"S.\"]}}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    import::corpus(db, project, &corpus, None, None)
+        .await
+        .unwrap();
+    let claims = dir.join("claims.jsonl");
+    std::fs::write(
+        &claims,
+        "{\"id\": 10, \"claim\": \"A.\"}\n{\"id\": 11, \"claim\": \"B.\"}\n",
+    )
+    .unwrap();
+    import::claims(db, project, &claims, None).await.unwrap();
+    project
+}
+
+/// A canonical run naming two systems, with one pair of a document not in the corpus.
+fn run_file(dir: &Path) -> PathBuf {
+    let path = dir.join("run.jsonl");
+    std::fs::write(
+        &path,
+        "{\"system\": \"a\", \"claim_id\": 10, \"doc_id\": 2, \"p_support\": 0.7, \"p_contradict\": 0.25, \"rank\": 1}\n\
+         {\"system\": \"a\", \"claim_id\": 10, \"doc_id\": 9, \"p_support\": 0.5, \"p_contradict\": 0.5, \"rank\": 2}\n\
+         {\"system\": \"a\", \"claim_id\": 11, \"doc_id\": 1, \"p_support\": 0.125, \"p_contradict\": 0.5}\n\
+         {\"system\": \"b\", \"claim_id\": 11, \"doc_id\": 3, \"score\": 4.5, \"rank\": 7}\n",
+    )
+    .unwrap();
+    path
+}
+
+fn spec(path: &Path) -> RunImport {
+    RunImport {
+        path: path.to_owned(),
+        format: None,
+        options: RunReadOptions::default(),
+        system: SystemSpec {
+            name: None,
+            role: SystemRole::Pooled,
+            description: String::new(),
+            negative_sampling_ratio: None,
+        },
+        allow_missing_docs: true,
+    }
+}
+
+async fn counts(db: &Db) -> (i64, i64, i64) {
+    sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM imports WHERE kind = 'run'), (SELECT COUNT(*) FROM systems),
+                (SELECT COUNT(*) FROM predictions)",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_them() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let project = project(db, app.dir.path()).await;
+    let run = run_file(app.dir.path());
+    let report = import::run(db, project, spec(&run), None).await.unwrap();
+    assert_eq!(
+        (report.rows, report.missing_docs, report.systems),
+        (3, 1, vec!["a".to_owned(), "b".to_owned()])
+    );
+    let stored: Vec<(String, String, String, f64, Option<i64>)> = sqlx::query_as(
+        "SELECT s.name, c.claim_id, d.doc_id, p.confidence, p.retrieval_rank
+         FROM predictions p JOIN systems s ON s.id = p.system_id
+         JOIN claims c ON c.id = p.claim_id JOIN documents d ON d.id = p.doc_id
+         WHERE s.project_id = ? AND c.project_id = ? AND d.project_id = ?
+         ORDER BY s.name, c.claim_id, d.doc_id",
+    )
+    .bind(project)
+    .bind(project)
+    .bind(project)
+    .fetch_all(db)
+    .await
+    .unwrap();
+    let row = |s: &str, c: &str, d: &str, conf: f64, rank: Option<i64>| {
+        (s.to_owned(), c.to_owned(), d.to_owned(), conf, rank)
+    };
+    assert_eq!(
+        stored,
+        vec![
+            row("a", "10", "2", 0.7, Some(1)),
+            row("a", "11", "1", 0.5, None),
+            row("b", "11", "3", 4.5, Some(7)),
+        ]
+    );
+    let violations: Vec<(String, Option<i64>, String, i64)> =
+        sqlx::query_as("PRAGMA foreign_key_check")
+            .fetch_all(db)
+            .await
+            .unwrap();
+    assert!(violations.is_empty(), "{violations:?}");
+    // Every connection of the pool still checks foreign keys: hold as many as it has at once.
+    let mut held = Vec::new();
+    for _ in 0..db.options().get_max_connections() {
+        let mut conn = db.acquire().await.unwrap();
+        let on: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap();
+        assert_eq!(on, 1);
+        held.push(conn);
+    }
+    drop(held);
+    let err = sqlx::query(
+        "INSERT INTO predictions (system_id, claim_id, doc_id, confidence) VALUES (999, 1, 1, 0.5)",
+    )
+    .execute(db)
+    .await
+    .unwrap_err();
+    assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
+}
+
+#[tokio::test]
+async fn a_run_import_that_its_own_checks_refuse_writes_nothing() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let project = project(db, app.dir.path()).await;
+    let run = run_file(app.dir.path());
+    let err = import::run(db, project + 1, spec(&run), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, format!("not found: project #{}", project + 1));
+    let err = import::run(db, project, spec(&run), Some(4242))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "not found: user #4242");
+    assert_eq!(counts(db).await, (0, 0, 0));
+    import::run(db, project, spec(&run), None).await.unwrap();
+    assert_eq!(counts(db).await, (1, 2, 3));
+    let err = import::run(db, project, spec(&run), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("imported into the project already"), "{err}");
+    assert_eq!(counts(db).await, (1, 2, 3));
+    // The write lock is free again: another writer goes through at once.
+    sqlx::query("UPDATE projects SET description = 'x' WHERE id = ?")
+        .bind(project)
+        .execute(db)
+        .await
+        .unwrap();
+}
