@@ -1,0 +1,120 @@
+//! BM25 index benchmark (issue "Pipeline backend"): a corpus of 500,000 abstracts resampled
+//! from real SciFact sentences (`app::pipeline::bench::synthetic_corpus`) is indexed with the
+//! pipeline's tantivy index, then every claim's top 50 is retrieved. Targets: under 2 minutes
+//! to index, top-50 query p50 under 5 ms on the 2-core machine.
+//!
+//! `cargo bench -p server --bench index [-- --docs N] [--corpus FILE] [--claims FILE]`
+//!
+//! The source abstracts and the timed claims are SciFact's corpus and dev claims when
+//! `../shared/data/scifact` is there, else the demo sample this repository ships (443
+//! abstracts, 40 claims). Prints index time (wall and CPU), index size, query p50 / p99 (each
+//! claim's fastest of 3 timed runs), peak resident memory and the machine's load average.
+
+use anyhow::Context;
+use app::domain::formats::{CorpusFormat, CorpusReader};
+use app::pipeline::bench::{run, BenchConfig};
+use app::pipeline::generate::read_claims;
+use app::pipeline::IndexDoc;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// SciFact's file if the shared data is there, else the shipped demo file.
+fn default_file(scifact: &str, demo: &str) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = manifest.join("../../shared/data/scifact").join(scifact);
+    if shared.is_file() {
+        shared
+    } else {
+        manifest.join("demo").join(demo)
+    }
+}
+
+fn read_source(path: &Path) -> anyhow::Result<Vec<IndexDoc>> {
+    let format = CorpusFormat::detect_file(path).with_context(|| path.display().to_string())?;
+    CorpusReader::open(path, format)
+        .with_context(|| path.display().to_string())?
+        .map(|item| {
+            let doc = item?.record;
+            Ok(IndexDoc {
+                doc_id: doc.doc_id,
+                title: doc.title,
+                sentences: doc.sentences,
+            })
+        })
+        .collect()
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let mut config = BenchConfig::default();
+    if let Some(docs) = arg(&args, "--docs") {
+        config.docs = docs.parse().context("--docs")?;
+    }
+    let corpus = arg(&args, "--corpus")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| default_file("corpus.jsonl", "corpus.jsonl"));
+    let claims_file = arg(&args, "--claims")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| default_file("claims_dev.jsonl", "claims.jsonl"));
+    let source = read_source(&corpus)?;
+    let claims: Vec<String> = read_claims(&claims_file)?
+        .into_iter()
+        .map(|claim| claim.text)
+        .collect();
+    println!(
+        "index: {} abstracts resampled from {} ({} abstracts); {} claims from {}",
+        config.docs,
+        corpus.display(),
+        source.len(),
+        claims.len(),
+        claims_file.display()
+    );
+    let bar = ProgressBar::new(config.docs).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} abstracts {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let dir = tempfile::tempdir()?;
+    let report = run(dir.path(), &source, &claims, config, &|done| {
+        bar.set_position(done)
+    })?;
+    bar.finish_and_clear();
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    println!(
+        "index: {} abstracts in {:.1} s (CPU {}; target < 120 s), {} segment(s), {:.1} MiB",
+        report.summary.documents,
+        report.index_time.as_secs_f64(),
+        report
+            .index_cpu_time
+            .map_or("unknown".into(), |t| format!("{:.1} s", t.as_secs_f64())),
+        report.summary.segments,
+        mib(report.index_bytes)
+    );
+    println!(
+        "query: top {} of {} claims, p50 {:.2} ms (target < 5 ms), p99 {:.2} ms",
+        config.k,
+        report.queries,
+        report.latency_p50.as_secs_f64() * 1e3,
+        report.latency_p99.as_secs_f64() * 1e3
+    );
+    println!(
+        "peak RSS {}; load average {}",
+        report
+            .peak_rss_bytes
+            .map_or("unknown".into(), |b| format!("{:.0} MiB", mib(b))),
+        load_average()
+    );
+    Ok(())
+}
