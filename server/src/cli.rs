@@ -95,7 +95,8 @@ enum PipelineCommand {
         #[arg(long, default_value_t = 50)]
         k: usize,
         /// bm25: the BM25 top k; hybrid: BM25's top 200 re-ranked by reciprocal-rank fusion with
-        /// MiniLM cosine similarity (needs --embedder-dir)
+        /// MiniLM cosine similarity to the abstract and to its closest sentence (needs
+        /// --embedder-dir)
         #[arg(long, default_value = "bm25", value_parser = ["bm25", "hybrid"])]
         retriever: String,
         /// The all-MiniLM-L6-v2 directory (config.json, vocab.txt, model.safetensors), e.g.
