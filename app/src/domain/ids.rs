@@ -34,6 +34,20 @@ fn check_id(text: &str) -> Result<(), IdError> {
     }
 }
 
+/// The value of `text` if it is a decimal number written without sign or leading zeros, so
+/// that distinct texts never share a value (ids such as SciFact's and PubMed's can then be keyed
+/// by number).
+#[cfg(feature = "ssr")]
+pub(crate) fn decimal_value(text: &str) -> Option<u64> {
+    let bytes = text.as_bytes();
+    let canonical = bytes.first().is_some_and(|&b| b != b'0') || bytes == b"0";
+    if canonical && bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) {
+        text.parse().ok()
+    } else {
+        None
+    }
+}
+
 /// Numeric-aware order: integers by value, before any non-integer id, which sort as text.
 fn compare_ids(a: &str, b: &str) -> Ordering {
     match (a.parse::<u64>(), b.parse::<u64>()) {

@@ -8,19 +8,9 @@
 
 use super::raw_rows::for_each_row;
 use super::StoreResult;
+use crate::domain::ids::decimal_value;
 use sqlx::SqliteConnection;
 use std::collections::HashMap;
-
-/// The value of `text` if it is a decimal number written without sign or leading zeros.
-fn decimal_value(text: &str) -> Option<u64> {
-    let bytes = text.as_bytes();
-    let canonical = bytes.first().is_some_and(|&b| b != b'0') || bytes == b"0";
-    if canonical && bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) {
-        text.parse().ok()
-    } else {
-        None
-    }
-}
 
 /// The database keys of a project's claims or documents, by external id.
 #[derive(Debug, Default)]

@@ -8,6 +8,7 @@
 //! pair. When a closed group comes back (an ungrouped file), the index switches once and for all
 //! to *global* mode: one hash map per system from (claim, doc key) to the line.
 
+use crate::domain::ids::decimal_value;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -27,18 +28,6 @@ impl Interner {
         let n = u32::try_from(self.numbers.len()).ok()?;
         self.numbers.insert(text.into(), n);
         Some(n)
-    }
-}
-
-/// The value of `text` if it is a decimal number written without leading zeros (so that
-/// distinct texts never share a value).
-fn decimal_value(text: &str) -> Option<u64> {
-    let bytes = text.as_bytes();
-    let canonical = bytes.first().is_some_and(|&b| b != b'0') || bytes == b"0";
-    if canonical && bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) {
-        text.parse().ok()
-    } else {
-        None
     }
 }
 
