@@ -10,10 +10,12 @@
 //! abstracts, 40 claims). Prints index time (wall and CPU), index size, query p50 / p99 (each
 //! claim's fastest of 3 timed runs), peak resident memory and the machine's load average.
 
+#[path = "support/machine.rs"]
+mod machine;
+
 use anyhow::Context;
-use app::domain::formats::{CorpusFormat, CorpusReader};
 use app::pipeline::bench::{run, BenchConfig};
-use app::pipeline::generate::read_claims;
+use app::pipeline::generate::{corpus_index_docs, read_claims};
 use app::pipeline::IndexDoc;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -25,12 +27,6 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .cloned()
 }
 
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
-
 /// SciFact's file if the shared data is there, else the shipped demo file.
 fn default_file(scifact: &str, demo: &str) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -40,21 +36,6 @@ fn default_file(scifact: &str, demo: &str) -> PathBuf {
     } else {
         manifest.join("demo").join(demo)
     }
-}
-
-fn read_source(path: &Path) -> anyhow::Result<Vec<IndexDoc>> {
-    let format = CorpusFormat::detect_file(path).with_context(|| path.display().to_string())?;
-    CorpusReader::open(path, format)
-        .with_context(|| path.display().to_string())?
-        .map(|item| {
-            let doc = item?.record;
-            Ok(IndexDoc {
-                doc_id: doc.doc_id,
-                title: doc.title,
-                sentences: doc.sentences,
-            })
-        })
-        .collect()
 }
 
 fn main() -> anyhow::Result<()> {
@@ -69,7 +50,9 @@ fn main() -> anyhow::Result<()> {
     let claims_file = arg(&args, "--claims")
         .map(PathBuf::from)
         .unwrap_or_else(|| default_file("claims_dev.jsonl", "claims.jsonl"));
-    let source = read_source(&corpus)?;
+    let source: Vec<IndexDoc> = corpus_index_docs(&corpus)
+        .and_then(|docs| Ok(docs.collect::<Result<_, _>>()?))
+        .with_context(|| corpus.display().to_string())?;
     let claims: Vec<String> = read_claims(&claims_file)?
         .into_iter()
         .map(|claim| claim.text)
@@ -114,7 +97,7 @@ fn main() -> anyhow::Result<()> {
         report
             .peak_rss_bytes
             .map_or("unknown".into(), |b| format!("{:.0} MiB", mib(b))),
-        load_average()
+        machine::load_average()
     );
     Ok(())
 }

@@ -10,6 +10,8 @@
 //! the repeats), the machine's load average, and checks that the report read back from the
 //! database equals the report of the generated snapshot.
 
+#[path = "support/machine.rs"]
+mod machine;
 #[path = "../tests/support/snapshot_db.rs"]
 mod snapshot_db;
 
@@ -18,12 +20,6 @@ use app::domain::metrics::BootstrapSamples;
 use app::domain::report::bench::{generate, GenShape};
 use app::domain::report::{Report, ReportOptions, DEFAULT_BOOTSTRAP_SAMPLES};
 use std::time::{Duration, Instant};
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
 
 fn summary(times: &[Duration]) -> String {
     let mut sorted = times.to_vec();
@@ -67,7 +63,7 @@ fn main() -> anyhow::Result<()> {
             BootstrapSamples::new(DEFAULT_BOOTSTRAP_SAMPLES)?,
             shape.seed,
         );
-        println!("load average before     {}", load_average());
+        println!("load average before     {}", machine::load_average());
         let (mut load, mut compute, mut total) = (Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
         for _ in 0..repeats.max(1) {
@@ -81,7 +77,7 @@ fn main() -> anyhow::Result<()> {
             total.push(done);
             last = Some(report);
         }
-        println!("load average after      {}", load_average());
+        println!("load average after      {}", machine::load_average());
         let report = last.context("no run")?;
         let expected = Report::compute(&snapshot, &options)?;
         anyhow::ensure!(

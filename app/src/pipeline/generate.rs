@@ -71,21 +71,28 @@ pub fn write_run_file<T>(
     Ok(value)
 }
 
+/// The abstracts of a corpus file (SciFact or BEIR, plain or gzip) as the index takes them, read
+/// as they are consumed.
+pub fn corpus_index_docs(
+    corpus: &Path,
+) -> Result<impl Iterator<Item = Result<IndexDoc, ParseError>>, GenerateError> {
+    let format = CorpusFormat::detect_file(corpus)?;
+    Ok(CorpusReader::open(corpus, format)?.map(|item| {
+        item.map(|located| IndexDoc {
+            doc_id: located.record.doc_id,
+            title: located.record.title,
+            sentences: located.record.sentences,
+        })
+    }))
+}
+
 /// Indexes a corpus file (SciFact or BEIR, plain or gzip) into an empty directory.
 pub fn index_corpus(
     corpus: &Path,
     index: &Path,
     progress: &dyn Fn(u64),
 ) -> Result<IndexSummary, GenerateError> {
-    let format = CorpusFormat::detect_file(corpus)?;
-    let docs = CorpusReader::open(corpus, format)?.map(|item| {
-        item.map(|located| IndexDoc {
-            doc_id: located.record.doc_id,
-            title: located.record.title,
-            sentences: located.record.sentences,
-        })
-    });
-    Ok(build_index(index, docs, progress)?)
+    Ok(build_index(index, corpus_index_docs(corpus)?, progress)?)
 }
 
 /// Reads a whole corpus file into a map by document id (the trained scorer reads abstracts).

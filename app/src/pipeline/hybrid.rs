@@ -83,7 +83,7 @@ impl Cache {
 }
 
 /// The parts of a passage that are embedded one by one: its title and sentences, when not blank.
-pub fn passage_parts(passage: &Passage) -> Vec<&str> {
+fn passage_parts(passage: &Passage) -> Vec<&str> {
     std::iter::once(passage.title.as_str())
         .chain(passage.sentences.iter().map(String::as_str))
         .filter(|part| !part.trim().is_empty())
