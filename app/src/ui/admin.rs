@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 #[component]
-pub fn UsersPage() -> impl IntoView {
+pub fn UsersPage() -> AnyView {
     let users = Resource::new(|| (), |_| list_users());
     view! {
         <Title text="Users" />
@@ -34,5 +34,5 @@ pub fn UsersPage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }

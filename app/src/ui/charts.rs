@@ -221,7 +221,7 @@ pub fn LinePlot(
     y_integer: bool,
     /// `data-testid` of the SVG.
     testid: &'static str,
-) -> impl IntoView {
+) -> AnyView {
     let points = || series.iter().flat_map(|s| s.points.iter());
     let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -344,7 +344,7 @@ pub fn LinePlot(
 
 /// Grid lines, ticks, tick labels and axis labels.
 #[component]
-fn Axes(frame: Frame, xt: Ticks, yt: Ticks, x_label: String, y_label: String) -> impl IntoView {
+fn Axes(frame: Frame, xt: Ticks, yt: Ticks, x_label: String, y_label: String) -> AnyView {
     let y_ticks = yt
         .values
         .iter()
@@ -399,7 +399,7 @@ pub fn BarChart(
     #[prop(optional)]
     share_line: Option<(String, Vec<f64>)>,
     testid: &'static str,
-) -> impl IntoView {
+) -> AnyView {
     let max = bars.iter().map(|b| b.1).fold(0.0, f64::max);
     let yt = nice_ticks(0.0, max.max(1.0), 5);
     let n = bars.len().max(1);
@@ -519,7 +519,7 @@ pub fn MatrixTable(
     /// Formats a cell's value.
     format: fn(f64) -> String,
     testid: String,
-) -> impl IntoView {
+) -> AnyView {
     let max = values
         .iter()
         .flatten()

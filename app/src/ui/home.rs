@@ -10,7 +10,7 @@ use leptos_meta::Title;
 use leptos_router::components::A;
 
 #[component]
-pub fn HomePage() -> impl IntoView {
+pub fn HomePage() -> AnyView {
     let me = expect_context::<Resource<Result<Option<User>, ApiError>>>();
     let open = Resource::new(|| (), |_| my_open_items());
     let projects = Resource::new(|| (), |_| my_projects());
@@ -59,5 +59,5 @@ pub fn HomePage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
 #[component]
-pub fn Layout() -> impl IntoView {
+pub fn Layout() -> AnyView {
     let me = Resource::new(|| (), |_| whoami());
     provide_context(me);
     let logout = ServerAction::<Logout>::new();
@@ -24,10 +24,11 @@ pub fn Layout() -> impl IntoView {
         </header>
         <Outlet />
     }
+    .into_any()
 }
 
 #[component]
-fn Nav(user: User, logout: ServerAction<Logout>) -> impl IntoView {
+fn Nav(user: User, logout: ServerAction<Logout>) -> AnyView {
     let role = user.role;
     view! {
         <nav class="nav">
@@ -47,4 +48,5 @@ fn Nav(user: User, logout: ServerAction<Logout>) -> impl IntoView {
             </ActionForm>
         </div>
     }
+    .into_any()
 }

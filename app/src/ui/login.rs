@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 #[component]
-pub fn LoginPage() -> impl IntoView {
+pub fn LoginPage() -> AnyView {
     let login = ServerAction::<Login>::new();
     let query = use_query_map();
     let next = move || query.read().get("next").unwrap_or_else(|| "/".to_owned());
@@ -32,5 +32,5 @@ pub fn LoginPage() -> impl IntoView {
             </ActionForm>
             {move || error().map(|text| view! { <p class="error" role="alert" data-testid="login-error">{text}</p> })}
         </main>
-    }
+    }.into_any()
 }

@@ -39,8 +39,15 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 }
 
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App() -> AnyView {
     provide_meta_context();
+    // Effects run only in the browser, after hydration: `<body data-hydrated>` tells the browser
+    // tests (and anyone debugging a release build) that the wasm loaded and took over the page.
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
     view! {
         <Stylesheet id="leptos" href="/pkg/claimpool.css" />
         <Title formatter=|text| format!("{text} · claimpool") />
@@ -61,5 +68,5 @@ pub fn App() -> impl IntoView {
                 </ParentRoute>
             </Routes>
         </Router>
-    }
+    }.into_any()
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_millis(1000);
 
 #[component]
-pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
     let options = Resource::new(move || project.get(), pipeline_options);
     let start = ServerAction::<StartPipeline>::new();
     // Bumped by the poll timer while a job is unfinished, and when a job is started.
@@ -79,7 +79,7 @@ pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> im
                 })}
             </Transition>
         </section>
-    }
+    }.into_any()
 }
 
 #[component]
@@ -87,7 +87,7 @@ fn StartForm(
     project: Signal<String>,
     choices: PipelineChoices,
     start: ServerAction<StartPipeline>,
-) -> impl IntoView {
+) -> AnyView {
     let retriever = RwSignal::new("bm25".to_owned());
     let k = RwSignal::new(50u32);
     let scorer = RwSignal::new("bm25".to_owned());
@@ -151,11 +151,11 @@ fn StartForm(
             <button type="submit" disabled=move || start.pending().get()>"Start"</button>
             <p class="muted span-all">"External commands and model files are set up by the server's administrator (claimpool serve --pipeline-command NAME=CMD, --pipeline-model NAME=FILE, --embedder-dir DIR)."</p>
         </form>
-    }
+    }.into_any()
 }
 
 #[component]
-fn JobTable(list: Vec<JobView>) -> impl IntoView {
+fn JobTable(list: Vec<JobView>) -> AnyView {
     view! {
         <table class="grid" data-testid="pipeline-jobs">
             <thead><tr><th>"Job"</th><th>"System"</th><th>"Run"</th><th>"Progress"</th><th>"Status"</th></tr></thead>
@@ -188,5 +188,5 @@ fn JobTable(list: Vec<JobView>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }

@@ -14,7 +14,7 @@ use web_sys::wasm_bindgen::JsCast;
 
 /// An error as a list when it holds one problem per line (rejected imports).
 #[component]
-pub fn ErrorList(error: ApiError) -> impl IntoView {
+pub fn ErrorList(error: ApiError) -> AnyView {
     let text = error.to_string();
     let mut lines = text.lines();
     let head = lines.next().unwrap_or_default().to_owned();
@@ -25,10 +25,11 @@ pub fn ErrorList(error: ApiError) -> impl IntoView {
             <ul>{rest.into_iter().map(|l| view! { <li><code>{l}</code></li> }).collect_view()}</ul>
         </div>
     }
+    .into_any()
 }
 
 #[component]
-pub fn SystemsSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+pub fn SystemsSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
     let systems = Resource::new(
         move || (project.get(), version.get()),
         |(p, _)| list_systems(p),
@@ -47,11 +48,11 @@ pub fn SystemsSection(project: Signal<String>, version: RwSignal<u32>) -> impl I
             </Suspense>
             <UploadRun project=project version=version />
         </section>
-    }
+    }.into_any()
 }
 
 #[component]
-fn SystemTable(list: Vec<SystemRow>) -> impl IntoView {
+fn SystemTable(list: Vec<SystemRow>) -> AnyView {
     view! {
         <table class="grid" data-testid="systems">
             <thead><tr><th>"System"</th><th>"Role"</th><th>"Scores"</th><th class="num">"Predictions"</th><th>"Description"</th></tr></thead>
@@ -67,11 +68,11 @@ fn SystemTable(list: Vec<SystemRow>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }
 
 #[component]
-fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
     let upload = Action::new_local(|data: &web_sys::FormData| upload_run(data.clone().into()));
     let on_submit = move |ev: web_sys::SubmitEvent| {
         ev.prevent_default();
@@ -133,11 +134,11 @@ fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
                 Err(e) => view! { <ErrorList error=e /> }.into_any(),
             })}
         </details>
-    }
+    }.into_any()
 }
 
 #[component]
-pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> impl IntoView {
+pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
     let stats = Resource::new(
         move || (project.get(), version.get()),
         |(p, _)| pool_stats(p),
@@ -199,11 +200,11 @@ pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> impl Into
                 })}
             </Suspense>
         </section>
-    }
+    }.into_any()
 }
 
 #[component]
-fn PreviewTable(steps: Vec<PreviewStep>) -> impl IntoView {
+fn PreviewTable(steps: Vec<PreviewStep>) -> AnyView {
     view! {
         <table class="grid compact" data-testid="preview">
             <thead><tr><th class="num">"Depth"</th><th class="num">"Pool size"</th><th class="num">"Added by this step"</th><th class="num">"New pairs to annotate"</th></tr></thead>
@@ -218,7 +219,7 @@ fn PreviewTable(steps: Vec<PreviewStep>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }
 
 fn percent(p: Option<f64>) -> String {
@@ -226,7 +227,7 @@ fn percent(p: Option<f64>) -> String {
 }
 
 #[component]
-fn StatsTables(stats: PoolStatsView) -> impl IntoView {
+fn StatsTables(stats: PoolStatsView) -> AnyView {
     view! {
         <p data-testid="pool-summary">{format!(
             "{} pairs pooled ({} strategy, depth {}); {} judged, {} evidence.",
@@ -261,11 +262,11 @@ fn StatsTables(stats: PoolStatsView) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }
 
 #[component]
-pub fn ClaimPage() -> impl IntoView {
+pub fn ClaimPage() -> AnyView {
     let params = use_params_map();
     let project = move || params.read().get("name").unwrap_or_default();
     let claim = move || params.read().get("claim").unwrap_or_default();
@@ -283,11 +284,11 @@ pub fn ClaimPage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }
 
 #[component]
-fn ClaimView(detail: ClaimDetail) -> impl IntoView {
+fn ClaimView(detail: ClaimDetail) -> AnyView {
     view! {
         <h1>{format!("Claim {}", detail.claim_id)}</h1>
         <p class="claim-text" data-testid="claim-text">{detail.text}</p>
@@ -322,5 +323,5 @@ fn ClaimView(detail: ClaimDetail) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }

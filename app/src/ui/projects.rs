@@ -9,7 +9,7 @@ use leptos_router::components::{Form, A};
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 #[component]
-pub fn ProjectsPage() -> impl IntoView {
+pub fn ProjectsPage() -> AnyView {
     let projects = Resource::new(|| (), |_| list_projects());
     view! {
         <Title text="Projects" />
@@ -27,11 +27,11 @@ pub fn ProjectsPage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }
 
 #[component]
-fn ProjectTable(list: Vec<ProjectSummary>) -> impl IntoView {
+fn ProjectTable(list: Vec<ProjectSummary>) -> AnyView {
     view! {
         <table class="grid" data-testid="projects">
             <thead>
@@ -56,10 +56,11 @@ fn ProjectTable(list: Vec<ProjectSummary>) -> impl IntoView {
             </tbody>
         </table>
     }
+    .into_any()
 }
 
 #[component]
-pub fn ProjectPage() -> impl IntoView {
+pub fn ProjectPage() -> AnyView {
     let params = use_params_map();
     let query = use_query_map();
     let name = move || params.read().get("name").unwrap_or_default();
@@ -127,11 +128,11 @@ pub fn ProjectPage() -> impl IntoView {
                 </Suspense>
             </section>
         </main>
-    }
+    }.into_any()
 }
 
 #[component]
-fn ClaimTable(page: Page<ClaimRow>, search: String, project: String) -> impl IntoView {
+fn ClaimTable(page: Page<ClaimRow>, search: String, project: String) -> AnyView {
     let first = if page.total == 0 { 0 } else { page.offset + 1 };
     let last = (page.offset + page.items.len() as i64).min(page.total);
     let prev = (page.offset > 0).then(|| (page.offset - CLAIMS_PER_PAGE).max(0));
@@ -170,5 +171,5 @@ fn ClaimTable(page: Page<ClaimRow>, search: String, project: String) -> impl Int
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }

@@ -9,7 +9,7 @@ use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 
 #[component]
-pub fn ReleasesPage() -> impl IntoView {
+pub fn ReleasesPage() -> AnyView {
     let params = use_params_map();
     let name = move || params.read().get("name").unwrap_or_default();
     let create = ServerAction::<CreateRelease>::new();
@@ -94,11 +94,11 @@ pub fn ReleasesPage() -> impl IntoView {
                 Err(e) => view! { <ErrorNote error=e /> }.into_any(),
             })}
         </main>
-    }
+    }.into_any()
 }
 
 #[component]
-fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> impl IntoView {
+fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> AnyView {
     if releases.is_empty() {
         return view! { <p class="muted">"No release yet."</p> }.into_any();
     }

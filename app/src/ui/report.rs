@@ -35,7 +35,7 @@ fn count(n: u64) -> String {
 }
 
 #[component]
-pub fn ReportPage() -> impl IntoView {
+pub fn ReportPage() -> AnyView {
     let params = use_params_map();
     let query = use_query_map();
     let name = move || params.read().get("name").unwrap_or_default();
@@ -74,22 +74,23 @@ pub fn ReportPage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }
 
 /// A figure or table heading with its CSV download.
 #[component]
-fn Caption(text: String, href: String) -> impl IntoView {
+fn Caption(text: String, href: String) -> AnyView {
     view! {
         <div class="caption">
             <span>{text}</span>
             <a class="csv no-print" href=href download rel="external">"CSV"</a>
         </div>
     }
+    .into_any()
 }
 
 #[component]
-fn ReportBody(view: ReportView) -> impl IntoView {
+fn ReportBody(view: ReportView) -> AnyView {
     let summary = match (&view.strategy, view.depth) {
         (Some(strategy), depth) if depth > 0 => format!(
             "Pool at depth {depth} ({strategy} strategy): {} pairs, {} judged before annotation, {} to annotate ({} final). Evidence: {} pairs ({} citation, {} discovered by the pool).",
@@ -140,7 +141,7 @@ fn ReportBody(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn DepthSection(view: ReportView) -> impl IntoView {
+fn DepthSection(view: ReportView) -> AnyView {
     if view.depth_curve.is_empty() {
         return view! {
             <section id="depth"><h2>"Pool depth"</h2><p class="muted">"No pool yet."</p></section>
@@ -252,7 +253,7 @@ fn DepthSection(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn CountSection(view: ReportView) -> impl IntoView {
+fn CountSection(view: ReportView) -> AnyView {
     if view.count_curve.is_empty() {
         return view! {
             <section id="count"><h2>"System count"</h2><p class="muted">"No pooled system in the pool yet."</p></section>
@@ -354,7 +355,7 @@ fn CountSection(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn InclusionSection(view: ReportView) -> impl IntoView {
+fn InclusionSection(view: ReportView) -> AnyView {
     let href = csv_href(&view, "inclusion");
     let rows = view
         .inclusion
@@ -386,7 +387,7 @@ fn InclusionSection(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn SystemsSection(view: ReportView) -> impl IntoView {
+fn SystemsSection(view: ReportView) -> AnyView {
     let scores_href = csv_href(&view, "system_scores");
     let confusion_href = csv_href(&view, "system_confusion");
     let overlap_href = csv_href(&view, "system_overlap");
@@ -472,7 +473,7 @@ fn SystemsSection(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn EvidenceSection(view: ReportView) -> impl IntoView {
+fn EvidenceSection(view: ReportView) -> AnyView {
     let e = &view.evidence;
     let project = encode_path_segment(&view.project);
     let bars: Vec<(String, f64)> = e
@@ -549,7 +550,7 @@ fn EvidenceSection(view: ReportView) -> impl IntoView {
 }
 
 #[component]
-fn AnnotationSection(view: ReportView) -> impl IntoView {
+fn AnnotationSection(view: ReportView) -> AnyView {
     let project = encode_path_segment(&view.project);
     let p = &view.progress;
     let stages = p

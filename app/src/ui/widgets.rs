@@ -4,34 +4,36 @@ use crate::error::ApiError;
 use leptos::prelude::*;
 
 #[component]
-pub fn NotFound() -> impl IntoView {
+pub fn NotFound() -> AnyView {
     view! {
         <main class="page narrow">
             <h1>"Not found"</h1>
             <p>"There is no page here. " <a href="/">"Go home"</a></p>
         </main>
     }
+    .into_any()
 }
 
 /// An error from a server function, shown where the data would have been.
 #[component]
-pub fn ErrorNote(error: ApiError) -> impl IntoView {
+pub fn ErrorNote(error: ApiError) -> AnyView {
     let text = match &error {
         ApiError::Unauthenticated => "Your session has ended: please log in again.".to_owned(),
         other => other.to_string(),
     };
-    view! { <p class="error" role="alert">{text}</p> }
+    view! { <p class="error" role="alert">{text}</p> }.into_any()
 }
 
 /// A figure with its label, for count strips.
 #[component]
-pub fn Stat(label: &'static str, value: i64) -> impl IntoView {
+pub fn Stat(label: &'static str, value: i64) -> AnyView {
     view! {
         <div class="stat">
             <span class="stat-value">{format_count(value)}</span>
             <span class="stat-label">{label}</span>
         </div>
     }
+    .into_any()
 }
 
 /// 1234567 → "1,234,567".

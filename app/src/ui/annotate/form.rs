@@ -84,17 +84,11 @@ pub fn ItemPanel(
     on_submit: Callback<DraftForm>,
     on_command: Callback<&'static str>,
     flagging: RwSignal<bool>,
-) -> impl IntoView {
+) -> AnyView {
     let stage = item.stage.clone();
     let first_pass = stage == "first";
     let in_queue = item.assignment_id.is_some();
     let n = item.sentences.len();
-    let keys_of_claim = claim_keys(&item.claim);
-    let first_marks: Vec<u32> = item
-        .first
-        .as_ref()
-        .map(|f| f.sentences.clone())
-        .unwrap_or_default();
 
     // Confirm mode: the form starts from the first annotation, so agreeing is one key.
     if let Some(first) = item
@@ -189,58 +183,20 @@ pub fn ItemPanel(
     let ready = RwSignal::new(false);
     Effect::new(move |_| ready.set(true));
 
-    let stage_title = match stage.as_str() {
-        "first" => "First pass".to_owned(),
-        "second" if item.first.is_some() => "Second pass — confirm the first annotation".to_owned(),
-        "second" => "Second pass — blind: label it yourself".to_owned(),
-        "adjudication" => "Adjudication — the two passes disagree".to_owned(),
-        other => other.to_owned(),
-    };
-    let sentences = item.sentences.clone();
-    let opinions = item.opinions.clone();
-    let entry_id = item.pool_entry_id;
-    let comments = item.comments.clone();
-    let show_discussion = stage == "adjudication" || !opinions.is_empty();
-    let first = item.first.clone();
-
+    let show_discussion = stage == "adjudication" || !item.opinions.is_empty();
+    let (opinions, comments, entry_id) = (
+        item.opinions.clone(),
+        item.comments.clone(),
+        item.pool_entry_id,
+    );
+    let flagged = item
+        .flagged
+        .then(|| item.flag_note.clone().unwrap_or_default());
+    let (claim_id, doc_id) = (item.claim_id.clone(), item.doc_id.clone());
     view! {
-        <div class="workbench" data-testid="item" data-ready=move || ready.get().to_string() data-stage=stage.clone() data-claim=item.claim_id.clone() data-doc=item.doc_id.clone()>
+        <div class="workbench" data-testid="item" data-ready=move || ready.get().to_string() data-stage=stage.clone() data-claim=claim_id data-doc=doc_id>
             <div class="work-main">
-                <p class="stage" data-testid="stage">{stage_title}</p>
-                <p class="claim-text" data-testid="claim">{item.claim.clone()}</p>
-                {first.map(|f| view! {
-                    <p class="first-opinion" data-testid="first-label">
-                        "First annotator: " <strong>{f.label.clone()}</strong>
-                        {f.specificity.clone().map(|s| format!(" · {}", s.replace('_', " ")))}
-                        {f.revised_claim.clone().map(|r| format!(" · revised: “{r}”"))}
-                        {(!f.sentences.is_empty()).then(|| format!(" · sentences {}", f.sentences.iter().map(|s| (s + 1).to_string()).collect::<Vec<_>>().join(", ")))}
-                    </p>
-                })}
-                <article class="abstract">
-                    <h2 class="doc-title">{item.title.clone()} <span class="muted">" · doc " {item.doc_id.clone()}</span></h2>
-                    <ol class="sentences" data-testid="sentences">
-                        {sentences.into_iter().enumerate().map(|(i, s)| {
-                            let idx = u32::try_from(i).unwrap_or(u32::MAX);
-                            let pieces = highlight(&s, &keys_of_claim);
-                            let marked_by_first = first_marks.contains(&idx);
-                            view! {
-                                <li
-                                    class:selected=move || state.form.with(|f| f.sentences.contains(&idx))
-                                    class:cursor=move || state.cursor.get() == i
-                                    class:first-mark=marked_by_first
-                                    data-testid=format!("sentence-{}", i + 1)
-                                    on:click=move |_| {
-                                        state.cursor.set(i);
-                                        state.form.update(|f| { f.no_evidence = false; toggle(&mut f.sentences, idx); });
-                                    }
-                                >
-                                    <span class="sn">{i + 1}</span>
-                                    <span>{pieces.into_iter().map(|(t, m)| if m { view! { <mark>{t}</mark> }.into_any() } else { t.into_any() }).collect_view()}</span>
-                                </li>
-                            }
-                        }).collect_view()}
-                    </ol>
-                </article>
+                <ItemText item=item state=state />
                 <Show when=move || show_discussion>
                     <Opinions opinions=opinions.clone() />
                     <Discussion entry_id=entry_id comments=comments.clone() />
@@ -248,32 +204,142 @@ pub fn ItemPanel(
             </div>
             <aside class="work-side">
                 <FormPanel state=state first_pass=first_pass on_submit=Callback::new(move |()| try_submit()) />
-                <Show when=move || in_queue>
-                    <div class="queue-actions">
-                        <button class="link" on:click=move |_| on_command.run("skip") data-testid="skip">"Skip (.)"</button>
-                        <button class="link" on:click=move |_| { flagging.set(true); request_animation_frame(|| focus("flag-note")); }>"Flag (f)"</button>
-                    </div>
-                    <Show when=move || flagging.get()>
-                        <div class="flag-box">
-                            <label for="flag-note">"What needs attention? (Enter saves, Esc cancels)"</label>
-                            <input id="flag-note" data-testid="flag-note"
-                                prop:value=move || state.flag_note.get()
-                                on:input=move |ev| state.flag_note.set(event_target_value(&ev))
-                                on:keydown=move |ev| if ev.key() == "Enter" { ev.prevent_default(); flagging.set(false); on_command.run("flag"); }
-                            />
-                        </div>
-                    </Show>
-                </Show>
-                {item.flagged.then(|| view! { <p class="flagged">"Flagged: " {item.flag_note.clone().unwrap_or_default()}</p> })}
+                <QueueActions state=state in_queue=in_queue flagging=flagging on_command=on_command />
+                {flagged.map(|note| view! { <p class="flagged">"Flagged: " {note}</p> })}
                 <KeyList first_pass=first_pass in_queue=in_queue />
             </aside>
         </div>
     }
+    .into_any()
+}
+
+/// The stage, the claim, the first annotation where the protocol shows it, and the abstract.
+#[component]
+fn ItemText(item: ItemView, state: FormState) -> AnyView {
+    let stage_title = match item.stage.as_str() {
+        "first" => "First pass".to_owned(),
+        "second" if item.first.is_some() => "Second pass — confirm the first annotation".to_owned(),
+        "second" => "Second pass — blind: label it yourself".to_owned(),
+        "adjudication" => "Adjudication — the two passes disagree".to_owned(),
+        other => other.to_owned(),
+    };
+    let first_marks: Vec<u32> = item
+        .first
+        .as_ref()
+        .map(|f| f.sentences.clone())
+        .unwrap_or_default();
+    view! {
+        <p class="stage" data-testid="stage">{stage_title}</p>
+        <p class="claim-text" data-testid="claim">{item.claim.clone()}</p>
+        {item.first.clone().map(|f| view! { <FirstOpinion first=f /> })}
+        <article class="abstract">
+            <h2 class="doc-title">{item.title.clone()} <span class="muted">" · doc " {item.doc_id.clone()}</span></h2>
+            <Sentences claim=item.claim.clone() sentences=item.sentences.clone() first_marks=first_marks state=state />
+        </article>
+    }
+    .into_any()
+}
+
+/// The first annotation, shown in the second pass's confirm mode.
+#[component]
+fn FirstOpinion(first: OpinionView) -> AnyView {
+    let sentences = (!first.sentences.is_empty()).then(|| {
+        let list: Vec<String> = first
+            .sentences
+            .iter()
+            .map(|s| (s + 1).to_string())
+            .collect();
+        format!(" · sentences {}", list.join(", "))
+    });
+    view! {
+        <p class="first-opinion" data-testid="first-label">
+            "First annotator: " <strong>{first.label.clone()}</strong>
+            {first.specificity.clone().map(|s| format!(" · {}", s.replace('_', " ")))}
+            {first.revised_claim.clone().map(|r| format!(" · revised: “{r}”"))}
+            {sentences}
+        </p>
+    }
+    .into_any()
+}
+
+/// The abstract's numbered sentences, the claim's words marked; a click toggles a rationale.
+#[component]
+fn Sentences(
+    claim: String,
+    sentences: Vec<String>,
+    first_marks: Vec<u32>,
+    state: FormState,
+) -> AnyView {
+    let keys_of_claim = claim_keys(&claim);
+    let rows = sentences
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let idx = u32::try_from(i).unwrap_or(u32::MAX);
+            let pieces = highlight(&s, &keys_of_claim)
+                .into_iter()
+                .map(|(t, m)| if m { view! { <mark>{t}</mark> }.into_any() } else { t.into_any() })
+                .collect_view();
+            let marked_by_first = first_marks.contains(&idx);
+            view! {
+                <li
+                    class:selected=move || state.form.with(|f| f.sentences.contains(&idx))
+                    class:cursor=move || state.cursor.get() == i
+                    class:first-mark=marked_by_first
+                    data-testid=format!("sentence-{}", i + 1)
+                    on:click=move |_| {
+                        state.cursor.set(i);
+                        state.form.update(|f| { f.no_evidence = false; toggle(&mut f.sentences, idx); });
+                    }
+                >
+                    <span class="sn">{i + 1}</span>
+                    <span>{pieces}</span>
+                </li>
+            }
+            .into_any()
+        })
+        .collect_view();
+    view! { <ol class="sentences" data-testid="sentences">{rows}</ol> }.into_any()
+}
+
+/// Skip and flag (queue items only), with the flag's note box.
+#[component]
+fn QueueActions(
+    state: FormState,
+    in_queue: bool,
+    flagging: RwSignal<bool>,
+    on_command: Callback<&'static str>,
+) -> AnyView {
+    if !in_queue {
+        return ().into_any();
+    }
+    let flag_box = move || {
+        flagging.get().then(|| {
+            view! {
+                <div class="flag-box">
+                    <label for="flag-note">"What needs attention? (Enter saves, Esc cancels)"</label>
+                    <input id="flag-note" data-testid="flag-note"
+                        prop:value=move || state.flag_note.get()
+                        on:input=move |ev| state.flag_note.set(event_target_value(&ev))
+                        on:keydown=move |ev| if ev.key() == "Enter" { ev.prevent_default(); flagging.set(false); on_command.run("flag"); }
+                    />
+                </div>
+            }
+        })
+    };
+    view! {
+        <div class="queue-actions">
+            <button class="link" on:click=move |_| on_command.run("skip") data-testid="skip">"Skip (.)"</button>
+            <button class="link" on:click=move |_| { flagging.set(true); request_animation_frame(|| focus("flag-note")); }>"Flag (f)"</button>
+        </div>
+        {flag_box}
+    }
+    .into_any()
 }
 
 /// Label, specificity, revised claim, note; the FEVER rule and its warning; the submit button.
 #[component]
-fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> impl IntoView {
+fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> AnyView {
     let form = state.form;
     let warning = move || {
         let f = form.get();
@@ -357,12 +423,12 @@ fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> imp
             {move || state.error.get().map(|e| view! { <p class="error" role="alert" data-testid="form-invalid">{e}</p> })}
             <button class="primary" data-testid="submit" on:click=move |_| on_submit.run(())>"Submit " <kbd>"Enter"</kbd></button>
         </div>
-    }
+    }.into_any()
 }
 
 /// The keys, always on the page.
 #[component]
-fn KeyList(first_pass: bool, in_queue: bool) -> impl IntoView {
+fn KeyList(first_pass: bool, in_queue: bool) -> AnyView {
     view! {
         <details class="keys" open>
             <summary>"Keys"</summary>
@@ -372,12 +438,12 @@ fn KeyList(first_pass: bool, in_queue: bool) -> impl IntoView {
                     .map(|(k, what, _)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*what}</dd> }).collect_view()}
             </dl>
         </details>
-    }
+    }.into_any()
 }
 
 /// Annotations side by side (adjudication, and the lead's view).
 #[component]
-pub fn Opinions(opinions: Vec<OpinionView>) -> impl IntoView {
+pub fn Opinions(opinions: Vec<OpinionView>) -> AnyView {
     view! {
         <div class="opinions" data-testid="opinions">
             {opinions.into_iter().map(|o| view! {
@@ -392,12 +458,12 @@ pub fn Opinions(opinions: Vec<OpinionView>) -> impl IntoView {
                 </div>
             }).collect_view()}
         </div>
-    }
+    }.into_any()
 }
 
 /// The comment thread on a pair, with a box to add one.
 #[component]
-fn Discussion(entry_id: i64, comments: Vec<CommentView>) -> impl IntoView {
+fn Discussion(entry_id: i64, comments: Vec<CommentView>) -> AnyView {
     let list = RwSignal::new(comments);
     let body = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
@@ -430,5 +496,5 @@ fn Discussion(entry_id: i64, comments: Vec<CommentView>) -> impl IntoView {
             <button data-testid="comment-post" on:click=move |_| send()>"Post comment"</button>
             {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
         </section>
-    }
+    }.into_any()
 }

@@ -19,7 +19,7 @@ fn fmt_opt(v: Option<f64>, digits: usize) -> String {
 }
 
 #[component]
-pub fn AnnotationPage() -> impl IntoView {
+pub fn AnnotationPage() -> AnyView {
     let params = use_params_map();
     let project = Signal::derive(move || params.read().get("name").unwrap_or_default());
     let version = RwSignal::new(0u32);
@@ -46,7 +46,7 @@ pub fn AnnotationPage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }
 
 #[component]
@@ -55,7 +55,7 @@ fn Overview(
     project: Signal<String>,
     version: RwSignal<u32>,
     message: RwSignal<Option<Result<String, ApiError>>>,
-) -> impl IntoView {
+) -> AnyView {
     let done = move |r: Result<String, ApiError>| {
         if r.is_ok() {
             version.update(|v| *v += 1);
@@ -183,7 +183,7 @@ fn Overview(
             }}
         </section>
         <OpenItems project=project done=done />
-    }
+    }.into_any()
 }
 
 /// Every open item, with reassignment.
@@ -191,7 +191,7 @@ fn Overview(
 fn OpenItems(
     project: Signal<String>,
     done: impl Fn(Result<String, ApiError>) + Copy + Send + Sync + 'static,
-) -> impl IntoView {
+) -> AnyView {
     let shown = RwSignal::new(false);
     let items = Resource::new(
         move || (project.get(), shown.get()),
@@ -219,7 +219,7 @@ fn OpenItems(
                 <button on:click=move |_| shown.set(true)>"List open items to reassign"</button>
             </Show>
         </section>
-    }
+    }.into_any()
 }
 
 #[component]
@@ -227,7 +227,7 @@ fn ItemTable(
     rows: Vec<OpenItemRow>,
     project: Signal<String>,
     done: impl Fn(Result<String, ApiError>) + Copy + Send + Sync + 'static,
-) -> impl IntoView {
+) -> AnyView {
     view! {
         <table class="grid" data-testid="open-items">
             <thead><tr><th>"Item"</th><th>"Claim"</th><th>"Doc"</th><th>"Stage"</th><th class="num">"Depth"</th><th>"Annotator"</th><th>"Flag"</th><th>"Reassign to"</th></tr></thead>
@@ -259,12 +259,12 @@ fn ItemTable(
                 }).collect_view()}
             </tbody>
         </table>
-    }
+    }.into_any()
 }
 
 /// A lead adjudicates one pair: both annotations, the discussion, and the form.
 #[component]
-pub fn AdjudicatePage() -> impl IntoView {
+pub fn AdjudicatePage() -> AnyView {
     let params = use_params_map();
     let project = move || params.read().get("name").unwrap_or_default();
     let entry = move || {
@@ -317,5 +317,5 @@ pub fn AdjudicatePage() -> impl IntoView {
                 })}
             </Suspense>
         </main>
-    }
+    }.into_any()
 }

@@ -32,7 +32,7 @@ pub(crate) fn now_ms() -> f64 {
 }
 
 #[component]
-pub fn WorkPage() -> impl IntoView {
+pub fn WorkPage() -> AnyView {
     let params = use_params_map();
     let project = move || params.read().get("project").unwrap_or_default();
     let initial = Resource::new(project, load_queue);
@@ -49,11 +49,12 @@ pub fn WorkPage() -> impl IntoView {
             </Suspense>
         </main>
     }
+    .into_any()
 }
 
 /// The queue head and the form of its current item.
 #[component]
-fn Workbench(head: QueueHead) -> impl IntoView {
+fn Workbench(head: QueueHead) -> AnyView {
     let project = head.project.clone();
     let head = RwSignal::new(head);
     let state = FormState::new();
@@ -185,5 +186,5 @@ fn Workbench(head: QueueHead) -> impl IntoView {
                 />
             }.into_any(),
         }}
-    }
+    }.into_any()
 }
