@@ -16,6 +16,7 @@ demo: setup-build
 	./target/release/claimpool demo --addr $(DEMO_ADDR)
 
 test: setup lint unit e2e
+	@echo "make test: lint, unit and integration tests, release build and browser tests passed"
 
 setup: setup-build setup-browser setup-models
 
@@ -29,13 +30,23 @@ setup-models:
 
 # Rust tools for the full-stack build: the wasm target, cargo-leptos, wasm-bindgen, and the npm
 # packages of end2end/ (binaryen's wasm-opt for release builds, Playwright for browser tests).
+# The two tools build side by side (each has long single-threaded stretches) and without
+# cargo-leptos's fat LTO and single codegen unit, which cost minutes of a cold setup and nothing
+# that matters at run time.
+TOOL_BUILD := CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 setup-build:
 	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
-		cargo install cargo-leptos@$(CARGO_LEPTOS_VERSION) --locked --features no_downloads
-	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
-		CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@pids=; \
+	if ! cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)"; then \
+		echo "installing cargo-leptos $(CARGO_LEPTOS_VERSION) (builds from source, about 15 minutes)"; \
+		$(TOOL_BUILD) cargo install cargo-leptos@$(CARGO_LEPTOS_VERSION) --locked --features no_downloads & pids="$$pids $$!"; \
+	fi; \
+	if ! wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)"; then \
+		echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (builds from source)"; \
+		$(TOOL_BUILD) CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) & pids="$$pids $$!"; \
+	fi; \
+	for pid in $$pids; do wait $$pid; done
 	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] || (cd end2end && npm ci --no-audit --no-fund)
 
 # Debian's Chromium for the browser tests (never a downloaded browser build).
@@ -57,5 +68,7 @@ lint:
 unit:
 	cargo test --workspace
 
-e2e: build
-	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/debug/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test
+# The browser suite runs on the release site, the very build `make demo` serves (wasm-release
+# profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.
+e2e: build-release
+	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/release/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test

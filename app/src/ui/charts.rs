@@ -194,6 +194,14 @@ const PLOT_RIGHT: f64 = 540.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 250.0;
 
+/// Whether `xs` holds at least two different values.
+fn has_two_x_values(mut xs: impl Iterator<Item = f64>) -> bool {
+    let Some(first) = xs.next() else {
+        return false;
+    };
+    xs.any(|x| x != first)
+}
+
 /// Shortens a legend name to `max` characters (the full name is in its title).
 fn short(name: &str, max: usize) -> String {
     if name.chars().count() <= max {
@@ -221,8 +229,14 @@ pub fn LinePlot(
     y_integer: bool,
     /// `data-testid` of the SVG.
     testid: &'static str,
+    /// What the plot will show and when: said instead of a degenerate plot, one with fewer than
+    /// two x values (a line needs two points).
+    empty: String,
 ) -> AnyView {
     let points = || series.iter().flat_map(|s| s.points.iter());
+    if !has_two_x_values(points().map(|p| p.x)) {
+        return view! { <p class="plot-empty" data-empty-plot=testid>{empty}</p> }.into_any();
+    }
     let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for p in points() {
@@ -563,6 +577,15 @@ pub fn MatrixTable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_needs_two_x_values() {
+        assert!(!has_two_x_values([].into_iter()));
+        assert!(!has_two_x_values([30.0].into_iter()));
+        assert!(!has_two_x_values([30.0, 30.0, 30.0].into_iter()));
+        assert!(has_two_x_values([25.0, 30.0].into_iter()));
+        assert!(has_two_x_values([1.0, 1.0, 2.0].into_iter()));
+    }
 
     #[test]
     fn ticks_are_nice_and_cover_the_range() {

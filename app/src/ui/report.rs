@@ -186,6 +186,23 @@ fn DepthSection(view: ReportView) -> AnyView {
     let f1_change = per_system(&|s| s.f1_change_pct);
     let ap_change = per_system(&|s| s.average_precision_change_pct);
     let has_change = curve.len() > 1;
+    let one_depth = format!(
+        "One depth so far ({}): the curve appears once the pool spans two depths of the step ({}); grow the pool or choose a smaller step.",
+        view.depth, view.step
+    );
+    // Before any pooled pair has a final label, every depth has discovered nothing: say so rather
+    // than draw a flat line at zero.
+    let nothing_final = view.progress.finalized == 0;
+    let evidence = if nothing_final { Vec::new() } else { evidence };
+    let evidence_note = if nothing_final {
+        format!(
+            "Nothing to plot yet: no pooled pair has a final label. The evidence discovered at each depth, from {} to {}, appears here as annotators finish pairs.",
+            view.step.min(view.depth),
+            view.depth
+        )
+    } else {
+        one_depth.clone()
+    };
     let header = view
         .systems
         .iter()
@@ -217,24 +234,24 @@ fn DepthSection(view: ReportView) -> AnyView {
             <div class="plots">
                 <figure>
                     <Caption text="Evidence discovered by pool depth".into() href=href.clone() />
-                    <LinePlot title="Evidence discovered by pool depth".into() x_label="depth".into() y_label="evidence pairs".into() series=evidence y_from_zero=true y_integer=true testid="plot-depth-evidence" />
+                    <LinePlot title="Evidence discovered by pool depth".into() x_label="depth".into() y_label="evidence pairs".into() series=evidence y_from_zero=true y_integer=true testid="plot-depth-evidence" empty=evidence_note />
                 </figure>
                 <figure>
                     <Caption text="F1 by pool depth".into() href=href.clone() />
-                    <LinePlot title="F1 by pool depth".into() x_label="depth".into() y_label="F1".into() series=f1 y_from_zero=true testid="plot-depth-f1" />
+                    <LinePlot title="F1 by pool depth".into() x_label="depth".into() y_label="F1".into() series=f1 y_from_zero=true testid="plot-depth-f1" empty=one_depth.clone() />
                 </figure>
                 <figure>
                     <Caption text="Average precision by pool depth".into() href=href.clone() />
-                    <LinePlot title="Average precision by pool depth".into() x_label="depth".into() y_label="AP".into() series=ap y_from_zero=true testid="plot-depth-ap" />
+                    <LinePlot title="Average precision by pool depth".into() x_label="depth".into() y_label="AP".into() series=ap y_from_zero=true testid="plot-depth-ap" empty=one_depth.clone() />
                 </figure>
                 {has_change.then(|| view! {
                     <figure>
                         <Caption text="|Change| of F1 from the previous depth, %".into() href=href.clone() />
-                        <LinePlot title="Absolute change of F1 from the previous depth, percent".into() x_label="depth".into() y_label="|ΔF1| %".into() series=f1_change y_from_zero=true testid="plot-depth-f1-change" />
+                        <LinePlot title="Absolute change of F1 from the previous depth, percent".into() x_label="depth".into() y_label="|ΔF1| %".into() series=f1_change y_from_zero=true testid="plot-depth-f1-change" empty=one_depth.clone() />
                     </figure>
                     <figure>
                         <Caption text="|Change| of AP from the previous depth, %".into() href=href.clone() />
-                        <LinePlot title="Absolute change of AP from the previous depth, percent".into() x_label="depth".into() y_label="|ΔAP| %".into() series=ap_change y_from_zero=true testid="plot-depth-ap-change" />
+                        <LinePlot title="Absolute change of AP from the previous depth, percent".into() x_label="depth".into() y_label="|ΔAP| %".into() series=ap_change y_from_zero=true testid="plot-depth-ap-change" empty=one_depth.clone() />
                     </figure>
                 })}
             </div>
@@ -305,6 +322,14 @@ fn CountSection(view: ReportView) -> AnyView {
                 .collect(),
         })
         .collect();
+    let one_system = "One pooled system so far: the curve appears once the pool is built from two or more systems (import another run with the pooled role, then grow the pool).".to_owned();
+    let nothing_final = view.progress.finalized == 0;
+    let evidence = if nothing_final { Vec::new() } else { evidence };
+    let evidence_note = if nothing_final {
+        "Nothing to plot yet: no pooled pair has a final label. The evidence each number of pooled systems would have found appears here as annotators finish pairs.".to_owned()
+    } else {
+        one_system.clone()
+    };
     let header = view
         .systems
         .iter()
@@ -333,11 +358,11 @@ fn CountSection(view: ReportView) -> AnyView {
             <div class="plots">
                 <figure>
                     <Caption text="Evidence discovered by number of pooled systems".into() href=href.clone() />
-                    <LinePlot title="Evidence discovered by number of pooled systems, mean and standard deviation over orderings".into() x_label="systems".into() y_label="evidence pairs".into() series=evidence y_from_zero=true y_integer=true x_integer=true testid="plot-count-evidence" />
+                    <LinePlot title="Evidence discovered by number of pooled systems, mean and standard deviation over orderings".into() x_label="systems".into() y_label="evidence pairs".into() series=evidence y_from_zero=true y_integer=true x_integer=true testid="plot-count-evidence" empty=evidence_note />
                 </figure>
                 <figure>
                     <Caption text="F1 by number of pooled systems".into() href=href />
-                    <LinePlot title="F1 by number of pooled systems, mean and standard deviation over orderings".into() x_label="systems".into() y_label="F1".into() series=f1 y_from_zero=true x_integer=true testid="plot-count-f1" />
+                    <LinePlot title="F1 by number of pooled systems, mean and standard deviation over orderings".into() x_label="systems".into() y_label="F1".into() series=f1 y_from_zero=true x_integer=true testid="plot-count-f1" empty=one_system />
                 </figure>
             </div>
             <details>

@@ -1,0 +1,93 @@
+// Every page as a newcomer sees it, at 1280×800 and 1920×1080: it hydrates, throws nothing, and no
+// box is wider than its content allows (a form running past its card, a page scrolling sideways).
+// Screenshots of each land in test-results/screens/ for a person to look at.
+import { test, expect, Page, Browser } from "@playwright/test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { startDemo, Server } from "./server";
+
+let server: Server;
+test.beforeAll(async () => {
+  server = await startDemo();
+});
+test.afterAll(() => server?.stop());
+test.describe.configure({ mode: "serial" });
+
+const PROJECT = "scifact-demo";
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+];
+const SCREENS = join(__dirname, "..", "test-results", "screens");
+
+async function login(browser: Browser, user: string, size: { width: number; height: number }) {
+  const page = await (await browser.newContext({ viewport: size })).newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(`${server.url}/login`);
+  await page.getByLabel("User name").fill(user);
+  await page.getByLabel("Password").fill(`${user}-demo`);
+  await page.getByLabel("Password").press("Enter");
+  await expect(page.getByTestId("welcome")).toBeVisible();
+  return { page, errors };
+}
+
+// Boxes whose content is wider than the box: the page itself, and every card, section and form
+// (tables that are meant to scroll sit in `.scroll`, which is left out).
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const doc = document.scrollingElement!;
+    if (doc.scrollWidth > doc.clientWidth + 1) found.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>("main .card, main section, main form, main figure"))) {
+      if (el.closest(".scroll")) continue;
+      if (el.scrollWidth > el.clientWidth + 1) {
+        const id = el.getAttribute("data-testid") ?? el.id ?? "";
+        found.push(`${el.tagName.toLowerCase()}.${el.className}${id ? "#" + id : ""}: ${el.scrollWidth} > ${el.clientWidth}`);
+      }
+    }
+    return found;
+  });
+}
+
+async function check(page: Page, errors: string[], path: string, name: string, size: { width: number }) {
+  await page.goto(`${server.url}${path}`);
+  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
+  await page.waitForLoadState("networkidle");
+  mkdirSync(SCREENS, { recursive: true });
+  await page.screenshot({ path: join(SCREENS, `${name}-${size.width}.png`), fullPage: true });
+  expect(await overflowing(page), `${path} at ${size.width} px`).toEqual([]);
+  expect(errors, `${path} at ${size.width} px`).toEqual([]);
+}
+
+for (const size of SIZES) {
+  test(`every page at ${size.width}×${size.height}`, async ({ browser }) => {
+    const anon = await (await browser.newContext({ viewport: size })).newPage();
+    await anon.goto(`${server.url}/login`);
+    await expect(anon.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
+    await anon.screenshot({ path: join(SCREENS, `login-${size.width}.png`) });
+
+    const lead = await login(browser, "lead", size);
+    const lp = `/lead/projects/${PROJECT}`;
+    await check(lead.page, lead.errors, "/", "lead-home", size);
+    await check(lead.page, lead.errors, "/lead", "projects", size);
+    await check(lead.page, lead.errors, lp, "project", size);
+    const claim = await lead.page.getByTestId("claims").locator("a").first().getAttribute("href");
+    expect(claim).toBeTruthy();
+    await check(lead.page, lead.errors, claim!, "claim", size);
+    await check(lead.page, lead.errors, `${lp}/annotation`, "annotation", size);
+    await check(lead.page, lead.errors, `${lp}/report`, "report", size);
+    await check(lead.page, lead.errors, `${lp}/releases`, "releases", size);
+    await check(lead.page, lead.errors, "/no/such/page", "not-found", size);
+
+    const admin = await login(browser, "admin", size);
+    await check(admin.page, admin.errors, "/admin/users", "users", size);
+
+    const ann = await login(browser, "ann2", size);
+    await check(ann.page, ann.errors, "/", "annotator-home", size);
+    await check(ann.page, ann.errors, `/work/${PROJECT}`, "work", size);
+  });
+}
