@@ -1,7 +1,9 @@
 //! Authentication: argon2id password hashes, login with throttling, and the role check every
 //! server function and page runs on the server.
 
-use crate::domain::account::{NewPassword, Role, ThrottlePolicy, User};
+use crate::domain::account::{
+    NewPassword, Role, ThrottlePolicy, User, MAX_LOGIN_NAME_CHARS, MAX_PASSWORD_CHARS,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Db, StoreError};
 use argon2::password_hash::{
@@ -19,7 +21,7 @@ pub fn hash_password(password: &NewPassword) -> Result<String, StoreError> {
     Argon2::default()
         .hash_password(password.expose().as_bytes(), &salt)
         .map(|hash| hash.to_string())
-        .map_err(|e| StoreError::Invalid(format!("cannot hash the password: {e}")))
+        .map_err(|e| StoreError::Fault(format!("cannot hash the password: {e}")))
 }
 
 fn verify_password(hash: &str, password: &str) -> bool {
@@ -44,28 +46,74 @@ fn dummy_hash() -> &'static str {
     })
 }
 
-/// Checks a login: throttled user names are refused before the password is looked at.
-pub async fn check_login(db: &Db, username: &str, password: &str) -> ApiResult<User> {
-    let policy = ThrottlePolicy::default();
-    let failures = store::users::recent_failures(db, username, policy.max_failures).await?;
-    if let Some(ms) = policy.locked_for(&failures, store::now_ms()) {
-        return Err(ApiError::Throttled {
-            username: username.to_owned(),
-            retry_after_secs: (ms + 999) / 1000,
-        });
+/// At most this many password hashes are verified at once (argon2id takes ~19 MiB and a core's
+/// worth of time each); up to [`MAX_WAITING_LOGINS`] more wait for a turn, others are refused.
+const CONCURRENT_VERIFICATIONS: usize = 2;
+const MAX_WAITING_LOGINS: usize = 32;
+static VERIFICATIONS: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(CONCURRENT_VERIFICATIONS);
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Verifies a password on a blocking thread, within the cap on concurrent verifications.
+async fn verify_capped(hash: String, password: String) -> ApiResult<bool> {
+    use std::sync::atomic::Ordering;
+    struct Waiting;
+    impl Drop for Waiting {
+        fn drop(&mut self) {
+            WAITING.fetch_sub(1, Ordering::SeqCst);
+        }
     }
+    if WAITING.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_LOGINS {
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError::Busy);
+    }
+    let waiting = Waiting;
+    let permit = VERIFICATIONS
+        .acquire()
+        .await
+        .map_err(|e| ApiError::Internal(format!("login semaphore: {e}")))?;
+    drop(waiting);
+    let ok = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
+        .await
+        .map_err(|e| ApiError::Internal(format!("password check failed: {e}")))?;
+    drop(permit);
+    Ok(ok)
+}
+
+/// Checks a login from `client` (its address). Names and passwords no account can have are
+/// refused before any work; the attempt is counted, atomically with the throttle check, before
+/// the password is verified (see [`ThrottlePolicy`]); verifications are capped.
+pub async fn check_login(db: &Db, username: &str, password: &str, client: &str) -> ApiResult<User> {
+    if username.chars().count() > MAX_LOGIN_NAME_CHARS
+        || password.chars().count() > MAX_PASSWORD_CHARS
+        || username.is_empty()
+    {
+        return Err(ApiError::BadCredentials);
+    }
+    let policy = ThrottlePolicy::default();
+    let now = store::now_ms();
+    let attempt =
+        match store::users::begin_login_attempt(db, username, client, &policy, now).await? {
+            Ok(attempt) => attempt,
+            Err(recent) => {
+                let ms = policy.retry_after_ms(recent.oldest_at.unwrap_or(now), now);
+                return Err(ApiError::Throttled {
+                    username: username.to_owned(),
+                    retry_after_secs: (ms + 999) / 1000,
+                });
+            }
+        };
     let found = store::users::credentials(db, username).await?;
     let (hash, user) = match &found {
         Some((user, hash)) => (hash.clone(), Some(user.clone())),
         None => (dummy_hash().to_owned(), None),
     };
-    let candidate = password.to_owned();
-    let ok = tokio::task::spawn_blocking(move || verify_password(&hash, &candidate))
-        .await
-        .map_err(|e| ApiError::Internal(format!("password check failed: {e}")))?;
-    let user = user.filter(|u| ok && u.active);
-    store::users::record_login_attempt(db, username, user.is_some()).await?;
-    user.ok_or(ApiError::BadCredentials)
+    let ok = verify_capped(hash, password.to_owned()).await?;
+    let user = user
+        .filter(|u| ok && u.active)
+        .ok_or(ApiError::BadCredentials)?;
+    store::users::login_succeeded(db, attempt).await?;
+    Ok(user)
 }
 
 /// Logs the user into the session, with a fresh session id (no fixation).
@@ -90,6 +138,15 @@ pub async fn session_user(session: &Session, db: &Db) -> ApiResult<Option<User>>
         Some(id) => Ok(store::users::by_id(db, id).await?.filter(|u| u.active)),
         None => Ok(None),
     }
+}
+
+/// The address of the current request's peer, as the server was told it by the socket (the
+/// server is served with connect info); empty when unknown.
+pub async fn client_address() -> String {
+    leptos_axum::extract::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .await
+        .map(|info| info.0.ip().to_string())
+        .unwrap_or_default()
 }
 
 /// The session of the current server-function call or page render.

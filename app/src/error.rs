@@ -20,6 +20,9 @@ pub enum ApiError {
         username: String,
         retry_after_secs: i64,
     },
+    /// Too many logins are being checked at once; the client may retry shortly.
+    #[error("the server is busy checking other logins; try again in a moment")]
+    Busy,
     #[error("not found: {0}")]
     NotFound(String),
     /// The request's input is wrong; the message says which field and why.
@@ -51,7 +54,7 @@ impl ApiError {
         match self {
             ApiError::Unauthenticated | ApiError::BadCredentials => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Throttled { .. } | ApiError::Busy => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
@@ -59,13 +62,38 @@ impl ApiError {
         }
     }
 
-    /// Sets the HTTP status of the server function's response to this error's, and returns it.
+    /// Sets the HTTP status of the server function's response to this error's, and returns it
+    /// made [opaque](ApiError::opaque).
     pub fn into_response_error(self) -> ApiError {
+        let error = self.opaque();
         if let Some(res) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-            res.set_status(self.status());
+            res.set_status(error.status());
         }
-        self
+        error
     }
+
+    /// A server fault with its detail replaced by an id: the detail (an SQLite message, a path,
+    /// a panic) goes to the server log with that id, and the client learns only the id. Errors
+    /// of the request (invalid input, forbidden, not found, conflicts) pass unchanged.
+    pub fn opaque(self) -> ApiError {
+        match self {
+            ApiError::Internal(detail) => {
+                let id = fault_id();
+                tracing::error!(error_id = %id, detail = %detail, "server fault");
+                ApiError::Internal(format!("reference {id}; the server log has the details"))
+            }
+            ApiError::ServerFn(ServerFnErrorErr::ServerError(detail)) => {
+                ApiError::Internal(detail).opaque()
+            }
+            other => other,
+        }
+    }
+}
+
+/// A short random id that ties a client's error message to the server log's line.
+#[cfg(feature = "ssr")]
+fn fault_id() -> String {
+    format!("{:08x}", rand::random::<u32>())
 }
 
 #[cfg(feature = "ssr")]
@@ -76,10 +104,7 @@ impl From<crate::store::StoreError> for ApiError {
             crate::store::StoreError::Conflict(what) => ApiError::Conflict(what),
             crate::store::StoreError::Invalid(what) => ApiError::Invalid(what),
             crate::store::StoreError::Forbidden(what) => ApiError::Forbidden(what),
-            other => {
-                tracing::error!(error = %other, "store error");
-                ApiError::Internal(other.to_string())
-            }
+            other => ApiError::Internal(other.to_string()),
         }
     }
 }
@@ -92,6 +117,42 @@ impl ApiError {
             ApiError::Conflict(m) => ApiError::Conflict(f(&m)),
             ApiError::NotFound(m) => ApiError::NotFound(f(&m)),
             other => other,
+        }
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_are_opaque_request_errors_are_not() {
+        let fault = ApiError::Internal("database is locked at /srv/claimpool.db".into()).opaque();
+        let ApiError::Internal(message) = &fault else {
+            panic!("a fault stays a fault: {fault:?}");
+        };
+        assert!(
+            !message.contains("locked") && !message.contains("/srv"),
+            "{message}"
+        );
+        assert!(message.starts_with("reference "), "{message}");
+        assert_eq!(
+            fault.status(),
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR
+        );
+        let sql: ApiError = crate::store::StoreError::Sql(sqlx::Error::PoolTimedOut).into();
+        assert_eq!(sql.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!sql.opaque().to_string().contains("pool"));
+        let io: ApiError =
+            crate::store::StoreError::Fault("writing /tmp/x: disk full".into()).into();
+        assert!(!io.opaque().to_string().contains("disk"));
+        for kept in [
+            ApiError::Invalid("line 3, field doc_id: not a number".into()),
+            ApiError::Forbidden("this needs the lead role".into()),
+            ApiError::NotFound("project x".into()),
+            ApiError::Conflict("already imported".into()),
+        ] {
+            assert_eq!(kept.clone().opaque(), kept);
         }
     }
 }

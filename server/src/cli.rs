@@ -246,9 +246,26 @@ struct ServeArgs {
     /// The all-MiniLM-L6-v2 directory, which offers the hybrid retriever to leads
     #[arg(long, value_name = "DIR")]
     embedder_dir: Option<PathBuf>,
+    /// The URL users reach the server at, when it is behind a proxy (scheme and host, e.g.
+    /// https://claimpool.example.org): browsers' requests must come from it, and with https the
+    /// session cookie is sent only over https
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
 }
 
 impl ServeArgs {
+    fn options(&self) -> anyhow::Result<http::ServeOptions> {
+        let public = match &self.public_url {
+            Some(url) => crate::security::PublicOrigin::parse(url)
+                .map_err(|e| anyhow::anyhow!("--public-url {e}"))?,
+            None => crate::security::PublicOrigin::default(),
+        };
+        Ok(http::ServeOptions {
+            pipeline: std::sync::Arc::new(self.pipeline()?),
+            public,
+        })
+    }
+
     fn pipeline(&self) -> anyhow::Result<app::pipeline::job::PipelineSettings> {
         app::pipeline::job::PipelineSettings::from_options(
             &self.pipeline_commands,
@@ -313,14 +330,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let db_or_default = || db_path.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DB));
     match cli.command {
         Command::Serve(args) => {
-            let pipeline = args.pipeline()?;
-            http::serve(open_db(&db_or_default()).await?, args.addr, pipeline).await
+            let options = args.options()?;
+            http::serve(open_db(&db_or_default()).await?, args.addr, options).await
         }
         Command::Demo(args) => {
-            let pipeline = args.pipeline()?;
+            let options = args.options()?;
             let path = db_path.unwrap_or_else(|| PathBuf::from(demo::DEFAULT_DB));
             let db = demo::create(&path).await?;
-            http::serve(db, args.addr, pipeline).await
+            http::serve(db, args.addr, options).await
         }
         Command::User(UserCommand::Add {
             username,

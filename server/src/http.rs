@@ -1,5 +1,6 @@
 //! The HTTP server: Leptos routes and server functions, sessions, the page guard, static files.
 
+use crate::security::{self, PublicOrigin};
 use anyhow::Context;
 use app::domain::account::Role;
 use app::pipeline::job::PipelineSettings;
@@ -44,18 +45,28 @@ pub fn leptos_options(addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
-/// The whole application as one router, with no pipeline commands or models set up.
-pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
-    router_with(db, addr, Arc::default()).await
+/// What `serve` and `demo` are told besides the database and the address.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// What pipeline jobs may use (the job worker, [`crate::jobs::spawn`], runs them).
+    pub pipeline: Arc<PipelineSettings>,
+    /// The public URL, when it is not the request's Host (behind a proxy); https makes cookies
+    /// `Secure`.
+    pub public: PublicOrigin,
 }
 
-/// The whole application as one router, for `serve`, `demo` and the tests; `pipeline` is what
-/// pipeline jobs may use (the job worker, [`crate::jobs::spawn`], runs them).
+/// The whole application as one router, with no pipeline commands or models set up.
+pub async fn router(db: Db, addr: SocketAddr) -> anyhow::Result<Router> {
+    router_with(db, addr, ServeOptions::default()).await
+}
+
+/// The whole application as one router, for `serve`, `demo` and the tests.
 pub async fn router_with(
     db: Db,
     addr: SocketAddr,
-    pipeline: Arc<PipelineSettings>,
+    options: ServeOptions,
 ) -> anyhow::Result<Router> {
+    let ServeOptions { pipeline, public } = options;
     let session_store = SqliteStore::new(db.clone())
         .with_table_name("sessions")
         .map_err(|e| anyhow::anyhow!("session table name: {e}"))?;
@@ -67,7 +78,7 @@ pub async fn router_with(
         .with_name("claimpool_session")
         .with_http_only(true)
         .with_same_site(SameSite::Strict)
-        .with_secure(false)
+        .with_secure(public.is_https())
         .with_expiry(Expiry::OnInactivity(
             tower_sessions::cookie::time::Duration::hours(12),
         ));
@@ -97,6 +108,11 @@ pub async fn router_with(
         ))
         .layer(middleware::from_fn_with_state(state.clone(), guard_pages))
         .layer(sessions)
+        .layer(middleware::from_fn_with_state(
+            Arc::new(public),
+            security::refuse_cross_site,
+        ))
+        .layer(middleware::from_fn(security::headers))
         .with_state(state);
     Ok(router)
 }
@@ -115,8 +131,18 @@ fn required_role(path: &str) -> Option<Role> {
     }
 }
 
+/// Whether `path` is normalised: no `.` or `..` segment, plain or percent-encoded. The guard
+/// decides by the path's prefix, and a router or a browser that resolves `..` would serve
+/// `/work/x/../../lead/...` as a lead page; such paths are refused outright.
+fn is_normalised(path: &str) -> bool {
+    path.split('/').all(|segment| {
+        let decoded = segment.replace("%2e", ".").replace("%2E", ".");
+        decoded != "." && decoded != ".."
+    })
+}
+
 /// Checks every page request against the session's role before the page renders. Server
-/// functions (/api) check their own role.
+/// functions (/api) check their own role. Paths with dot segments are refused first.
 async fn guard_pages(
     State(state): State<AppState>,
     session: Session,
@@ -124,6 +150,9 @@ async fn guard_pages(
     next: Next,
 ) -> Response {
     let path = req.uri().path().to_owned();
+    if !is_normalised(&path) {
+        return (StatusCode::BAD_REQUEST, "path with . or .. segments").into_response();
+    }
     let Some(role) = required_role(&path) else {
         return next.run(req).await;
     };
@@ -190,7 +219,10 @@ async fn report_csv(
             )
                 .into_response()
         }
-        Err(e) => (e.status(), e.to_string()).into_response(),
+        Err(e) => {
+            let e = e.opaque();
+            (e.status(), e.to_string()).into_response()
+        }
     }
 }
 
@@ -240,21 +272,23 @@ fn encode_query_value(value: &str) -> String {
 }
 
 /// Serves until Ctrl-C, with the job worker running. Prints the address once the socket is bound.
-pub async fn serve(db: Db, addr: SocketAddr, pipeline: PipelineSettings) -> anyhow::Result<()> {
+pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener.local_addr()?;
-    let pipeline = Arc::new(pipeline);
-    crate::jobs::spawn(db.clone(), pipeline.clone()).await?;
-    let app = router_with(db, bound, pipeline).await?;
+    crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
+    let app = router_with(db, bound, options).await?;
     println!("claimpool is serving on http://{bound}");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("server failed")
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .context("server failed")
 }
 
 #[cfg(test)]
@@ -271,6 +305,29 @@ mod tests {
         assert_eq!(required_role("/lead/projects/x"), Some(Role::Lead));
         assert_eq!(required_role("/leader"), Some(Role::Annotator));
         assert_eq!(required_role("/"), Some(Role::Annotator));
+    }
+
+    #[test]
+    fn dot_segments_are_not_normalised() {
+        for bad in [
+            "/work/x/../../lead/projects/p",
+            "/work/x/%2e%2e/%2E%2E/lead",
+            "/api/../lead",
+            "/./lead",
+            "/lead/..",
+            "/work/x/%2e./lead",
+        ] {
+            assert!(!is_normalised(bad), "{bad}");
+        }
+        for good in [
+            "/",
+            "/lead/projects/a.b",
+            "/work/..x",
+            "/pkg/claimpool.js",
+            "/lead/projects/x/claims/...y",
+        ] {
+            assert!(is_normalised(good), "{good}");
+        }
     }
 
     #[test]

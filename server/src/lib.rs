@@ -7,3 +7,4 @@ pub mod jobs;
 pub mod release_cmd;
 pub mod release_http;
 pub mod report_cmd;
+pub mod security;

@@ -276,6 +276,38 @@ async fn annotators_cannot_touch_or_read_others_items() {
     let last = head.last.unwrap();
     assert_eq!(last.first_label.as_deref(), Some("CONTRADICT"));
     assert!(last.outcome.contains("adjudication"));
+    // Having seen the first label, the blind second annotator cannot take their label back (and
+    // resubmit the revealed one): the undo is refused within its window, nothing is retracted.
+    assert!(!last.undoable);
+    let judgments = count(&app, "SELECT COUNT(*) FROM judgments").await;
+    let res = client
+        .post(app.url("/api/work/undo"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    let text = common::error_message(res).await;
+    assert!(text.contains("blind second pass"), "{text}");
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM judgments").await,
+        judgments
+    );
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM judgment_retractions").await,
+        0
+    );
+    let stages: i64 = count(
+        &app,
+        "SELECT COUNT(*) FROM assignments WHERE stage = 'second' AND status = 'open'",
+    )
+    .await;
+    assert_eq!(stages, 0, "no second pass reopened");
+    // The queue still says so after a reload.
+    assert_eq!(
+        queue(&app, client).await.last.map(|l| l.undoable),
+        Some(false)
+    );
     // Lead functions are refused to annotators.
     for path in ["/api/lead/annotation", "/api/lead/annotation/open"] {
         let res = a1
@@ -330,9 +362,12 @@ async fn confirm_mode_shows_the_first_annotation_to_the_second_annotator() {
     let shown = seen.first.expect("confirm mode shows the first annotation");
     assert_eq!(shown.label, "SUPPORT");
     assert_eq!(shown.sentences, [0]);
-    // Agreeing makes the label final.
+    // Agreeing makes the label final. The second annotator saw the first label before judging,
+    // so nothing is revealed by submitting: the confirm-mode second pass may be undone.
     let res = submit(&app, &second, seen.assignment_id.unwrap(), support()).await;
     assert!(res.status().is_success());
+    let head: QueueHead = res.json().await.unwrap();
+    assert_eq!(head.last.map(|l| l.undoable), Some(true));
     let finals: Vec<(String, String)> = sqlx::query_as(
         "SELECT f.label, f.provenance FROM final_labels f JOIN pool_entries e ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = ?",
     )

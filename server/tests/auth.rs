@@ -165,6 +165,16 @@ async fn a_login_sets_a_strict_http_only_cookie_and_logout_ends_it() {
     assert_eq!(who.text().await.unwrap(), "null");
 }
 
+/// A client whose connections come from `ip` (any 127.0.0.0/8 address reaches the server).
+fn client_from(ip: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(std::net::IpAddr::from(ip))
+        .build()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn throttling_engages_after_repeated_failures() {
     let app = TestApp::spawn().await;
@@ -174,7 +184,8 @@ async fn throttling_engages_after_repeated_failures() {
         let res = app.login(&client, "ann", "wrong password").await;
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "attempt {attempt}");
     }
-    // Even the right password is refused now, with a message that says when to retry.
+    // Even the right password is refused now, from this address, with a message that says when
+    // to retry.
     let res = app.login(&client, "ann", PASSWORD).await;
     assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
     let text = error_message(res).await;
@@ -187,6 +198,86 @@ async fn throttling_engages_after_repeated_failures() {
     app.add_user("bob", Role::Annotator).await;
     assert_eq!(
         app.login(&app.client(), "bob", PASSWORD).await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn an_attacker_cannot_lock_others_out() {
+    let app = TestApp::spawn().await;
+    app.add_user("admin1", Role::Admin).await;
+    let attacker = client_from([127, 0, 0, 1]);
+    for _ in 0..8 {
+        app.login(&attacker, "admin1", "guess guess").await;
+    }
+    assert_eq!(
+        app.login(&attacker, "admin1", PASSWORD).await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    // The real admin, from another address, logs in with the right password.
+    let admin = client_from([127, 0, 0, 2]);
+    let res = app.login(&admin, "admin1", PASSWORD).await;
+    assert_eq!(res.status(), StatusCode::OK, "{}", error_message(res).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_guesses_are_each_counted_before_the_password_is_checked() {
+    let app = TestApp::spawn().await;
+    app.add_user("ann", Role::Annotator).await;
+    let client = app.client();
+    let mut tries = tokio::task::JoinSet::new();
+    for i in 0..30 {
+        let (url, client) = (app.url("/api/login"), client.clone());
+        tries.spawn(async move {
+            let password = format!("guess-{i}");
+            client
+                .post(url)
+                .form(&[("username", "ann"), ("password", &password), ("next", "/")])
+                .send()
+                .await
+                .unwrap()
+                .status()
+        });
+    }
+    let statuses = tries.join_all().await;
+    let checked = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::UNAUTHORIZED)
+        .count();
+    let refused = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    // Five passwords were checked; every other try was refused before its password was read.
+    assert_eq!((checked, refused), (5, 25), "{statuses:?}");
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_attempts")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 5);
+}
+
+#[tokio::test]
+async fn overlong_names_and_passwords_cost_nothing() {
+    let app = TestApp::spawn().await;
+    app.add_user("ann", Role::Annotator).await;
+    let client = app.client();
+    let long_name = "a".repeat(1_500_000);
+    let res = app.login(&client, &long_name, PASSWORD).await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let res = app.login(&client, "ann", &"p".repeat(100_000)).await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_attempts")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        stored, 0,
+        "nothing stored for names or passwords no account can have"
+    );
+    // The right password still works: those tries were not counted against the name.
+    assert_eq!(
+        app.login(&client, "ann", PASSWORD).await.status(),
         StatusCode::OK
     );
 }

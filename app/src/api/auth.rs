@@ -4,9 +4,21 @@ use crate::domain::account::User;
 use crate::error::ApiError;
 use leptos::prelude::*;
 
-/// Only same-site absolute paths may follow a login (no open redirects).
+/// The longest path a login may lead to.
+const MAX_NEXT: usize = 2048;
+
+/// Only same-origin absolute paths may follow a login (no open redirects): a path that starts
+/// with one `/`, holds no backslash (browsers read `\\` as `/`) and no control character or white
+/// space (browsers drop tabs and line breaks from URLs, so `/\t/evil.example` would become
+/// `//evil.example`; line breaks would also split the Location header). Anything else goes to `/`.
 pub fn safe_next(next: &str) -> &str {
-    if next.starts_with('/') && !next.starts_with("//") && !next.contains('\\') {
+    let same_origin_path = next.starts_with('/')
+        && !next.starts_with("//")
+        && next.len() <= MAX_NEXT
+        && !next
+            .chars()
+            .any(|c| c == '\\' || c.is_control() || c.is_whitespace());
+    if same_origin_path {
         next
     } else {
         "/"
@@ -18,7 +30,8 @@ pub async fn login(username: String, password: String, next: String) -> Result<(
     crate::api::respond(
         async {
             let db = crate::state::db()?;
-            let user = crate::auth::check_login(&db, username.trim(), &password).await?;
+            let client = crate::auth::client_address().await;
+            let user = crate::auth::check_login(&db, username.trim(), &password, &client).await?;
             crate::auth::start_session(&crate::auth::session().await?, &user).await?;
             tracing::info!(user = %user.username, "login");
             leptos_axum::redirect(safe_next(&next));
@@ -61,5 +74,24 @@ mod tests {
         assert_eq!(safe_next("https://evil.example"), "/");
         assert_eq!(safe_next("/\\evil"), "/");
         assert_eq!(safe_next(""), "/");
+        assert_eq!(
+            safe_next("/lead/projects/a?step=25#depth"),
+            "/lead/projects/a?step=25#depth"
+        );
+    }
+
+    #[test]
+    fn next_refuses_what_browsers_strip_or_headers_split() {
+        for bad in [
+            "/\t/evil.example/phish",
+            "/\n/evil.example",
+            "/\r\nSet-Cookie: x=1",
+            "/ /evil.example",
+            "/\u{0}x",
+            "/\u{a0}/evil.example",
+        ] {
+            assert_eq!(safe_next(bad), "/", "{bad:?}");
+        }
+        assert_eq!(safe_next(&format!("/{}", "a".repeat(5000))), "/");
     }
 }

@@ -119,15 +119,20 @@ impl fmt::Display for Username {
 pub struct NewPassword(String);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a password has at least {min} characters", min = NewPassword::MIN_CHARS)]
+#[error(
+    "a password has {min} to {max} characters",
+    min = NewPassword::MIN_CHARS,
+    max = NewPassword::MAX_CHARS
+)]
 pub struct PasswordError;
 
 impl NewPassword {
     pub const MIN_CHARS: usize = 8;
+    pub const MAX_CHARS: usize = 1024;
 
     pub fn parse(text: &str) -> Result<NewPassword, PasswordError> {
         let text = text.trim_end_matches(['\r', '\n']);
-        if text.chars().count() < Self::MIN_CHARS {
+        if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&text.chars().count()) {
             return Err(PasswordError);
         }
         Ok(NewPassword(text.to_owned()))
@@ -144,38 +149,62 @@ impl fmt::Debug for NewPassword {
     }
 }
 
-/// Login throttling: after `max_failures` failed logins for one user name within `window_ms`,
-/// further tries are refused until `lockout_ms` after the last of them.
+/// Login throttling. Every attempt is counted before its password is checked, and an attempt
+/// counts as failed until it succeeds, so parallel tries are counted too. Within the last
+/// `window_ms`, refused are:
+/// - a user name from one client address with `per_client_name` failures since that pair's last
+///   success (the lock an attacker can only put on themselves);
+/// - a client address with `per_client` failures over all names (password spraying);
+/// - a user name with `per_name` failures over all addresses: a backstop against guessing from
+///   many addresses, high enough that one attacker cannot lock a user out by themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThrottlePolicy {
-    pub max_failures: usize,
+    pub per_client_name: u32,
+    pub per_client: u32,
+    pub per_name: u32,
     pub window_ms: i64,
-    pub lockout_ms: i64,
 }
 
 impl Default for ThrottlePolicy {
     fn default() -> Self {
         ThrottlePolicy {
-            max_failures: 5,
-            window_ms: 60_000,
-            lockout_ms: 5 * 60_000,
+            per_client_name: 5,
+            per_client: 30,
+            per_name: 100,
+            window_ms: 5 * 60_000,
         }
     }
 }
 
+/// Counts of failed logins within the policy's window, as the store reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RecentFailures {
+    /// For this user name from this address, since the pair's last success.
+    pub client_name: u32,
+    pub client: u32,
+    pub name: u32,
+    /// The oldest failure within the window among the counts that reached their limit.
+    pub oldest_at: Option<i64>,
+}
+
 impl ThrottlePolicy {
-    /// Given the times of the most recent failures (newest first, at least `max_failures` of
-    /// them when there are that many) and the current time, how many milliseconds the user
-    /// name stays locked, if it is locked.
-    pub fn locked_for(&self, recent_failures_newest_first: &[i64], now: i64) -> Option<i64> {
-        let newest = *recent_failures_newest_first.first()?;
-        let oldest_of_burst =
-            *recent_failures_newest_first.get(self.max_failures.checked_sub(1)?)?;
-        let burst = newest - oldest_of_burst <= self.window_ms;
-        let remaining = newest + self.lockout_ms - now;
-        (burst && remaining > 0).then_some(remaining)
+    /// Whether `recent` (which does not include the attempt being made) refuses another try.
+    pub fn refuses(&self, recent: &RecentFailures) -> bool {
+        recent.client_name >= self.per_client_name
+            || recent.client >= self.per_client
+            || recent.name >= self.per_name
+    }
+
+    /// How many milliseconds until the oldest counted failure leaves the window (at least 1 s).
+    pub fn retry_after_ms(&self, oldest_at: i64, now: i64) -> i64 {
+        (oldest_at + self.window_ms - now).max(1_000)
     }
 }
+
+/// The longest user name and password a login is checked for: longer ones are refused before any
+/// hashing or storage (no user can have them).
+pub const MAX_LOGIN_NAME_CHARS: usize = 64;
+pub const MAX_PASSWORD_CHARS: usize = NewPassword::MAX_CHARS;
 
 #[cfg(test)]
 mod tests {
@@ -209,33 +238,34 @@ mod tests {
     }
 
     #[test]
-    fn throttle_engages_after_a_burst_and_releases() {
+    fn throttle_refuses_at_each_limit() {
         let p = ThrottlePolicy::default();
+        let under = RecentFailures {
+            client_name: 4,
+            client: 29,
+            name: 99,
+            oldest_at: None,
+        };
+        assert!(!p.refuses(&under));
+        assert!(p.refuses(&RecentFailures {
+            client_name: 5,
+            ..under
+        }));
+        assert!(p.refuses(&RecentFailures {
+            client: 30,
+            ..under
+        }));
+        assert!(p.refuses(&RecentFailures { name: 100, ..under }));
+        assert!(!p.refuses(&RecentFailures::default()));
         let now = 1_000_000;
-        // four failures: not locked
-        let four = [now - 1_000, now - 2_000, now - 3_000, now - 4_000];
-        assert_eq!(p.locked_for(&four, now), None);
-        // five within a minute: locked for the rest of five minutes after the newest
-        let five = [
-            now - 1_000,
-            now - 2_000,
-            now - 3_000,
-            now - 4_000,
-            now - 5_000,
-        ];
-        assert_eq!(p.locked_for(&five, now), Some(p.lockout_ms - 1_000));
-        // the same burst, after the lockout: free again
-        assert_eq!(p.locked_for(&five, now + p.lockout_ms), None);
-        // five failures spread over more than a minute: no burst
-        let spread = [
-            now - 1_000,
-            now - 20_000,
-            now - 40_000,
-            now - 60_000,
-            now - 80_000,
-        ];
-        assert_eq!(p.locked_for(&spread, now), None);
-        assert_eq!(p.locked_for(&[], now), None);
+        assert_eq!(p.retry_after_ms(now - 60_000, now), p.window_ms - 60_000);
+        assert_eq!(p.retry_after_ms(now - p.window_ms, now), 1_000);
+    }
+
+    #[test]
+    fn passwords_have_a_ceiling() {
+        assert!(NewPassword::parse(&"x".repeat(NewPassword::MAX_CHARS)).is_ok());
+        assert!(NewPassword::parse(&"x".repeat(NewPassword::MAX_CHARS + 1)).is_err());
     }
 }
 

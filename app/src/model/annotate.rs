@@ -82,6 +82,8 @@ pub struct LastSubmission {
     pub outcome: String,
     /// Until when (ms since the epoch) the submission may be undone.
     pub undo_until_ms: i64,
+    /// Whether it may be undone at all: not a blind second pass, which revealed the first label.
+    pub undoable: bool,
 }
 
 /// The head of the caller's queue in a project: the item to do, the one after it (preloaded),

@@ -219,7 +219,7 @@ async fn blocking<T: Send + 'static>(
 ) -> StoreResult<T> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))?
+        .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))?
 }
 
 /// Records the import (refusing a file already imported) inside the transaction.
@@ -332,7 +332,7 @@ fn flush<T>(batch: Vec<T>, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
 async fn parser_problems(handle: tokio::task::JoinHandle<Problems>) -> StoreResult<Problems> {
     handle
         .await
-        .map_err(|e| StoreError::Invalid(format!("the parser stopped: {e}")))
+        .map_err(|e| StoreError::Fault(format!("the parser stopped: {e}")))
 }
 
 async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMap<String, i64>> {

@@ -173,7 +173,7 @@ pub async fn fail_interrupted(db: &Db) -> StoreResult<u64> {
 }
 
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
-    move |e| StoreError::Invalid(format!("writing {}: {e}", path.display()))
+    move |e| StoreError::Fault(format!("writing {}: {e}", path.display()))
 }
 
 /// Writes the project's documents as a SciFact corpus (`doc_id`, `title`, `abstract`), one per

@@ -45,6 +45,10 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// A fault of the server, not of the request: I/O, a failed background task, hashing.
+    /// Clients see an opaque message (see [`crate::error::ApiError::opaque`]).
+    #[error("{0}")]
+    Fault(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

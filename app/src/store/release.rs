@@ -539,7 +539,7 @@ fn build(
     let files = at(number)?;
     let archive = files
         .to_tar_gz()
-        .map_err(|e| StoreError::Invalid(format!("cannot write the archive: {e}")))?;
+        .map_err(|e| StoreError::Fault(format!("cannot write the archive: {e}")))?;
     Ok(Built {
         files,
         number,
@@ -561,7 +561,7 @@ pub async fn create(
     let latest = latest(db, project_id).await?;
     let built = tokio::task::spawn_blocking(move || build(input, request.options, latest))
         .await
-        .map_err(|e| StoreError::Invalid(format!("building the release stopped: {e}")))??;
+        .map_err(|e| StoreError::Fault(format!("building the release stopped: {e}")))??;
     let Some(archive) = built.archive else {
         return Ok(Created {
             release: get(db, project_id, built.number).await?,

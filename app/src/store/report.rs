@@ -177,7 +177,7 @@ pub async fn report(
     let pool = snapshot.pool;
     let report = tokio::task::spawn_blocking(move || Report::compute(&snapshot, &options))
         .await
-        .map_err(|e| StoreError::Invalid(format!("the report stopped: {e}")))?
+        .map_err(|e| StoreError::Fault(format!("the report stopped: {e}")))?
         .map_err(|e| corrupt(format!("project #{project_id} cannot be reported on: {e}")))?;
     Ok(ProjectReport {
         report,
@@ -227,7 +227,7 @@ async fn doc_ids(
     project_id: i64,
     keys: &[i64],
 ) -> StoreResult<HashMap<i64, DocId>> {
-    let list = serde_json::to_string(keys).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let list = serde_json::to_string(keys).map_err(|e| StoreError::Fault(e.to_string()))?;
     let mut out = HashMap::with_capacity(keys.len());
     let mut rows = sqlx::query_as::<_, (i64, String)>(
         "SELECT id, doc_id FROM documents

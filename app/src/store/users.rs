@@ -2,7 +2,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
-use crate::domain::account::{Role, User, Username};
+use crate::domain::account::{RecentFailures, Role, ThrottlePolicy, User, Username};
 use sqlx::Row;
 
 fn user_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<User> {
@@ -101,26 +101,98 @@ pub async fn password_hash(db: &Db, username: &str) -> StoreResult<Option<String
     )
 }
 
-pub async fn record_login_attempt(db: &Db, username: &str, success: bool) -> StoreResult<()> {
-    sqlx::query("INSERT INTO login_attempts (username, at, success) VALUES (?, ?, ?)")
-        .bind(username)
-        .bind(now_ms())
-        .bind(success)
+/// Counts a login attempt before its password is checked: in one statement (SQLite runs it
+/// under its write lock, so parallel attempts are each counted), the attempt is stored as failed
+/// unless `policy` refuses it given the failures already stored. Returns the attempt's id, or
+/// the counts that refused it.
+pub async fn begin_login_attempt(
+    db: &Db,
+    username: &str,
+    client: &str,
+    policy: &ThrottlePolicy,
+    now: i64,
+) -> StoreResult<Result<i64, RecentFailures>> {
+    let since = now - policy.window_ms;
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO login_attempts (username, client, at, success)
+         SELECT ?1, ?2, ?3, 0
+         WHERE (SELECT COUNT(*) FROM login_attempts
+                WHERE username = ?1 AND client = ?2 AND success = 0 AND at > ?4
+                  AND at > COALESCE((SELECT MAX(at) FROM login_attempts
+                                     WHERE username = ?1 AND client = ?2 AND success = 1), 0)) < ?5
+           AND (SELECT COUNT(*) FROM login_attempts WHERE client = ?2 AND success = 0 AND at > ?4) < ?6
+           AND (SELECT COUNT(*) FROM login_attempts WHERE username = ?1 AND success = 0 AND at > ?4) < ?7
+         RETURNING id",
+    )
+    .bind(username)
+    .bind(client)
+    .bind(now)
+    .bind(since)
+    .bind(policy.per_client_name)
+    .bind(policy.per_client)
+    .bind(policy.per_name)
+    .fetch_optional(db)
+    .await?;
+    match inserted {
+        Some(id) => Ok(Ok(id)),
+        None => Ok(Err(
+            recent_failures(db, username, client, policy, now).await?
+        )),
+    }
+}
+
+/// Marks a counted attempt as the success it turned out to be.
+pub async fn login_succeeded(db: &Db, attempt: i64) -> StoreResult<()> {
+    sqlx::query("UPDATE login_attempts SET success = 1 WHERE id = ?")
+        .bind(attempt)
         .execute(db)
         .await?;
     Ok(())
 }
 
-/// Times of the latest failed logins for a user name since its last success, newest first.
-pub async fn recent_failures(db: &Db, username: &str, limit: usize) -> StoreResult<Vec<i64>> {
-    Ok(sqlx::query_scalar(
-        "SELECT at FROM login_attempts
-         WHERE username = ?1 AND success = 0
-           AND at > COALESCE((SELECT MAX(at) FROM login_attempts WHERE username = ?1 AND success = 1), 0)
-         ORDER BY at DESC LIMIT ?2",
+/// The failures within the policy's window that [`begin_login_attempt`] counts, with the oldest
+/// of those that reached their limit (for the retry time).
+pub async fn recent_failures(
+    db: &Db,
+    username: &str,
+    client: &str,
+    policy: &ThrottlePolicy,
+    now: i64,
+) -> StoreResult<RecentFailures> {
+    let since = now - policy.window_ms;
+    let row: (i64, Option<i64>, i64, Option<i64>, i64, Option<i64>) = sqlx::query_as(
+        "WITH pair AS (
+             SELECT at FROM login_attempts
+             WHERE username = ?1 AND client = ?2 AND success = 0 AND at > ?3
+               AND at > COALESCE((SELECT MAX(at) FROM login_attempts
+                                  WHERE username = ?1 AND client = ?2 AND success = 1), 0)),
+         by_client AS (SELECT at FROM login_attempts WHERE client = ?2 AND success = 0 AND at > ?3),
+         by_name AS (SELECT at FROM login_attempts WHERE username = ?1 AND success = 0 AND at > ?3)
+         SELECT (SELECT COUNT(*) FROM pair), (SELECT MIN(at) FROM pair),
+                (SELECT COUNT(*) FROM by_client), (SELECT MIN(at) FROM by_client),
+                (SELECT COUNT(*) FROM by_name), (SELECT MIN(at) FROM by_name)",
     )
     .bind(username)
-    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-    .fetch_all(db)
-    .await?)
+    .bind(client)
+    .bind(since)
+    .fetch_one(db)
+    .await?;
+    let n = |count: i64| u32::try_from(count).unwrap_or(u32::MAX);
+    let (client_name, oldest_pair) = (n(row.0), row.1);
+    let (by_client, oldest_client) = (n(row.2), row.3);
+    let (by_name, oldest_name) = (n(row.4), row.5);
+    let oldest_at = [
+        (client_name >= policy.per_client_name, oldest_pair),
+        (by_client >= policy.per_client, oldest_client),
+        (by_name >= policy.per_name, oldest_name),
+    ]
+    .into_iter()
+    .filter_map(|(reached, at)| if reached { at } else { None })
+    .min();
+    Ok(RecentFailures {
+        client_name,
+        client: by_client,
+        name: by_name,
+        oldest_at,
+    })
 }

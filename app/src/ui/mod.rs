@@ -20,6 +20,8 @@ use leptos_router::path;
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::csp::set_page_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

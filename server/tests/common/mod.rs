@@ -49,11 +49,21 @@ impl TestApp {
                 server::jobs::spawn(db.clone(), pipeline.clone())
                     .await
                     .expect("job worker");
-                server::http::router_with(db.clone(), addr, pipeline).await
+                let options = server::http::ServeOptions {
+                    pipeline,
+                    ..Default::default()
+                };
+                server::http::router_with(db.clone(), addr, options).await
             }
         }
         .expect("router");
-        tokio::spawn(async move { axum::serve(listener, router).await });
+        tokio::spawn(async move {
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .await
+        });
         TestApp { addr, db, dir }
     }
 

@@ -48,5 +48,5 @@ pub use protocol::{
     Opinion, PairState, ProtocolError, Verdict,
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
-pub use undo::{can_undo, plan_undo, UndoError, UndoPlan};
+pub use undo::{can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan};
 pub use vocab::{Provenance, SecondPassMode, Specificity, Stage, UnknownValue};

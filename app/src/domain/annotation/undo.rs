@@ -4,7 +4,9 @@
 //! by its author, within the window after it was submitted, and only while no later stage
 //! depends on it, that is while it is still the pair's latest non-retracted judgment: a first
 //! pass can be undone until the second pass is in, a second pass until an adjudication is in.
-//! Imported judgments are never undone this way.
+//! Imported judgments are never undone this way. A judgment whose submission showed its author
+//! an annotation they had not seen while judging (a blind second pass, which reveals the first
+//! label) is never undone: otherwise the author could take it back and copy what was revealed.
 //!
 //! The [`UndoPlan`] gives the pair's state before and after. The caller then reopens the undone
 //! stage's assignment ([`PairState::next_stage`] of `after`), withdraws the open assignments of
@@ -16,7 +18,7 @@
 
 use super::keys::AnnotatorId;
 use super::protocol::{Judged, PairState, ProtocolError};
-use super::vocab::Stage;
+use super::vocab::{SecondPassMode, Stage};
 
 /// Whether a judgment submitted at `submitted_at_ms` may still be undone at `now_ms` (UTC
 /// milliseconds) with a window of `window_ms`: less than `window_ms` has elapsed. A clock that
@@ -27,6 +29,22 @@ pub fn can_undo(submitted_at_ms: i64, now_ms: i64, window_ms: i64) -> bool {
 
 fn elapsed_ms(submitted_at_ms: i64, now_ms: i64) -> i64 {
     now_ms.saturating_sub(submitted_at_ms).max(0)
+}
+
+/// Whether submitting a judgment at `stage` in `mode` shows its author an earlier annotation they
+/// did not see while judging: the blind second pass learns the first label.
+pub fn reveals_on_submit(stage: Stage, mode: SecondPassMode) -> bool {
+    stage == Stage::Second && mode == SecondPassMode::Blind
+}
+
+/// Refuses the undo of a judgment whose submission revealed another annotation
+/// ([`reveals_on_submit`]).
+pub fn check_not_revealed(stage: Stage, mode: SecondPassMode) -> Result<(), UndoError> {
+    if reveals_on_submit(stage, mode) {
+        Err(UndoError::Revealed)
+    } else {
+        Ok(())
+    }
 }
 
 /// The pair's state around an allowed undo.
@@ -52,6 +70,8 @@ pub enum UndoError {
     NoSuchJudgment { position: usize, count: usize },
     #[error("imported judgments cannot be undone")]
     Imported,
+    #[error("the first annotation was shown to you when you submitted this blind second pass; it can no longer be undone")]
+    Revealed,
     #[error("only its author ({author}) may undo a judgment")]
     NotAuthor { author: AnnotatorId },
     #[error("a later {} depends on this judgment; it can no longer be undone", .0.human().to_lowercase())]

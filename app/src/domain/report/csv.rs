@@ -1,5 +1,8 @@
 //! CSV renderings of the report's tables and plot series (RFC 4180: comma-separated, fields
-//! with a comma, quote or line break quoted, quotes doubled; `\n` line ends).
+//! with a comma, quote or line break quoted, quotes doubled; `\n` line ends). A text field that a
+//! spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage
+//! return and is not a number) gets a leading `'` (OWASP's advice on CSV injection): system and
+//! annotator names are typed by users.
 
 use std::borrow::Cow;
 
@@ -50,10 +53,21 @@ fn write_line<'a>(out: &mut String, fields: impl Iterator<Item = &'a str>) {
     out.push('\n');
 }
 
-/// The field, quoted when it must be.
+/// The field, defused when a spreadsheet would read it as a formula, quoted when it must be.
 fn quote(field: &str) -> Cow<'_, str> {
+    let field = defuse(field);
     if field.contains([',', '"', '\n', '\r']) {
         Cow::Owned(format!("\"{}\"", field.replace('"', "\"\"")))
+    } else {
+        field
+    }
+}
+
+/// `'` before a text that starts like a formula; numbers (`-0.5`, `+1e3`) stay as they are.
+fn defuse(field: &str) -> Cow<'_, str> {
+    let formula_like = field.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula_like && field.parse::<f64>().is_err() {
+        Cow::Owned(format!("'{field}"))
     } else {
         Cow::Borrowed(field)
     }
@@ -83,6 +97,24 @@ mod tests {
             "a,b\nplain,\"with,comma\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n"
         );
         assert_eq!(opt(None), "");
+        assert_eq!(opt(Some(-0.25)), "-0.25");
+    }
+
+    #[test]
+    fn formulas_are_defused_numbers_are_not() {
+        let mut table = CsvTable::new("t", &["system", "change"]);
+        table.push(vec![
+            "=HYPERLINK(\"http://x\",\"y\")".into(),
+            "-12.5".into(),
+        ]);
+        table.push(vec!["+cmd".into(), "+3".into()]);
+        table.push(vec!["-sys".into(), "-inf".into()]);
+        table.push(vec!["@SUM(A1)".into(), "\tx".into()]);
+        table.push(vec!["bm25=x".into(), "1e-3".into()]);
+        assert_eq!(
+            table.to_csv(),
+            "system,change\n\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-12.5\n'+cmd,+3\n'-sys,-inf\n'@SUM(A1),'\tx\nbm25=x,1e-3\n"
+        );
         assert_eq!(opt(Some(0.5)), "0.5");
     }
 }

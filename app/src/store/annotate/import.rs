@@ -194,7 +194,7 @@ pub async fn import_judgments(
             read_lines(&spec, format, &pooled_docs, &mut p).map(|l| (l, p))
         })
         .await
-        .map_err(|e| StoreError::Invalid(format!("the import stopped: {e}")))??
+        .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))??
     };
     let states = project_states(&mut tx, project_id).await?;
     let who = AnnotatorId(annotator);

@@ -4,7 +4,9 @@ use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
 use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
-use crate::domain::annotation::{skip_position, visible_first_label, SecondPassMode, Stage};
+use crate::domain::annotation::{
+    reveals_on_submit, skip_position, visible_first_label, SecondPassMode, Stage,
+};
 use crate::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
 use sqlx::SqliteConnection;
 
@@ -159,6 +161,8 @@ async fn last_submission(
     let first_label = (stage != Stage::First.as_str())
         .then(|| hist.state.first().map(|o| o.label.as_str().to_owned()))
         .flatten();
+    let stage_parsed = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let undoable = !reveals_on_submit(stage_parsed, history::mode(conn, project_id).await?);
     Ok(Some(LastSubmission {
         judgment_id: id,
         claim_id: claim_ext,
@@ -168,6 +172,7 @@ async fn last_submission(
         first_label,
         outcome: outcome_text(&hist.state),
         undo_until_ms: at + UNDO_WINDOW_MS,
+        undoable,
     }))
 }
 

@@ -6,8 +6,8 @@ use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
 use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
-    check_submission, plan_undo, Annotation, AnnotationDraft, Judged, PairState, PoolEntryId,
-    Stage, Verdict,
+    check_not_revealed, check_submission, plan_undo, reveals_on_submit, Annotation,
+    AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
 };
 use crate::model::annotate::LastSubmission;
 use sqlx::SqliteConnection;
@@ -70,9 +70,14 @@ async fn resolve(
     }
 }
 
+/// The longest time one item may be said to have taken: a page left open overnight is stored as
+/// a day, so that one stray timer cannot dominate the report's times.
+pub const MAX_SECONDS_SPENT: f64 = 86_400.0;
+
 /// Records `draft` as the caller's judgment for `target`: parsed and checked against the
-/// protocol, written with the time spent, the assignment closed, and then the pair made final
-/// or handed to the next stage. One transaction; refused with nothing written on any error.
+/// protocol, written with the time spent (at most [`MAX_SECONDS_SPENT`]), the assignment closed,
+/// and then the pair made final or handed to the next stage. One transaction; refused with
+/// nothing written on any error.
 pub async fn submit(
     db: &Db,
     actor: Actor,
@@ -85,6 +90,7 @@ pub async fn submit(
             "seconds_spent: {seconds_spent} is not a duration"
         )));
     }
+    let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
     let (assignment, stage, entry_id) = resolve(&mut tx, actor, target).await?;
     let entry = history::entry(&mut tx, entry_id)
@@ -170,6 +176,7 @@ pub async fn submit(
         Stage::First => None,
         _ => hist.state.first().map(|o| o.label.as_str().to_owned()),
     };
+    let mode = history::mode(&mut tx, entry.project_id).await?;
     AuditEvent {
         project_id: Some(entry.project_id),
         actor_id: Some(actor.id),
@@ -203,6 +210,7 @@ pub async fn submit(
         first_label,
         outcome,
         undo_until_ms: now + UNDO_WINDOW_MS,
+        undoable: !reveals_on_submit(stage, mode),
     })
 }
 
@@ -223,6 +231,13 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     .await?;
     let (judgment_id, claim, doc, assignment, created_at) =
         latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
+    let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = ?")
+        .bind(judgment_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    check_not_revealed(stage, history::mode(&mut tx, project_id).await?)
+        .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
     let hist = pair_history(&mut tx, claim, doc).await?;
     let position = hist
         .rows

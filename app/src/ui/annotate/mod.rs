@@ -161,7 +161,11 @@ fn Workbench(head: QueueHead) -> AnyView {
                 <strong>{last.label}</strong>
                 {last.first_label.map(|f| view! { <span>" (first annotator: " <strong data-testid="revealed-first">{f}</strong> ")"</span> })}
                 " — " {last.outcome} ". "
-                <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button>
+                {if last.undoable {
+                    view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button> }.into_any()
+                } else {
+                    view! { <span class="muted" data-testid="no-undo">"Final for you: the first annotation was shown."</span> }.into_any()
+                }}
             </p>
         })}
         {move || message.get().map(|m| match m {
