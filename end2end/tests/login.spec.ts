@@ -40,3 +40,26 @@ test("a lead sees the demo project with its counts", async ({ page }) => {
   await expect(page.getByTestId("project-counts")).toContainText("443");
   await expect(page.getByTestId("claims-range")).toHaveText("1–40 of 40");
 });
+
+test("a login never leads off the site", async ({ page }) => {
+  // Browsers drop tabs and line breaks from URLs: `/\t/evil.example` would become
+  // `//evil.example`, another host. Such a `next` goes home instead.
+  for (const next of ["/%09/evil.example/phish", "//evil.example", "/%0d%0a/evil.example", "https://evil.example/"]) {
+    const context = await page.context().browser()!.newContext();
+    const p = await context.newPage();
+    await p.goto(`${server.url}/login?next=${next}`);
+    await p.getByLabel("User name").fill("ann3");
+    await p.getByLabel("Password").fill("ann3-demo");
+    await p.getByLabel("Password").press("Enter");
+    await expect(p.getByTestId("welcome")).toBeVisible();
+    expect(new URL(p.url()).origin).toBe(new URL(server.url).origin);
+    expect(new URL(p.url()).pathname).toBe("/");
+    await context.close();
+  }
+  // A same-site path is followed.
+  await page.goto(`${server.url}/login?next=/lead`);
+  await page.getByLabel("User name").fill("lead");
+  await page.getByLabel("Password").fill("lead-demo");
+  await page.getByLabel("Password").press("Enter");
+  await expect(page).toHaveURL(`${server.url}/lead`);
+});

@@ -20,13 +20,17 @@ test("a lead opens the report of the demo project: SVG plots, tables, CSV downlo
   await expect(page).toHaveURL(/\/lead\/projects\/scifact-demo\/report$/);
   await expect(page.getByTestId("report-summary")).toContainText("Pool at depth 30 (confidence strategy)");
 
+  // Before any pooled pair has a final label, the evidence plots say what will appear and when
+  // instead of drawing a flat line at zero.
+  for (const id of ["plot-depth-evidence", "plot-count-evidence"]) {
+    await expect(page.getByTestId(id)).toHaveCount(0);
+    await expect(page.locator(`[data-empty-plot="${id}"]`)).toContainText("Nothing to plot yet: no pooled pair has a final label.");
+  }
   // The plots are inline SVG with axes, a legend and values on hover.
   for (const id of [
-    "plot-depth-evidence",
     "plot-depth-f1",
     "plot-depth-ap",
     "plot-depth-f1-change",
-    "plot-count-evidence",
     "plot-count-f1",
     "plot-evidence-per-claim",
   ]) {
@@ -40,9 +44,10 @@ test("a lead opens the report of the demo project: SVG plots, tables, CSV downlo
   const systems = ["bm25", "trained-r0", "trained-r20"];
   await expect(f1.locator("polyline")).toHaveCount(systems.length);
   await expect(f1.locator(".legend-entry text")).toHaveText(systems);
-  // One point per system and depth (25 and 30), each with its values in an SVG <title>.
-  await expect(f1.locator("path.marker title")).toHaveCount(2 * systems.length);
-  await expect(f1.locator("path.marker title").first()).toContainText(/bm25: depth 25, F1 \d/);
+  // Without a step in the URL, the pool's depth (30) chooses one (5): one point per system and
+  // depth 5, 10, ..., 30, each with its values in an SVG <title>.
+  await expect(f1.locator("path.marker title")).toHaveCount(6 * systems.length);
+  await expect(f1.locator("path.marker title").first()).toContainText(/bm25: depth 5, F1 \d/);
   const bars = page.getByTestId("plot-evidence-per-claim").locator("g.bar rect");
   expect(await bars.count()).toBeGreaterThan(1);
   await expect(page.getByTestId("plot-evidence-per-claim").locator("g.bar title").first()).toContainText("evidence pairs 0: claims");
@@ -60,13 +65,13 @@ test("a lead opens the report of the demo project: SVG plots, tables, CSV downlo
   const links = page.locator("a.csv");
   expect(await links.count()).toBeGreaterThanOrEqual(14);
   const href = await page.locator("#depth a.csv").first().getAttribute("href");
-  expect(href).toBe("/lead/projects/scifact-demo/report/csv/depth_curve?step=25&bootstrap=1000&seed=0");
+  expect(href).toBe("/lead/projects/scifact-demo/report/csv/depth_curve?step=5&bootstrap=1000&seed=0");
   const csv = await page.request.get(`${server.url}${href}`);
   expect(csv.status()).toBe(200);
   const lines = (await csv.text()).trim().split("\n");
   expect(lines[0]).toBe("depth,pool_size,judged,evidence,system,precision,recall,f1,average_precision,f1_change_pct,average_precision_change_pct");
-  expect([...new Set(lines.map((l) => l.split(",")[0]).slice(1))]).toEqual(["25", "30"]);
-  expect(lines.length).toBe(1 + 2 * systems.length);
+  expect([...new Set(lines.map((l) => l.split(",")[0]).slice(1))]).toEqual(["5", "10", "15", "20", "25", "30"]);
+  expect(lines.length).toBe(1 + 6 * systems.length);
 
   // The depth table shows the same numbers as the CSV.
   await page.getByText("Depth curve as a table").click();

@@ -249,9 +249,8 @@ async fn report_csv_text(
             app::domain::report::CSV_TABLES.join(", ")
         )));
     }
-    let options = app::api::report::web_options(query.step, query.bootstrap, query.seed)?;
-    let id = app::store::projects::id_by_name(db, project).await?;
-    let computed = app::store::report::report(db, id, options).await?;
+    let (_, computed) =
+        app::api::report::web_report(db, project, query.step, query.bootstrap, query.seed).await?;
     computed
         .report
         .to_csv(table)

@@ -200,16 +200,19 @@ pub fn encode_path_segment(value: &str) -> String {
         .collect()
 }
 
-/// The report options of a request: defaults for what is left out, refused beyond the web's
-/// limits.
+/// The report options of a request: defaults for what is left out (the depth step from the
+/// pool's depth, [`crate::domain::report::auto_step`], so that the curves have points to show),
+/// refused beyond the web's limits.
 #[cfg(feature = "ssr")]
 pub fn web_options(
     step: Option<u32>,
     bootstrap: Option<u32>,
     seed: Option<u64>,
+    pool_depth: Option<u32>,
 ) -> Result<crate::domain::report::ReportOptions, ApiError> {
+    let auto = || pool_depth.map_or(DEFAULT_STEP, |d| crate::domain::report::auto_step(d).get());
     crate::domain::report::ReportOptions::parse(
-        step.unwrap_or(DEFAULT_STEP),
+        step.unwrap_or_else(auto),
         bootstrap.unwrap_or(DEFAULT_BOOTSTRAP),
         seed.unwrap_or(DEFAULT_SEED),
         MAX_WEB_BOOTSTRAP,
@@ -217,20 +220,35 @@ pub fn web_options(
     .map_err(|e| ApiError::Invalid(e.to_string()))
 }
 
-/// The report of project `project`, for a lead: the role is checked here.
+/// The report of project `project` with the options of a request (see [`web_options`]).
+/// The caller checks the role.
 #[cfg(feature = "ssr")]
-pub async fn lead_report(
+pub async fn web_report(
+    db: &crate::store::Db,
     project: &str,
-    options: crate::domain::report::ReportOptions,
-) -> Result<crate::store::report::ProjectReport, ApiError> {
-    crate::auth::require(crate::domain::account::Role::Lead).await?;
-    let db = crate::state::db()?;
-    let id = crate::store::projects::id_by_name(&db, project).await?;
-    Ok(crate::store::report::report(&db, id, options).await?)
+    step: Option<u32>,
+    bootstrap: Option<u32>,
+    seed: Option<u64>,
+) -> Result<
+    (
+        crate::domain::report::ReportOptions,
+        crate::store::report::ProjectReport,
+    ),
+    ApiError,
+> {
+    let id = crate::store::projects::id_by_name(db, project).await?;
+    let depth = crate::store::pool::settings(db, id)
+        .await?
+        .map(|(_, depth)| depth);
+    let options = web_options(step, bootstrap, seed, depth)?;
+    Ok((
+        options,
+        crate::store::report::report(db, id, options).await?,
+    ))
 }
 
-/// The dashboard's data: the whole report of `project` (defaults: step 25, 1,000 bootstrap
-/// resamples, seed 0).
+/// The dashboard's data: the whole report of `project` (defaults: a depth step from the pool's
+/// depth, 1,000 bootstrap resamples, seed 0).
 #[server(endpoint = "report/view")]
 pub async fn load_report(
     project: String,
@@ -240,8 +258,9 @@ pub async fn load_report(
 ) -> Result<ReportView, ApiError> {
     crate::api::respond(
         async {
-            let options = web_options(step, bootstrap, seed)?;
-            let computed = lead_report(&project, options).await?;
+            crate::auth::require(crate::domain::account::Role::Lead).await?;
+            let db = crate::state::db()?;
+            let (options, computed) = web_report(&db, &project, step, bootstrap, seed).await?;
             Ok(ReportView::new(project, &options, computed))
         }
         .await,
@@ -488,7 +507,7 @@ mod tests {
         use crate::domain::report::{DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_STEP as STEP};
         assert_eq!(DEFAULT_STEP, STEP.get());
         assert_eq!(DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SAMPLES);
-        let options = web_options(None, None, None).unwrap();
+        let options = web_options(None, None, None, None).unwrap();
         assert_eq!(
             (
                 options.step.get(),
@@ -497,9 +516,21 @@ mod tests {
             ),
             (25, 1_000, 0)
         );
-        assert!(web_options(Some(0), None, None).is_err());
-        assert!(web_options(None, Some(1), None).is_err());
-        assert!(web_options(None, Some(MAX_WEB_BOOTSTRAP + 1), None).is_err());
+        assert!(web_options(Some(0), None, None, None).is_err());
+        assert!(web_options(None, Some(1), None, None).is_err());
+        assert!(web_options(None, Some(MAX_WEB_BOOTSTRAP + 1), None, None).is_err());
+        // Without a step, the pool's depth chooses one; a given step wins.
+        assert_eq!(
+            web_options(None, None, None, Some(30)).unwrap().step.get(),
+            5
+        );
+        assert_eq!(
+            web_options(Some(25), None, None, Some(30))
+                .unwrap()
+                .step
+                .get(),
+            25
+        );
     }
 
     #[test]

@@ -4,8 +4,7 @@
 //! report (`api::report`); this page only lays them out.
 
 use crate::api::report::{
-    csv_href, encode_path_segment, load_report, ReportView, DEFAULT_BOOTSTRAP, DEFAULT_SEED,
-    DEFAULT_STEP, LABELS,
+    csv_href, encode_path_segment, load_report, ReportView, DEFAULT_BOOTSTRAP, DEFAULT_SEED, LABELS,
 };
 use crate::ui::charts::{BarChart, LinePlot, MatrixTable, Point, Series};
 use crate::ui::widgets::{format_count, ErrorNote};
@@ -59,7 +58,7 @@ pub fn ReportPage() -> AnyView {
             <h1>{move || format!("Report: {}", name())}</h1>
             <Form method="GET" action="">
                 <div class="toolbar no-print">
-                    <label>"Depth step "<input type="number" name="step" min="1" prop:value=move || step().unwrap_or(DEFAULT_STEP).to_string() /></label>
+                    <label>"Depth step "<input type="number" name="step" min="1" placeholder="auto" title="Empty: chosen from the pool's depth" prop:value=move || step().map(|s| s.to_string()).unwrap_or_default() /></label>
                     <label>"Bootstrap resamples "<input type="number" name="bootstrap" min="2" max="10000" prop:value=move || bootstrap().unwrap_or(DEFAULT_BOOTSTRAP).to_string() /></label>
                     <label>"Seed "<input type="number" name="seed" min="0" prop:value=move || seed().unwrap_or(DEFAULT_SEED).to_string() /></label>
                     <button type="submit">"Recompute"</button>
@@ -187,8 +186,13 @@ fn DepthSection(view: ReportView) -> AnyView {
     let ap_change = per_system(&|s| s.average_precision_change_pct);
     let has_change = curve.len() > 1;
     let one_depth = format!(
-        "One depth so far ({}): the curve appears once the pool spans two depths of the step ({}); grow the pool or choose a smaller step.",
+        "One depth so far ({}): the curve appears once the pool spans two depths; grow the pool or choose a depth step below {}.",
         view.depth, view.step
+    );
+    let change_note = format!(
+        "The change from one depth to the next appears from three depths on; there are {} now (depth step {}).",
+        curve.len(),
+        view.step
     );
     // Before any pooled pair has a final label, every depth has discovered nothing: say so rather
     // than draw a flat line at zero.
@@ -247,11 +251,11 @@ fn DepthSection(view: ReportView) -> AnyView {
                 {has_change.then(|| view! {
                     <figure>
                         <Caption text="|Change| of F1 from the previous depth, %".into() href=href.clone() />
-                        <LinePlot title="Absolute change of F1 from the previous depth, percent".into() x_label="depth".into() y_label="|ΔF1| %".into() series=f1_change y_from_zero=true testid="plot-depth-f1-change" empty=one_depth.clone() />
+                        <LinePlot title="Absolute change of F1 from the previous depth, percent".into() x_label="depth".into() y_label="|ΔF1| %".into() series=f1_change y_from_zero=true testid="plot-depth-f1-change" empty=change_note.clone() />
                     </figure>
                     <figure>
                         <Caption text="|Change| of AP from the previous depth, %".into() href=href.clone() />
-                        <LinePlot title="Absolute change of AP from the previous depth, percent".into() x_label="depth".into() y_label="|ΔAP| %".into() series=ap_change y_from_zero=true testid="plot-depth-ap-change" empty=one_depth.clone() />
+                        <LinePlot title="Absolute change of AP from the previous depth, percent".into() x_label="depth".into() y_label="|ΔAP| %".into() series=ap_change y_from_zero=true testid="plot-depth-ap-change" empty=change_note />
                     </figure>
                 })}
             </div>

@@ -59,6 +59,33 @@ pub fn curve_depths(step: NonZeroU32, current: u32) -> Vec<u32> {
     depths
 }
 
+/// The fewest depths [`auto_step`] aims for: a curve of fewer points hides its shape.
+pub const AUTO_STEP_POINTS: u32 = 6;
+
+/// A depth step that draws the curve of a pool at `depth` with at least [`AUTO_STEP_POINTS`]
+/// depths: the largest of 1, 2, 5, 10, 20, 50, 100, ... that does (1 for shallow pools). A pool
+/// at depth 30 gets 5 (depths 5 to 30), at 100 gets 10, at 250 gets 20 (12 depths + 250).
+pub fn auto_step(depth: u32) -> NonZeroU32 {
+    let mut best = 1u32;
+    let mut decade = 1u32;
+    'search: loop {
+        for factor in [1u32, 2, 5] {
+            let Some(step) = decade.checked_mul(factor) else {
+                break 'search;
+            };
+            if depth / step < AUTO_STEP_POINTS {
+                break 'search;
+            }
+            best = step;
+        }
+        match decade.checked_mul(10) {
+            Some(next) => decade = next,
+            None => break,
+        }
+    }
+    NonZeroU32::new(best).unwrap_or(NonZeroU32::MIN)
+}
+
 /// The absolute change from `previous` to `current` in percent of `previous`.
 pub fn absolute_change_pct(previous: f64, current: f64) -> Option<f64> {
     if previous == 0.0 {
@@ -156,5 +183,37 @@ impl DepthCurve {
     /// [`DepthCurve::csv_table`] as CSV text.
     pub fn to_csv(&self) -> String {
         self.csv_table().to_csv()
+    }
+}
+
+#[cfg(test)]
+mod auto_step_tests {
+    use super::*;
+
+    /// The plain definition: the largest step of the 1-2-5 series with at least
+    /// AUTO_STEP_POINTS multiples up to `depth`, else 1.
+    fn naive(depth: u32) -> u32 {
+        let series = (0..9).flat_map(|k| [1u64, 2, 5].map(|f| f * 10u64.pow(k)));
+        series
+            .filter(|&s| u64::from(depth) / s >= u64::from(AUTO_STEP_POINTS))
+            .max()
+            .map_or(1, |s| u32::try_from(s).unwrap())
+    }
+
+    #[test]
+    fn steps_give_enough_depths() {
+        assert_eq!(auto_step(0).get(), 1);
+        assert_eq!(auto_step(5).get(), 1);
+        assert_eq!(auto_step(30).get(), 5);
+        assert_eq!(auto_step(100).get(), 10);
+        assert_eq!(auto_step(250).get(), 20);
+        assert_eq!(auto_step(1_000).get(), 100);
+        for depth in (0..5_000).chain([u32::MAX / 3, u32::MAX]) {
+            let step = auto_step(depth);
+            assert_eq!(step.get(), naive(depth), "depth {depth}");
+            if depth >= AUTO_STEP_POINTS {
+                assert!(curve_depths(step, depth).len() >= AUTO_STEP_POINTS as usize);
+            }
+        }
     }
 }

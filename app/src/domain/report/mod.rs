@@ -36,7 +36,10 @@ pub use annotation::{
 };
 pub use by_name::ByName;
 pub use csv::CsvTable;
-pub use depth::{absolute_change_pct, curve_depths, DepthCurve, DepthPoint, DepthScores};
+pub use depth::{
+    absolute_change_pct, auto_step, curve_depths, DepthCurve, DepthPoint, DepthScores,
+    AUTO_STEP_POINTS,
+};
 pub use error::ReportError;
 pub use evidence::{EvidenceCountRow, EvidenceReport, SpecificityCounts};
 pub use snapshot::{
