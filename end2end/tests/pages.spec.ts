@@ -1,6 +1,6 @@
 // Every page as a newcomer sees it, at 1280×800 and 1920×1080: it hydrates, throws nothing, and no
 // box is wider than its content allows (a form running past its card, a page scrolling sideways).
-// Screenshots of each land in test-results/screens/ for a person to look at.
+// Screenshots of each land in end2end/screens/ for a person to look at.
 import { test, expect, Page, Browser } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
 ];
-const SCREENS = join(__dirname, "..", "test-results", "screens");
+const SCREENS = join(__dirname, "..", "screens");
 
 async function login(browser: Browser, user: string, size: { width: number; height: number }) {
   const page = await (await browser.newContext({ viewport: size })).newPage();
