@@ -21,14 +21,14 @@ impl PublicOrigin {
                 "{url:?} is not an absolute URL (scheme://host[:port])"
             ));
         };
-        if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains('/') {
+        let scheme = scheme.to_ascii_lowercase();
+        if !matches!(scheme.as_str(), "http" | "https") || rest.is_empty() || rest.contains('/') {
             return Err(format!(
                 "{url:?}: give the scheme and host only, e.g. https://claimpool.example.org"
             ));
         }
         Ok(PublicOrigin(Some(format!(
-            "{}://{}",
-            scheme.to_ascii_lowercase(),
+            "{scheme}://{}",
             rest.to_ascii_lowercase()
         ))))
     }

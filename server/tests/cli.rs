@@ -66,7 +66,7 @@ fn user_add_reads_the_password_from_stdin() {
     let out = add("bob", "boss", "a long password\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role"));
     let out = add("bob", "annotator", "short\n");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 8 characters"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a password has 8 to 1024 characters"));
     let out = claimpool()
         .args(["--db", db.to_str().unwrap(), "user", "list"])
         .output()
