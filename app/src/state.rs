@@ -12,6 +12,33 @@ pub struct AppState {
     pub db: Db,
     /// What pipeline jobs may use (commands and models named on the server's command line).
     pub pipeline: std::sync::Arc<crate::pipeline::job::PipelineSettings>,
+    /// How much a browser may upload.
+    pub limits: UploadLimits,
+}
+
+/// Limits on what a browser uploads, set on `serve` (`--max-upload-mb`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UploadLimits {
+    /// The largest uploaded file, in bytes, as sent (compressed when it is gzip).
+    pub max_file_bytes: u64,
+    /// The longest form field other than the file (a system name, a description), in bytes.
+    pub max_field_bytes: usize,
+}
+
+impl Default for UploadLimits {
+    fn default() -> Self {
+        UploadLimits {
+            max_file_bytes: 1024 * 1024 * 1024,
+            max_field_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// The upload limits, inside a server function.
+pub fn limits() -> ApiResult<UploadLimits> {
+    leptos::prelude::use_context::<AppState>()
+        .map(|state| state.limits)
+        .ok_or_else(|| ApiError::Internal("the server state is missing".into()))
 }
 
 /// The database, inside a server function or a page rendered on the server.

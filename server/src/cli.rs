@@ -251,6 +251,9 @@ struct ServeArgs {
     /// session cookie is sent only over https
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// The largest file a browser may upload (a run, as sent: gzip counts compressed), in MB
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    max_upload_mb: u64,
 }
 
 impl ServeArgs {
@@ -263,6 +266,10 @@ impl ServeArgs {
         Ok(http::ServeOptions {
             pipeline: std::sync::Arc::new(self.pipeline()?),
             public,
+            limits: app::state::UploadLimits {
+                max_file_bytes: self.max_upload_mb.saturating_mul(1024 * 1024),
+                ..Default::default()
+            },
         })
     }
 

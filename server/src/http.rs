@@ -53,6 +53,8 @@ pub struct ServeOptions {
     /// The public URL, when it is not the request's Host (behind a proxy); https makes cookies
     /// `Secure`.
     pub public: PublicOrigin,
+    /// How much a browser may upload.
+    pub limits: app::state::UploadLimits,
 }
 
 /// The whole application as one router, with no pipeline commands or models set up.
@@ -66,10 +68,12 @@ pub async fn router_with(
     addr: SocketAddr,
     options: ServeOptions,
 ) -> anyhow::Result<Router> {
-    let ServeOptions { pipeline, public } = options;
-    let session_store = SqliteStore::new(db.clone())
-        .with_table_name("sessions")
-        .map_err(|e| anyhow::anyhow!("session table name: {e}"))?;
+    let ServeOptions {
+        pipeline,
+        public,
+        limits,
+    } = options;
+    let session_store = session_store(&db)?;
     session_store
         .migrate()
         .await
@@ -88,6 +92,7 @@ pub async fn router_with(
         leptos_options: leptos_options.clone(),
         db,
         pipeline,
+        limits,
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
@@ -115,6 +120,25 @@ pub async fn router_with(
         .layer(middleware::from_fn(security::headers))
         .with_state(state);
     Ok(router)
+}
+
+/// The sessions' store: the table `sessions` of the database.
+fn session_store(db: &Db) -> anyhow::Result<SqliteStore> {
+    SqliteStore::new(db.clone())
+        .with_table_name("sessions")
+        .map_err(|e| anyhow::anyhow!("session table name: {e}"))
+}
+
+/// How often `serve` deletes expired sessions.
+const SESSION_PURGE_PERIOD: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Deletes the sessions whose expiry has passed (a session expires after 12 hours unused).
+pub async fn purge_expired_sessions(db: &Db) -> anyhow::Result<()> {
+    use tower_sessions::ExpiredDeletion;
+    session_store(db)?
+        .delete_expired()
+        .await
+        .context("deleting expired sessions")
 }
 
 /// Which role a page path needs; None for pages open to everyone.
@@ -276,8 +300,27 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener.local_addr()?;
+    let stale = app::api::runs::remove_stale_upload_dirs(
+        &std::env::temp_dir(),
+        std::time::Duration::from_secs(6 * 3600),
+    );
+    if stale > 0 {
+        tracing::info!(
+            stale,
+            "removed upload directories left by an earlier server"
+        );
+    }
     crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
-    let app = router_with(db, bound, options).await?;
+    let app = router_with(db.clone(), bound, options).await?;
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SESSION_PURGE_PERIOD);
+        loop {
+            every.tick().await;
+            if let Err(e) = purge_expired_sessions(&db).await {
+                tracing::warn!(error = %format!("{e:#}"), "session purge");
+            }
+        }
+    });
     println!("claimpool is serving on http://{bound}");
     axum::serve(
         listener,

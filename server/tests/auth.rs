@@ -298,3 +298,34 @@ async fn passwords_are_stored_only_as_argon2id_hashes() {
         .await;
     assert!(plain.is_err());
 }
+
+#[tokio::test]
+async fn expired_sessions_are_purged() {
+    let app = TestApp::spawn().await;
+    app.add_user("ann", Role::Annotator).await;
+    let _live = app.logged_in("ann").await;
+    sqlx::query(
+        "INSERT INTO sessions (id, data, expiry_date) VALUES ('old', x'00', '2000-01-01 00:00:00')",
+    )
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let count = || async {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM sessions")
+            .fetch_one(&app.db)
+            .await
+            .unwrap()
+    };
+    assert_eq!(count().await, 2);
+    server::http::purge_expired_sessions(&app.db).await.unwrap();
+    assert_eq!(
+        count().await,
+        1,
+        "the expired session is gone, the live one stays"
+    );
+    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM sessions")
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+    assert_ne!(ids, ["old"]);
+}

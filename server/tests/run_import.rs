@@ -170,3 +170,90 @@ async fn a_run_import_that_its_own_checks_refuse_writes_nothing() {
         .await
         .unwrap();
 }
+
+/// A multipart upload of `file` (named `run.jsonl`) with these form fields.
+async fn upload(
+    app: &common::TestApp,
+    client: &reqwest::Client,
+    fields: &[(&'static str, String)],
+    file: Vec<u8>,
+) -> reqwest::Response {
+    let mut form = reqwest::multipart::Form::new();
+    for (name, value) in fields {
+        form = form.text(*name, value.clone());
+    }
+    form = form.part(
+        "file",
+        reqwest::multipart::Part::bytes(file).file_name("run.jsonl"),
+    );
+    client
+        .post(app.url("/api/lead/runs/upload"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
+    let app = common::TestApp::spawn_with(server::http::ServeOptions {
+        limits: app::state::UploadLimits {
+            max_file_bytes: 4096,
+            max_field_bytes: 64,
+        },
+        ..Default::default()
+    })
+    .await;
+    project(&app.db, app.dir.path()).await;
+    app.add_user("lead", app::domain::account::Role::Lead).await;
+    let lead = app.logged_in("lead").await;
+    let line = "{\"claim_id\": 10, \"doc_id\": 1, \"predicted_label\": \"SUPPORT\", \"p_support\": 0.9, \"p_contradict\": 0.0}\n";
+    let fields = |description: &str| {
+        vec![
+            ("project", "p".to_owned()),
+            ("system", "s1".to_owned()),
+            ("role", "pooled".to_owned()),
+            ("description", description.to_owned()),
+        ]
+    };
+    // Within the limits: imported.
+    let res = upload(&app, &lead, &fields("small"), line.as_bytes().to_vec()).await;
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    let count = |sql: &'static str| {
+        let db = app.db.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(&db)
+                .await
+                .unwrap()
+        }
+    };
+    let (predictions, systems) = (
+        count("SELECT COUNT(*) FROM predictions").await,
+        count("SELECT COUNT(*) FROM systems").await,
+    );
+    // A file over the limit: refused, naming the limit, nothing written.
+    let big = line.repeat(4096 / line.len() + 2).replace("s1", "s2");
+    let mut f = fields("big");
+    f[1].1 = "s2".to_owned();
+    let res = upload(&app, &lead, &f, big.into_bytes()).await;
+    assert_eq!(res.status(), 400);
+    let text = common::error_message(res).await;
+    assert!(text.contains("upload limit of 4 KB"), "{text}");
+    // A field over the limit: refused.
+    let mut f = fields(&"x".repeat(65));
+    f[1].1 = "s3".to_owned();
+    let res = upload(&app, &lead, &f, line.as_bytes().to_vec()).await;
+    assert_eq!(res.status(), 400);
+    let text = common::error_message(res).await;
+    assert!(
+        text.contains("field description: longer than 64 bytes"),
+        "{text}"
+    );
+    assert_eq!(count("SELECT COUNT(*) FROM predictions").await, predictions);
+    assert_eq!(count("SELECT COUNT(*) FROM systems").await, systems);
+}

@@ -21,6 +21,7 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
 
     let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
     let db = crate::state::db()?;
+    let limits = crate::state::limits()?;
     let mut form = data
         .into_inner()
         .ok_or_else(|| ApiError::Invalid("expected a multipart form".into()))?;
@@ -53,11 +54,19 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
             let mut out = tokio::fs::File::create(&path)
                 .await
                 .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
+            let mut written = 0u64;
             while let Some(chunk) = field
                 .chunk()
                 .await
                 .map_err(|e| ApiError::Invalid(format!("reading the upload: {e}")))?
             {
+                written += chunk.len() as u64;
+                if written > limits.max_file_bytes {
+                    return Err(ApiError::Invalid(format!(
+                        "{original}: larger than this server's upload limit of {} (claimpool serve --max-upload-mb); import it with `claimpool import run` instead",
+                        size_text(limits.max_file_bytes)
+                    )));
+                }
                 out.write_all(&chunk)
                     .await
                     .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
@@ -67,10 +76,22 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
                 .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
             file = Some(path);
         } else {
-            let value = field
-                .text()
+            let mut value = Vec::new();
+            while let Some(chunk) = field
+                .chunk()
                 .await
-                .map_err(|e| ApiError::Invalid(format!("reading field {name}: {e}")))?;
+                .map_err(|e| ApiError::Invalid(format!("reading field {name}: {e}")))?
+            {
+                if value.len() + chunk.len() > limits.max_field_bytes {
+                    return Err(ApiError::Invalid(format!(
+                        "field {name}: longer than {}",
+                        size_text(limits.max_field_bytes as u64)
+                    )));
+                }
+                value.extend_from_slice(&chunk);
+            }
+            let value = String::from_utf8(value)
+                .map_err(|_| ApiError::Invalid(format!("field {name}: not UTF-8 text")))?;
             fields.insert(name, value.trim().to_owned());
         }
     }
@@ -121,7 +142,89 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
     })
 }
 
+/// A size for a message: whole MB, KB or bytes.
+#[cfg(feature = "ssr")]
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MB", bytes >> 20)
+    } else if bytes >= 1 << 10 {
+        format!("{} KB", bytes >> 10)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The name every upload's temporary directory starts with; `serve` removes those a crashed
+/// server left behind ([`remove_stale_upload_dirs`]).
+#[cfg(feature = "ssr")]
+pub const UPLOAD_DIR_PREFIX: &str = "claimpool-upload-";
+
 #[cfg(feature = "ssr")]
 fn tempfile_dir() -> Result<tempfile::TempDir, ApiError> {
-    tempfile::tempdir().map_err(|e| ApiError::Internal(format!("a temporary directory: {e}")))
+    tempfile::Builder::new()
+        .prefix(UPLOAD_DIR_PREFIX)
+        .tempdir()
+        .map_err(|e| ApiError::Internal(format!("a temporary directory: {e}")))
+}
+
+/// Removes upload directories under `tmp` older than `age` (a running server's uploads are
+/// younger; a crashed one's are left behind). Returns how many were removed.
+#[cfg(feature = "ssr")]
+pub fn remove_stale_upload_dirs(tmp: &std::path::Path, age: std::time::Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(UPLOAD_DIR_PREFIX)
+        })
+        .filter(|e| {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|elapsed| elapsed >= age)
+        })
+        .filter(|e| std::fs::remove_dir_all(e.path()).is_ok())
+        .count()
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        assert_eq!(size_text(1024 * 1024 * 1024), "1024 MB");
+        assert_eq!(size_text(64 * 1024), "64 KB");
+        assert_eq!(size_text(64), "64 bytes");
+    }
+
+    #[test]
+    fn stale_upload_dirs_go_fresh_ones_and_others_stay() {
+        let tmp = tempfile::tempdir().unwrap();
+        let stale = tmp.path().join(format!("{UPLOAD_DIR_PREFIX}old"));
+        let fresh = tmp.path().join(format!("{UPLOAD_DIR_PREFIX}new"));
+        let other = tmp.path().join("someone-else");
+        for dir in [&stale, &fresh, &other] {
+            std::fs::create_dir(dir).unwrap();
+            std::fs::write(dir.join("run.jsonl"), "{}").unwrap();
+        }
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        std::fs::File::open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::fs::File::open(&other)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let removed = remove_stale_upload_dirs(tmp.path(), std::time::Duration::from_secs(3600));
+        assert_eq!(removed, 1);
+        assert!(!stale.exists() && fresh.exists() && other.exists());
+    }
 }

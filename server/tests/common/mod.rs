@@ -25,15 +25,24 @@ pub const PASSWORD: &str = "correct horse";
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
-        TestApp::spawn_inner(None).await
+        TestApp::spawn_inner(server::http::ServeOptions::default(), false).await
     }
 
     /// The app with these pipeline settings and the job worker running.
     pub async fn spawn_with_jobs(pipeline: app::pipeline::job::PipelineSettings) -> TestApp {
-        TestApp::spawn_inner(Some(pipeline)).await
+        let options = server::http::ServeOptions {
+            pipeline: std::sync::Arc::new(pipeline),
+            ..Default::default()
+        };
+        TestApp::spawn_inner(options, true).await
     }
 
-    async fn spawn_inner(pipeline: Option<app::pipeline::job::PipelineSettings>) -> TestApp {
+    /// The app with these serve options (no job worker).
+    pub async fn spawn_with(options: server::http::ServeOptions) -> TestApp {
+        TestApp::spawn_inner(options, false).await
+    }
+
+    async fn spawn_inner(options: server::http::ServeOptions, jobs: bool) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = store::open(&dir.path().join("test.db"))
             .await
@@ -42,21 +51,14 @@ impl TestApp {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let router = match pipeline {
-            None => server::http::router(db.clone(), addr).await,
-            Some(pipeline) => {
-                let pipeline = std::sync::Arc::new(pipeline);
-                server::jobs::spawn(db.clone(), pipeline.clone())
-                    .await
-                    .expect("job worker");
-                let options = server::http::ServeOptions {
-                    pipeline,
-                    ..Default::default()
-                };
-                server::http::router_with(db.clone(), addr, options).await
-            }
+        if jobs {
+            server::jobs::spawn(db.clone(), options.pipeline.clone())
+                .await
+                .expect("job worker");
         }
-        .expect("router");
+        let router = server::http::router_with(db.clone(), addr, options)
+            .await
+            .expect("router");
         tokio::spawn(async move {
             axum::serve(
                 listener,
