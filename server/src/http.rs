@@ -118,6 +118,9 @@ pub async fn router_with(
             security::refuse_cross_site,
         ))
         .layer(middleware::from_fn(security::headers))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
         .with_state(state);
     Ok(router)
 }
@@ -177,6 +180,9 @@ async fn guard_pages(
     if !is_normalised(&path) {
         return (StatusCode::BAD_REQUEST, "path with . or .. segments").into_response();
     }
+    if let Some(endpoint) = path.strip_prefix("/api/") {
+        return guard_api(&state, &session, endpoint, req, next).await;
+    }
     let Some(role) = required_role(&path) else {
         return next.run(req).await;
     };
@@ -201,6 +207,100 @@ async fn guard_pages(
             (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response()
         }
     }
+}
+
+/// An error response of a server function: its status and its JSON body.
+fn api_error(error: app::error::ApiError) -> Response {
+    let error = error.opaque();
+    let body = serde_json::to_string(&error).unwrap_or_else(|_| "\"error\"".to_owned());
+    (
+        error.status(),
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// Checks a server-function request against [`app::api::ENDPOINTS`] before the function reads
+/// its arguments: an unknown endpoint is 404, a caller without the role 401 or 403. Arguments
+/// the function cannot read are the client's fault: 400, not 500.
+async fn guard_api(
+    state: &AppState,
+    session: &Session,
+    endpoint: &str,
+    req: Request,
+    next: Next,
+) -> Response {
+    use app::api::Access;
+    use app::error::ApiError;
+    let Some(access) = app::api::access(endpoint) else {
+        return api_error(ApiError::NotFound(format!(
+            "no server function /api/{endpoint}"
+        )));
+    };
+    if let Access::Role(role) = access {
+        match app::auth::session_user(session, &state.db).await {
+            Ok(Some(user)) if user.role.satisfies(role) => {}
+            Ok(Some(_)) => {
+                return api_error(ApiError::Forbidden(format!("this needs the {role} role")))
+            }
+            Ok(None) => return api_error(ApiError::Unauthenticated),
+            Err(e) => return api_error(e),
+        }
+    }
+    if app::api::MULTIPART_ENDPOINTS.contains(&endpoint) && !is_multipart(req.headers()) {
+        return api_error(ApiError::Invalid(
+            "expected a multipart form (multipart/form-data with a boundary)".into(),
+        ));
+    }
+    client_faults_are_400(next.run(req).await).await
+}
+
+/// Whether the request's body is declared a multipart form with its boundary.
+fn is_multipart(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            v.starts_with("multipart/form-data") && v.contains("boundary=")
+        })
+}
+
+/// A panic while serving a request: 500 with an opaque message; the detail goes to the log
+/// with the message's id (see [`app::error::ApiError::opaque`]).
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let detail = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    api_error(app::error::ApiError::Internal(format!("panic: {detail}")))
+}
+
+/// The largest error body [`client_faults_are_400`] reads.
+const MAX_ERROR_BODY: usize = 1 << 20;
+
+/// A server function's 500 whose error is about its arguments (missing, undecodable) becomes 400.
+async fn client_faults_are_400(res: Response) -> Response {
+    use app::error::ApiError;
+    use leptos::server_fn::error::ServerFnErrorErr;
+    if res.status() != StatusCode::INTERNAL_SERVER_ERROR {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response();
+    };
+    if let Ok(ApiError::ServerFn(
+        ServerFnErrorErr::Args(_)
+        | ServerFnErrorErr::MissingArg(_)
+        | ServerFnErrorErr::Deserialization(_),
+    )) = serde_json::from_slice::<ApiError>(&bytes)
+    {
+        parts.status = StatusCode::BAD_REQUEST;
+    }
+    Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
 /// The options of a report CSV download, as the dashboard's links give them.
