@@ -826,3 +826,133 @@ async fn judgments_import_checks_the_protocol() {
         .await
         .is_err());
 }
+
+/// A canonical run of `systems` systems named `bulk-<i>`, each predicting every claim/abstract
+/// pair of the demo sample (40 × 443 = 17,720 lines per system).
+fn bulk_run(app: &TestApp, systems: usize) -> std::path::PathBuf {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    let ids = |file: &str, field: &str| -> Vec<String> {
+        std::fs::read_to_string(demo.join(file))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()[field].to_string())
+            .collect()
+    };
+    let (claims, docs) = (ids("claims.jsonl", "id"), ids("corpus.jsonl", "doc_id"));
+    let path = app.dir.path().join("bulk.jsonl");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for s in 0..systems {
+        for (c, claim) in claims.iter().enumerate() {
+            for (d, doc) in docs.iter().enumerate() {
+                let p = ((s * 7 + c * 13 + d * 31) % 1000) as f64 / 1000.0;
+                writeln!(
+                    f,
+                    "{{\"system\": \"bulk-{s}\", \"claim_id\": {claim}, \"doc_id\": {doc}, \"p_support\": {p}, \"p_contradict\": 0.0}}"
+                )
+                .unwrap();
+            }
+        }
+    }
+    f.flush().unwrap();
+    path
+}
+
+/// Issue 13 #6: a run import writes in short chunks, so annotators keep submitting while a lead
+/// imports. 16 annotators submit every item of theirs while a 354,400-line run is imported:
+/// no submission fails, each accepted one is exactly one judgment, and the import succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
+    let app = TestApp::spawn().await;
+    let names: Vec<String> = (1..=16).map(|i| format!("w{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let project = setup(&app, &refs, 400).await;
+    let mut clients = HashMap::new();
+    for n in &names {
+        clients.insert(n.clone(), app.logged_in(n).await);
+    }
+    let run = bulk_run(&app, 20);
+    let import_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let import = {
+        let (db, done) = (app.db.clone(), import_done.clone());
+        tokio::spawn(async move {
+            let spec = app::store::import::RunImport {
+                path: run,
+                format: Some(app::domain::formats::RunFormat::Canonical),
+                options: Default::default(),
+                system: app::store::import::SystemSpec {
+                    name: None,
+                    role: app::store::import::SystemRole::EvaluationOnly,
+                    description: String::new(),
+                    negative_sampling_ratio: None,
+                },
+                allow_missing_docs: false,
+            };
+            let report = app::store::import::run(&db, project, spec, None).await;
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            report
+        })
+    };
+    let items: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT u.username, a.id FROM assignments a JOIN users u ON u.id = a.annotator_id WHERE a.status = 'open' ORDER BY a.id",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let mut by_annotator: HashMap<String, Vec<i64>> = HashMap::new();
+    for (name, id) in items {
+        by_annotator.entry(name).or_default().push(id);
+    }
+    let mut tasks = Vec::new();
+    for (name, ids) in by_annotator {
+        let client = clients[&name].clone();
+        let url = app.url("/api/work/submit");
+        let done = import_done.clone();
+        tasks.push(tokio::spawn(async move {
+            // (status, submitted while the import ran, milliseconds)
+            let mut results = Vec::new();
+            for id in ids {
+                let started = std::time::Instant::now();
+                let res = client
+                    .post(&url)
+                    .json(&json!({ "project": PROJECT, "assignment_id": id, "form": { "no_evidence": true }, "seconds_spent": 1.0 }))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = res.status().as_u16();
+                if status != 200 {
+                    eprintln!("{status}: {}", res.text().await.unwrap_or_default());
+                }
+                let during = !done.load(std::sync::atomic::Ordering::SeqCst);
+                results.push((status, during, started.elapsed().as_millis()));
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            results
+        }));
+    }
+    let mut results = Vec::new();
+    for t in tasks {
+        results.extend(t.await.unwrap());
+    }
+    let report = import.await.unwrap().unwrap();
+    assert_eq!(report.rows, 20 * 40 * 443);
+    let failed: Vec<_> = results.iter().filter(|(s, _, _)| *s != 200).collect();
+    assert!(failed.is_empty(), "failed submissions: {failed:?}");
+    let during = results.iter().filter(|(_, d, _)| *d).count();
+    assert!(
+        during > 0,
+        "no submission overlapped the import: make the run larger"
+    );
+    let slowest = results.iter().map(|(_, _, ms)| *ms).max().unwrap_or(0);
+    eprintln!(
+        "{} submissions, {during} during the import; slowest {slowest} ms",
+        results.len()
+    );
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM judgments").await,
+        results.len() as i64
+    );
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM systems WHERE ready = 1").await,
+        21
+    );
+}

@@ -171,6 +171,61 @@ async fn a_run_import_that_its_own_checks_refuse_writes_nothing() {
         .unwrap();
 }
 
+/// A run's last line is bad after more than one chunk (16,384 predictions) was written: the
+/// error names the line, and nothing of the run remains or was ever visible.
+#[tokio::test]
+async fn a_run_refused_at_its_last_line_after_written_chunks_leaves_nothing() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let project = project(db, app.dir.path()).await;
+    let path = app.dir.path().join("long.jsonl");
+    let mut text = String::new();
+    let systems = 4_000;
+    for s in 0..systems {
+        for claim in [10, 11] {
+            for doc in 1..=3 {
+                text.push_str(&format!(
+                    "{{\"system\": \"s{s}\", \"claim_id\": {claim}, \"doc_id\": {doc}, \"score\": {s}}}\n"
+                ));
+            }
+        }
+    }
+    text.push_str("{\"system\": \"s0\", \"claim_id\": 12, \"doc_id\": 1, \"score\": 1}\n");
+    std::fs::write(&path, text).unwrap();
+    let mut import = spec(&path);
+    import.allow_missing_docs = false;
+    let err = import::run(db, project, import.clone(), None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!(
+            "long.jsonl:{}: field \"claim_id\": claim 12 is not in the project",
+            systems * 6 + 1
+        )),
+        "{err}"
+    );
+    assert_eq!(counts(db).await, (0, 0, 0));
+    // Without the bad line the same run imports, in several chunks.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let good: String = text
+        .lines()
+        .take(systems * 6)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, good).unwrap();
+    let report = import::run(db, project, import, None).await.unwrap();
+    assert_eq!(report.rows, (systems * 6) as u64);
+    assert_eq!(counts(db).await, (1, systems as i64, (systems * 6) as i64));
+    let writing: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM imports WHERE state <> 'done' OR lock_token IS NOT NULL",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap();
+    assert_eq!(writing, 0);
+}
+
 /// A multipart upload of `file` (named `run.jsonl`) with these form fields.
 async fn upload(
     app: &common::TestApp,

@@ -1,19 +1,24 @@
 //! Imports of corpora, claims and system runs.
 //!
-//! Each file lands in one transaction: it is parsed on a blocking thread (streaming, bounded
-//! memory) that resolves ids and checks every line, and the rows reach SQLite in multi-row
-//! INSERTs. A bad line rejects the whole file: the errors (each naming file, line and field, up
-//! to [`MAX_ERRORS`]) are returned and nothing is written. The same file (by SHA-256) is
-//! refused the second time.
+//! Each file is parsed on a blocking thread (streaming, bounded memory) that resolves ids and
+//! checks every line. A bad line rejects the whole file: the errors (each naming file, line and
+//! field, up to [`MAX_ERRORS`]) are returned and nothing is written. The same file (by SHA-256)
+//! is refused the second time. No import holds SQLite's write lock while it reads its file:
 //!
-//! A run import (millions of predictions) writes on a connection of its own with SQLite's
-//! foreign-key checks off (see [`bulk_connection`]): every key it writes was read or created in
-//! its own write transaction, so the checks (a third of SQLite's time per prediction) could
-//! never fail. Its predictions go in through SQLite's C API ([`insert_rows`]).
+//! - a corpus or claims file is parsed into a staging file first ([`super::staged`]), then
+//!   written in one transaction (multi-row INSERTs);
+//! - a run (millions of predictions) is written in chunks of a few tens of milliseconds each,
+//!   invisible until its last transaction (see [`super::import_writer`]), on a connection of its
+//!   own with SQLite's foreign-key checks off ([`bulk_connection`]): every key it writes was
+//!   checked or created by the import, and nothing deletes documents, claims or another
+//!   import's systems, so the checks (a third of SQLite's time per prediction) could never
+//!   fail. Its predictions go in through SQLite's C API ([`insert_rows`]).
 
 use super::audit::AuditEvent;
 use super::id_keys::IdKeys;
+use super::import_writer::{self, WriterLock};
 use super::raw_rows::insert_rows;
+use super::staged::stage;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
     ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
@@ -37,6 +42,9 @@ const BATCH: usize = 1_000;
 /// Predictions per batch a run's parser hands to the writer, which inserts each batch through
 /// [`insert_rows`] (whose statements are prepared once per batch).
 const RUN_BATCH: usize = 4_096;
+/// At most this many batches of [`RUN_BATCH`] predictions go into one write transaction of a
+/// run import (16,384 rows: a few tens of milliseconds of SQLite's write lock).
+const CHUNK_BATCHES: usize = 4;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -222,44 +230,102 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))?
 }
 
-/// Records the import (refusing a file already imported) inside the transaction.
-pub(crate) async fn begin_import(
-    conn: &mut SqliteConnection,
+/// Refuses a file (by SHA-256) the project has imported, or is importing, as this kind. Imports
+/// call it before parsing, for a quick answer; [`begin_import`] again in the write transaction.
+pub(crate) async fn refuse_repeat<'c>(
+    conn: impl sqlx::SqliteExecutor<'c>,
     project_id: i64,
     kind: &str,
     path: &Path,
-    format: &str,
-    actor_id: Option<i64>,
-) -> StoreResult<i64> {
-    let owned = path.to_owned();
-    let sha = blocking(move || sha256_file(&owned)).await?;
-    let earlier: Option<(i64, String)> = sqlx::query_as(
-        "SELECT id, file_name FROM imports WHERE project_id = ? AND kind = ? AND sha256 = ?",
+    sha: &str,
+) -> StoreResult<()> {
+    let earlier: Option<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, file_name, state FROM imports WHERE project_id = ? AND kind = ? AND sha256 = ?",
     )
     .bind(project_id)
     .bind(kind)
-    .bind(&sha)
-    .fetch_optional(&mut *conn)
+    .bind(sha)
+    .fetch_optional(conn)
     .await?;
-    if let Some((id, name)) = earlier {
-        return Err(StoreError::Conflict(format!(
-            "{}: this file was imported into the project already (import #{id}, {name}); nothing was imported",
-            display_name(path)
-        )));
+    match earlier {
+        None => Ok(()),
+        Some((id, name, state)) => {
+            let when = if state == "writing" {
+                "is being imported into the project"
+            } else {
+                "was imported into the project already"
+            };
+            Err(StoreError::Conflict(format!(
+                "{}: this file {when} (import #{id}, {name}); nothing was imported",
+                display_name(path)
+            )))
+        }
     }
+}
+
+/// An import about to be recorded by [`begin_import`].
+pub(crate) struct NewImport<'a> {
+    pub project_id: i64,
+    /// `corpus`, `claims`, `run` or `judgments`.
+    pub kind: &'a str,
+    pub path: &'a Path,
+    /// The file's SHA-256 ([`file_sha`]).
+    pub sha: &'a str,
+    pub format: &'a str,
+    pub actor_id: Option<i64>,
+    /// The writer's lock token of a chunked import ([`super::import_writer::WriterLock`]).
+    pub lock_token: Option<&'a str>,
+}
+
+/// SHA-256 of an import's file, read on a blocking thread (before any transaction: hashing a
+/// large file takes seconds).
+pub(crate) async fn file_sha(path: &Path) -> StoreResult<String> {
+    let owned = path.to_owned();
+    blocking(move || sha256_file(&owned)).await
+}
+
+/// Records the import of a file with SHA-256 `sha` (refusing a file imported already, or being
+/// imported) inside the transaction. With a writer's lock token the import is `writing` (see
+/// [`super::import_writer`]); without, it is done when the transaction commits.
+pub(crate) async fn begin_import(
+    conn: &mut SqliteConnection,
+    import: NewImport<'_>,
+) -> StoreResult<i64> {
+    let NewImport {
+        project_id,
+        kind,
+        path,
+        sha,
+        format,
+        actor_id,
+        lock_token,
+    } = import;
+    refuse_repeat(&mut *conn, project_id, kind, path, sha).await?;
     let id = sqlx::query(
-        "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_by, imported_at)
-         VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+        "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_by, imported_at, state, lock_token)
+         VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
     )
     .bind(project_id)
     .bind(kind)
     .bind(display_name(path))
-    .bind(&sha)
+    .bind(sha)
     .bind(format)
     .bind(actor_id)
     .bind(now_ms())
+    .bind(if lock_token.is_some() { "writing" } else { "done" })
+    .bind(lock_token)
     .execute(&mut *conn)
-    .await?
+    .await
+    .map_err(|e| {
+        if is_unique_violation(&e) {
+            StoreError::Conflict(format!(
+                "{}: this file is being imported into the project; nothing was imported",
+                display_name(path)
+            ))
+        } else {
+            e.into()
+        }
+    })?
     .last_insert_rowid();
     Ok(id)
 }
@@ -271,7 +337,7 @@ pub(crate) async fn finish_import(
     actor_id: Option<i64>,
     report: &ImportReport,
 ) -> StoreResult<()> {
-    sqlx::query("UPDATE imports SET rows = ? WHERE id = ?")
+    sqlx::query("UPDATE imports SET rows = ?, state = 'done', lock_token = NULL WHERE id = ?")
         .bind(i64::try_from(report.rows).unwrap_or(i64::MAX))
         .bind(import_id)
         .execute(&mut *conn)
@@ -358,6 +424,7 @@ pub(crate) async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<S
     .await
 }
 
+#[derive(Serialize, serde::Deserialize)]
 struct DocRow {
     doc_id: String,
     title: String,
@@ -377,13 +444,15 @@ pub async fn corpus(
         Some(f) => f,
         None => CorpusFormat::detect_file(path).map_err(format_error)?,
     };
+    let sha = file_sha(path).await?;
+    refuse_repeat(db, project_id, "corpus", path, &sha).await?;
     let reader = CorpusReader::open(path, format).map_err(format_error)?;
     let mut ids = NewIds::new(
         doc_ids(db, project_id).await?.into_keys().collect(),
         "document",
         "doc_id",
     );
-    let (mut rx, parser) = spawn_parser(
+    let (rx, parser) = spawn_parser(
         move |tx, problems| {
             let mut batch = Vec::with_capacity(BATCH);
             for item in reader {
@@ -416,19 +485,32 @@ pub async fn corpus(
         },
         display_name(path),
     );
-    let mut tx = db.begin().await?;
+    let mut staged = stage(rx).await?;
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    let mut conn = db.acquire().await?;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
         &mut tx,
-        project_id,
-        "corpus",
-        path,
-        format_name_corpus(format),
-        actor_id,
+        NewImport {
+            project_id,
+            kind: "corpus",
+            path,
+            sha: &sha,
+            format: format_name_corpus(format),
+            actor_id,
+            lock_token: None,
+        },
     )
     .await?;
-    let mut rows = 0u64;
-    while let Some(batch) = rx.recv().await {
-        rows += batch.len() as u64;
+    let rows = staged.rows();
+    loop {
+        let batch: Vec<DocRow> = staged.next_batch(BATCH).await?;
+        if batch.is_empty() {
+            break;
+        }
         let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
             "INSERT INTO documents (project_id, doc_id, title, sentences, extra, import_id) ",
         );
@@ -441,10 +523,6 @@ pub async fn corpus(
                 .push_bind(import_id);
         });
         q.build().execute(&mut *tx).await?;
-    }
-    let problems = parser_problems(parser).await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
     }
     let report = ImportReport {
         import_id,
@@ -468,12 +546,13 @@ fn format_name_corpus(format: CorpusFormat) -> &'static str {
 }
 
 /// A claim ready to insert: its evidence resolved to document keys.
+#[derive(Serialize, serde::Deserialize)]
 struct ClaimRow {
     claim_id: String,
     text: String,
     cited: Option<String>,
     /// (document key, label, rationale sets as JSON, provenance)
-    judged: Vec<(i64, Label, String, &'static str)>,
+    judged: Vec<(i64, Label, String, String)>,
 }
 
 /// Imports claims (SciFact or SciFact-Open `claims.jsonl`). Evidence in the file becomes final
@@ -486,6 +565,8 @@ pub async fn claims(
     path: &Path,
     actor_id: Option<i64>,
 ) -> StoreResult<ImportReport> {
+    let sha = file_sha(path).await?;
+    refuse_repeat(db, project_id, "claims", path, &sha).await?;
     let reader = ClaimsReader::open(path).map_err(format_error)?;
     let docs = Arc::new(doc_ids(db, project_id).await?);
     let mut ids = NewIds::new(
@@ -493,7 +574,7 @@ pub async fn claims(
         "claim",
         "id",
     );
-    let (mut rx, parser) = spawn_parser(
+    let (rx, parser) = spawn_parser(
         move |tx, problems| {
             let mut batch = Vec::with_capacity(BATCH);
             for item in reader {
@@ -524,7 +605,7 @@ pub async fn claims(
                     };
                     let sets =
                         serde_json::to_string(&ev.sentence_sets).unwrap_or_else(|_| "[]".into());
-                    judged.push((doc, ev.label, sets, provenance));
+                    judged.push((doc, ev.label, sets, provenance.to_owned()));
                 }
                 for (i, cited) in claim.cited_doc_ids.iter().flatten().enumerate() {
                     // A claim may cite one document twice; its judgment is written once.
@@ -532,7 +613,9 @@ pub async fn claims(
                         continue;
                     }
                     match docs.get(cited.as_str()) {
-                        Some(&doc) => judged.push((doc, Label::Nei, "[]".to_owned(), "citation")),
+                        Some(&doc) => {
+                            judged.push((doc, Label::Nei, "[]".to_owned(), "citation".to_owned()))
+                        }
                         None => {
                             let field = format!("cited_doc_ids.{i}");
                             problems.at(
@@ -564,19 +647,33 @@ pub async fn claims(
         },
         display_name(path),
     );
-    let mut tx = db.begin().await?;
+    let mut staged = stage(rx).await?;
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    let mut conn = db.acquire().await?;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
         &mut tx,
-        project_id,
-        "claims",
-        path,
-        "scifact-claims",
-        actor_id,
+        NewImport {
+            project_id,
+            kind: "claims",
+            path,
+            sha: &sha,
+            format: "scifact-claims",
+            actor_id,
+            lock_token: None,
+        },
     )
     .await?;
     let (mut rows, mut judgments) = (0u64, 0u64);
     let now = now_ms();
-    while let Some(batch) = rx.recv().await {
+    loop {
+        let batch: Vec<ClaimRow> = staged.next_batch(BATCH).await?;
+        if batch.is_empty() {
+            break;
+        }
         for claim in batch {
             let key = sqlx::query("INSERT INTO claims (project_id, claim_id, text, cited_doc_ids, import_id) VALUES (?, ?, ?, ?, ?)")
                 .bind(project_id)
@@ -598,7 +695,7 @@ pub async fn claims(
                 .bind(doc)
                 .bind(label.as_str())
                 .bind(&sets)
-                .bind(provenance)
+                .bind(&provenance)
                 .bind(import_id)
                 .bind(now)
                 .execute(&mut *tx)
@@ -620,10 +717,6 @@ pub async fn claims(
                 judgments += 1;
             }
         }
-    }
-    let problems = parser_problems(parser).await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
     }
     let report = ImportReport {
         import_id,
@@ -675,12 +768,18 @@ struct RunSummary {
 }
 
 /// Imports a system run (one system, or one per system the file names).
+///
+/// The run is written in chunks of at most [`CHUNK_BATCHES`] × [`RUN_BATCH`] predictions, each
+/// its own short transaction, and appears whole when the last one commits (see
+/// [`super::import_writer`]); a failed import removes what it wrote.
 pub async fn run(
     db: &Db,
     project_id: i64,
     import: RunImport,
     actor_id: Option<i64>,
 ) -> StoreResult<ImportReport> {
+    // A crashed import of this file or of these systems no longer stands in the way.
+    import_writer::reclaim_abandoned(db).await?;
     let path = import.path.clone();
     let format = match import.format {
         Some(f) => f,
@@ -691,44 +790,84 @@ pub async fn run(
     let reader =
         blocking(move || RunReader::open(&opened_path, format, &options).map_err(format_error))
             .await?;
+    let sha = file_sha(&path).await?;
+    refuse_repeat(db, project_id, "run", &path, &sha).await?;
+    let lock = WriterLock::take(db)?;
     let mut conn = bulk_connection(db).await?;
-    let result = run_on(&mut conn, project_id, import, format, reader, actor_id).await;
-    // Closing waits for the rollback of a failed import: nothing of it stays behind.
+    let mut started = None;
+    let result = run_on(
+        &mut conn,
+        RunWrite {
+            project_id,
+            import,
+            format,
+            actor_id,
+            sha,
+            lock_token: lock.token().to_owned(),
+        },
+        reader,
+        &mut started,
+    )
+    .await;
+    if let (Err(_), Some(import_id)) = (&result, started) {
+        if let Err(e) = import_writer::discard(&mut conn, import_id).await {
+            // The lock is released below: the next import or `serve` removes the rows.
+            tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
+        }
+    }
+    lock.release();
     let closed = conn.close().await;
     let report = result?;
     closed?;
     Ok(report)
 }
 
-/// [`run`] on the import's own connection.
-async fn run_on(
-    conn: &mut SqliteConnection,
+/// What [`run_on`] writes, besides the parsed rows.
+struct RunWrite {
     project_id: i64,
     import: RunImport,
     format: RunFormat,
-    reader: RunReader,
     actor_id: Option<i64>,
+    sha: String,
+    lock_token: String,
+}
+
+/// [`run`] on the import's own connection; sets `started` once the import's row exists.
+async fn run_on(
+    conn: &mut SqliteConnection,
+    write: RunWrite,
+    reader: RunReader,
+    started: &mut Option<i64>,
 ) -> StoreResult<ImportReport> {
+    let RunWrite {
+        project_id,
+        import,
+        format,
+        actor_id,
+        sha,
+        lock_token,
+    } = write;
     let path = import.path.clone();
-    // The write lock first: the ids read below cannot change before the predictions are written.
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    check_writer(&mut tx, project_id, actor_id).await?;
+    // The keys are read without the write lock: documents, claims and systems are never
+    // deleted (a system only by the failed import that wrote it), so they hold until the end.
+    check_writer(conn, project_id, actor_id).await?;
     let docs = IdKeys::read(
-        &mut tx,
+        conn,
         "SELECT doc_id, id FROM documents WHERE project_id = ?",
         project_id,
     )
     .await?;
     let claims = IdKeys::read(
-        &mut tx,
+        conn,
         "SELECT claim_id, id FROM claims WHERE project_id = ?",
         project_id,
     )
     .await?;
+    // Systems being imported count: two imports of one name cannot both succeed.
     let existing_systems: HashSet<String> =
         sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = ?")
             .bind(project_id)
-            .fetch_all(&mut *tx)
+            .fetch_all(&mut *conn)
             .await?
             .into_iter()
             .collect();
@@ -834,42 +973,73 @@ async fn run_on(
         },
         display_name(&path),
     );
-    let import_id =
-        begin_import(&mut tx, project_id, "run", &path, format.as_str(), actor_id).await?;
+    let import_id = {
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let id = begin_import(
+            &mut tx,
+            NewImport {
+                project_id,
+                kind: "run",
+                path: &path,
+                sha: &sha,
+                format: format.as_str(),
+                actor_id,
+                lock_token: Some(&lock_token),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        id
+    };
+    *started = Some(import_id);
     // Database keys of the systems, by the parser's index; `None` until the system's first row.
     let mut system_keys: HashMap<usize, i64> = HashMap::new();
     let mut created: Vec<(usize, String)> = Vec::new();
     let mut rows = 0u64;
     let now = now_ms();
-    while let Some(batch) = rx.recv().await {
-        for row in &batch {
-            if let Some(name) = &row.new_system {
-                let key = create_system(&mut tx, project_id, name, &import.system, import_id, now)
-                    .await?;
-                system_keys.insert(row.system, key);
-                created.push((row.system, name.clone()));
+    // A chunk is what the parser has ready (up to CHUNK_BATCHES batches): no transaction ever
+    // waits for the parser.
+    while let Some(first) = rx.recv().await {
+        let mut chunk = vec![first];
+        while chunk.len() < CHUNK_BATCHES {
+            match rx.try_recv() {
+                Ok(batch) => chunk.push(batch),
+                Err(_) => break,
             }
         }
-        rows += batch.len() as u64;
-        insert_rows(
-            &mut tx,
-            "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences)",
-            10,
-            &batch,
-            |r, b| {
-                b.integer(system_keys.get(&r.system).copied())
-                    .integer(Some(r.claim))
-                    .integer(Some(r.doc))
-                    .text(r.label.map(Label::as_str))
-                    .real(r.p_support)
-                    .real(r.p_contradict)
-                    .real(r.p_nei)
-                    .real(Some(r.confidence))
-                    .integer(r.rank.map(i64::from))
-                    .text(r.sentences.as_deref());
-            },
-        )
-        .await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        for batch in &chunk {
+            for row in batch {
+                if let Some(name) = &row.new_system {
+                    let key =
+                        create_system(&mut tx, project_id, name, &import.system, import_id, now)
+                            .await?;
+                    system_keys.insert(row.system, key);
+                    created.push((row.system, name.clone()));
+                }
+            }
+            rows += batch.len() as u64;
+            insert_rows(
+                &mut tx,
+                "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences)",
+                10,
+                batch,
+                |r, b| {
+                    b.integer(system_keys.get(&r.system).copied())
+                        .integer(Some(r.claim))
+                        .integer(Some(r.doc))
+                        .text(r.label.map(Label::as_str))
+                        .real(r.p_support)
+                        .real(r.p_contradict)
+                        .real(r.p_nei)
+                        .real(Some(r.confidence))
+                        .integer(r.rank.map(i64::from))
+                        .text(r.sentences.as_deref());
+                },
+            )
+            .await?;
+        }
+        tx.commit().await?;
     }
     let problems = parser_problems(parser).await?;
     if !problems.is_empty() {
@@ -886,13 +1056,15 @@ async fn run_on(
             display_name(&path)
         )));
     }
+    // The last transaction: the systems become ready and the import done, at once.
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     for (i, _) in &created {
         let scoring = match summary.tallies.get(*i).map(ScoringTally::scoring) {
             Some(Scoring::Scores) => "scores",
             _ => "order",
         };
         if let Some(key) = system_keys.get(i) {
-            sqlx::query("UPDATE systems SET scoring = ? WHERE id = ?")
+            sqlx::query("UPDATE systems SET scoring = ?, ready = 1 WHERE id = ?")
                 .bind(scoring)
                 .bind(key)
                 .execute(&mut *tx)
@@ -916,18 +1088,18 @@ async fn run_on(
 /// A connection of its own for a run import, with foreign-key checks off; closed after the
 /// import, never shared (the pool's connections keep the checks).
 ///
-/// The import writes, in one `BEGIN IMMEDIATE` transaction, only keys that transaction read or
-/// made: the project and the actor (checked by [`check_writer`]), the documents and claims it
-/// resolves ids against (read after taking the write lock, so nothing can delete them before
-/// the commit), the import row and the systems it inserts. The checks SQLite would make for
-/// each prediction row (its system, claim and document) therefore always pass.
+/// The import writes only keys it checked or made: the project and the actor (checked by
+/// [`check_writer`]), the documents and claims it resolves ids against (never deleted), the
+/// import row and the systems it inserts (deleted only by [`import_writer::discard`] of this
+/// very import). The checks SQLite would make for each prediction row (its system, claim and
+/// document) therefore always pass.
 async fn bulk_connection(db: &Db) -> StoreResult<SqliteConnection> {
     let options = (*db.connect_options()).clone().foreign_keys(false);
     Ok(options.connect().await?)
 }
 
-/// Inside a bulk import's transaction: the project exists, and so does the actor if any (what
-/// the foreign keys of `imports` would have checked).
+/// Before a bulk import writes: the project exists, and so does the actor if any (what the
+/// foreign keys of `imports` would have checked; neither is ever deleted).
 async fn check_writer(
     conn: &mut SqliteConnection,
     project_id: i64,
@@ -969,8 +1141,8 @@ async fn create_system(
     now: i64,
 ) -> StoreResult<i64> {
     Ok(sqlx::query(
-        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, scoring, import_id, created_at)
-         VALUES (?, ?, ?, ?, ?, 'order', ?, ?)",
+        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, scoring, import_id, created_at, ready)
+         VALUES (?, ?, ?, ?, ?, 'order', ?, ?, 0)",
     )
     .bind(project_id)
     .bind(name)

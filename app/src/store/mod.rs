@@ -6,12 +6,14 @@ pub mod audit;
 pub mod db;
 mod id_keys;
 pub mod import;
+pub mod import_writer;
 pub mod jobs;
 pub mod pool;
 pub mod projects;
 mod raw_rows;
 pub mod release;
 pub mod report;
+mod staged;
 pub mod users;
 pub mod work;
 

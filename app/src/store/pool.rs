@@ -156,11 +156,12 @@ pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<L
         |s| DocId::parse(s).ok(),
     )
     .await?;
-    let systems: Vec<(i64, String, String)> =
-        sqlx::query_as("SELECT id, name, role FROM systems WHERE project_id = ? ORDER BY name")
-            .bind(project_id)
-            .fetch_all(&mut *conn)
-            .await?;
+    let systems: Vec<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, name, role FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
     let mut ranking = Ranking::new(strategy);
     let mut system_ids = Vec::with_capacity(systems.len());
     for (system_id, name, role) in systems {

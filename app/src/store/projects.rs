@@ -65,8 +65,8 @@ pub async fn id_by_name(db: &Db, name: &str) -> StoreResult<i64> {
 const SUMMARY_SQL: &str = "SELECT p.id, p.name, p.description,
     (SELECT COUNT(*) FROM documents d WHERE d.project_id = p.id) AS documents,
     (SELECT COUNT(*) FROM claims c WHERE c.project_id = p.id) AS claims,
-    (SELECT COUNT(*) FROM systems s WHERE s.project_id = p.id) AS systems,
-    (SELECT COUNT(*) FROM predictions pr JOIN systems s ON s.id = pr.system_id WHERE s.project_id = p.id) AS predictions,
+    (SELECT COUNT(*) FROM systems s WHERE s.project_id = p.id AND s.ready = 1) AS systems,
+    (SELECT COUNT(*) FROM predictions pr JOIN systems s ON s.id = pr.system_id WHERE s.project_id = p.id AND s.ready = 1) AS predictions,
     (SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = p.id) AS pooled,
     (SELECT COUNT(*) FROM final_labels f WHERE f.project_id = p.id) AS final_labels
   FROM projects p";
@@ -198,7 +198,7 @@ pub async fn systems(db: &Db, project_id: i64) -> StoreResult<Vec<crate::model::
     let rows: Vec<(String, String, String, String, Option<f64>, i64)> = sqlx::query_as(
         "SELECT s.name, s.role, s.scoring, s.description, s.negative_sampling_ratio,
                 (SELECT COUNT(*) FROM predictions p WHERE p.system_id = s.id)
-         FROM systems s WHERE s.project_id = ? ORDER BY s.name",
+         FROM systems s WHERE s.project_id = ? AND s.ready = 1 ORDER BY s.name",
     )
     .bind(project_id)
     .fetch_all(db)

@@ -358,7 +358,7 @@ async fn read_systems(
 ) -> StoreResult<(Vec<SystemInfo>, Vec<(String, Vec<RunRecord>)>)> {
     let rows: Vec<(i64, String, String, String, Option<f64>)> = sqlx::query_as(
         "SELECT id, name, role, description, negative_sampling_ratio FROM systems
-         WHERE project_id = ? ORDER BY name",
+         WHERE project_id = ? AND ready = 1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -429,7 +429,7 @@ async fn latest_change(conn: &mut SqliteConnection, project_id: i64) -> StoreRes
         "SELECT MAX(t) FROM (
             SELECT created_at AS t FROM projects WHERE id = ?1
             UNION ALL SELECT imported_at FROM imports WHERE project_id = ?1
-            UNION ALL SELECT created_at FROM systems WHERE project_id = ?1
+            UNION ALL SELECT created_at FROM systems WHERE project_id = ?1 AND ready = 1
             UNION ALL SELECT created_at FROM judgments WHERE project_id = ?1
             UNION ALL SELECT r.retracted_at FROM judgment_retractions r
                       JOIN judgments j ON j.id = r.judgment_id WHERE j.project_id = ?1

@@ -302,11 +302,12 @@ async fn systems(
     project_id: i64,
     built_with: Option<&HashSet<String>>,
 ) -> StoreResult<(Vec<SystemSnapshot>, Vec<String>, Vec<KeyedPrediction>)> {
-    let rows: Vec<(i64, String, String)> =
-        sqlx::query_as("SELECT id, name, role FROM systems WHERE project_id = ? ORDER BY name")
-            .bind(project_id)
-            .fetch_all(&mut *conn)
-            .await?;
+    let rows: Vec<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, name, role FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
     let mut systems = Vec::with_capacity(rows.len());
     let mut index = HashMap::with_capacity(rows.len());
     let mut not_yet_pooled = Vec::new();
@@ -332,7 +333,7 @@ async fn systems(
     let mut rows = sqlx::query_as::<_, PredictionRow>(
         "SELECT p.system_id, p.claim_id, p.doc_id, p.label, p.p_support, p.p_contradict,
                 p.confidence, p.retrieval_rank
-         FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.project_id = ?",
+         FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.project_id = ? AND s.ready = 1",
     )
     .bind(project_id)
     .fetch(&mut *conn);

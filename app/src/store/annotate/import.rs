@@ -10,7 +10,8 @@
 //! label final at once. Any problem rejects the whole file with every problem listed.
 
 use super::super::import::{
-    begin_import, display_name, finish_import, format_error, ImportReport, Problems,
+    begin_import, display_name, file_sha, finish_import, format_error, refuse_repeat, ImportReport,
+    NewImport, Problems,
 };
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_pending;
@@ -161,10 +162,13 @@ pub async fn import_judgments(
     }
     let format = spec.format.unwrap_or_else(|| detect(&spec.path));
     let file = display_name(&spec.path);
-    let mut tx = begin_write(db).await?;
+    let sha = file_sha(&spec.path).await?;
+    refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
+    // The file is read and hashed before the write lock is taken: pool entries and users are
+    // never deleted, so what is read here holds in the write transaction below.
     let annotator: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
         .bind(&spec.annotator)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(db)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("annotator: no user {}", spec.annotator)))?;
     // Pooled pairs by external ids: (claim, doc) -> (entry, claim row, doc row, sentences).
@@ -173,7 +177,7 @@ pub async fn import_judgments(
          JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id WHERE e.project_id = ?",
     )
     .bind(project_id)
-    .fetch_all(&mut *tx)
+    .fetch_all(db)
     .await?;
     let mut by_ext = HashMap::new();
     let mut pooled_docs: HashMap<String, Vec<String>> = HashMap::new();
@@ -196,6 +200,7 @@ pub async fn import_judgments(
         .await
         .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))??
     };
+    let mut tx = begin_write(db).await?;
     let states = project_states(&mut tx, project_id).await?;
     let who = AnnotatorId(annotator);
     let mut seen = HashSet::new();
@@ -268,11 +273,15 @@ pub async fn import_judgments(
     }
     let import_id = begin_import(
         &mut tx,
-        project_id,
-        "judgments",
-        &spec.path,
-        format.name(),
-        actor_id,
+        NewImport {
+            project_id,
+            kind: "judgments",
+            path: &spec.path,
+            sha: &sha,
+            format: format.name(),
+            actor_id,
+            lock_token: None,
+        },
     )
     .await?;
     let now = now_ms();
