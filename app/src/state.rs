@@ -16,11 +16,18 @@ pub struct AppState {
     pub limits: UploadLimits,
 }
 
-/// Limits on what a browser uploads, set on `serve` (`--max-upload-mb`).
+/// Limits on what a browser uploads, set on `serve` (`--max-upload-mb`, `--max-decompressed-mb`,
+/// `--max-line-kb`, `--max-sentences`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UploadLimits {
     /// The largest uploaded file, in bytes, as sent (compressed when it is gzip).
     pub max_file_bytes: u64,
+    /// The most an uploaded file may hold once decompressed, in bytes.
+    pub max_decompressed_bytes: u64,
+    /// The longest line of an uploaded file, in bytes.
+    pub max_line_bytes: usize,
+    /// The most predicted rationale sentences per prediction.
+    pub max_sentences: usize,
     /// The longest form field other than the file (a system name, a description), in bytes.
     pub max_field_bytes: usize,
 }
@@ -29,6 +36,10 @@ impl Default for UploadLimits {
     fn default() -> Self {
         UploadLimits {
             max_file_bytes: 1024 * 1024 * 1024,
+            // A 10-million-line run is about 1.5 GiB of JSON lines.
+            max_decompressed_bytes: 8 * 1024 * 1024 * 1024,
+            max_line_bytes: 16 * 1024 * 1024,
+            max_sentences: 1_000,
             max_field_bytes: 64 * 1024,
         }
     }

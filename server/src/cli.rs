@@ -254,6 +254,15 @@ struct ServeArgs {
     /// The largest file a browser may upload (a run, as sent: gzip counts compressed), in MB
     #[arg(long, default_value_t = 1024, value_name = "MB")]
     max_upload_mb: u64,
+    /// The most an uploaded file may hold once decompressed, in MB
+    #[arg(long, default_value_t = 8192, value_name = "MB")]
+    max_decompressed_mb: u64,
+    /// The longest line of an uploaded file, in KB (at most 65536)
+    #[arg(long, default_value_t = 16384, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_line_kb: u64,
+    /// The most predicted rationale sentences one prediction of an uploaded run may list
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_sentences: usize,
 }
 
 impl ServeArgs {
@@ -268,6 +277,9 @@ impl ServeArgs {
             public,
             limits: app::state::UploadLimits {
                 max_file_bytes: self.max_upload_mb.saturating_mul(1024 * 1024),
+                max_decompressed_bytes: self.max_decompressed_mb.saturating_mul(1024 * 1024),
+                max_line_bytes: usize::try_from(self.max_line_kb * 1024).unwrap_or(usize::MAX),
+                max_sentences: self.max_sentences,
                 ..Default::default()
             },
         })

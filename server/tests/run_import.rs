@@ -254,6 +254,9 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
     let app = common::TestApp::spawn_with(server::http::ServeOptions {
         limits: app::state::UploadLimits {
             max_file_bytes: 4096,
+            max_decompressed_bytes: 64 * 1024,
+            max_line_bytes: 512,
+            max_sentences: 8,
             max_field_bytes: 64,
         },
         ..Default::default()
@@ -298,7 +301,7 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
     let res = upload(&app, &lead, &f, big.into_bytes()).await;
     assert_eq!(res.status(), 400);
     let text = common::error_message(res).await;
-    assert!(text.contains("upload limit of 4 KB"), "{text}");
+    assert!(text.contains("upload limit of 4 KiB"), "{text}");
     // A field over the limit: refused.
     let mut f = fields(&"x".repeat(65));
     f[1].1 = "s3".to_owned();
@@ -309,6 +312,39 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
         text.contains("field description: longer than 64 bytes"),
         "{text}"
     );
+    // A small gzip that decompresses past the limit (the audit's 196 KB that stored 190 MB),
+    // a line past the line limit, a prediction listing too many sentences: each refused with
+    // the limit and the line.
+    let gzip = |text: &str| {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(text.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    let mut blank_then_line = "\n".repeat(70 * 1024);
+    blank_then_line.push_str(line);
+    let cases = [
+        (
+            gzip(&blank_then_line),
+            "run.jsonl:65537: read error: the file holds more than 64 KiB (decompressed), the limit of this server",
+        ),
+        (
+            format!("{line}{{\"claim_id\": 10, \"doc_id\": 2, \"p_support\": 0.5, \"p_contradict\": 0.0, \"description\": \"{}\"}}\n", "y".repeat(600)).into_bytes(),
+            "run.jsonl:2: the line is longer than 512 bytes, the limit of this server",
+        ),
+        (
+            format!("{line}{{\"claim_id\": 10, \"doc_id\": 2, \"p_support\": 0.5, \"p_contradict\": 0.0, \"sentences\": [0,1,2,3,4,5,6,7,8]}}\n").into_bytes(),
+            "run.jsonl:2: field \"sentences\": 9 predicted sentences; this server takes at most 8 per prediction",
+        ),
+    ];
+    for (i, (file, expected)) in cases.into_iter().enumerate() {
+        let mut f = fields("limits");
+        f[1].1 = format!("limited-{i}");
+        let res = upload(&app, &lead, &f, file).await;
+        assert_eq!(res.status(), 400, "case {i}");
+        let text = common::error_message(res).await;
+        assert!(text.contains(expected), "case {i}: {text}");
+    }
     assert_eq!(count("SELECT COUNT(*) FROM predictions").await, predictions);
     assert_eq!(count("SELECT COUNT(*) FROM systems").await, systems);
 }

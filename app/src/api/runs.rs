@@ -15,7 +15,7 @@ pub async fn upload_run(data: MultipartData) -> Result<ImportSummary, ApiError> 
 
 #[cfg(feature = "ssr")]
 async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
-    use crate::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
+    use crate::domain::formats::{size_text, LabelOrder, RunFormat, RunReadOptions};
     use crate::store::import::{RunImport, SystemRole, SystemSpec};
     use tokio::io::AsyncWriteExt;
 
@@ -118,6 +118,9 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
         format,
         options: RunReadOptions {
             label_order,
+            max_decompressed_bytes: Some(limits.max_decompressed_bytes),
+            max_line_bytes: limits.max_line_bytes,
+            max_sentences: limits.max_sentences,
             ..RunReadOptions::default()
         },
         system: SystemSpec {
@@ -140,18 +143,6 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
         systems: report.systems,
         missing_docs: report.missing_docs,
     })
-}
-
-/// A size for a message: whole MB, KB or bytes.
-#[cfg(feature = "ssr")]
-fn size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 {
-        format!("{} MB", bytes >> 20)
-    } else if bytes >= 1 << 10 {
-        format!("{} KB", bytes >> 10)
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 /// The name every upload's temporary directory starts with; `serve` removes those a crashed
@@ -196,13 +187,6 @@ pub fn remove_stale_upload_dirs(tmp: &std::path::Path, age: std::time::Duration)
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_as_people_say_them() {
-        assert_eq!(size_text(1024 * 1024 * 1024), "1024 MB");
-        assert_eq!(size_text(64 * 1024), "64 KB");
-        assert_eq!(size_text(64), "64 bytes");
-    }
 
     #[test]
     fn stale_upload_dirs_go_fresh_ones_and_others_stay() {

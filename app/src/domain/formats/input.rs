@@ -14,7 +14,8 @@ pub type Input = Box<dyn BufRead + Send>;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Read buffer size: large enough that a gzip decoder and the line reader are not starved.
 const BUFFER_BYTES: usize = 256 * 1024;
-/// Longest line read (memory stays bounded whatever the input): far above any real record.
+/// Longest line read by default (memory stays bounded whatever the input): far above any real
+/// record. A server may set a lower bound for uploads ([`LineSource::with_max_line`]).
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A record together with the line (or parquet row) it came from, 1-based.
@@ -57,6 +58,80 @@ pub(crate) fn is_gzip<R: BufRead>(reader: &mut R) -> std::io::Result<bool> {
     Ok(reader.fill_buf()?.starts_with(&GZIP_MAGIC))
 }
 
+/// A byte count for people: "512 KiB", "16 MiB", "8 GiB".
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{} {name}", bytes / unit);
+        }
+    }
+    match UNITS.iter().find(|(unit, _)| bytes >= *unit) {
+        Some((unit, name)) => format!("{:.1} {name}", bytes as f64 / *unit as f64),
+        None => format!("{bytes} bytes"),
+    }
+}
+
+/// An input that fails with a clear error once it has given more than `limit` bytes: the bound
+/// on what a (decompressed) file may hold.
+pub struct Bounded<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: BufRead> Bounded<R> {
+    pub fn new(inner: R, limit: u64) -> Self {
+        Bounded {
+            inner,
+            left: limit,
+            limit,
+        }
+    }
+}
+
+impl<R: BufRead> BufRead for Bounded<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.left == 0 && !self.inner.fill_buf()?.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the file holds more than {} (decompressed), the limit of this server",
+                    size_text(self.limit)
+                ),
+            ));
+        }
+        let buf = self.inner.fill_buf()?;
+        let n = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        Ok(&buf[..n])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.left = self.left.saturating_sub(amt as u64);
+    }
+}
+
+impl<R: BufRead> Read for Bounded<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// `input` bounded to `limit` bytes, or as it is without a limit.
+pub fn bounded(input: Input, limit: Option<u64>) -> Input {
+    match limit {
+        Some(limit) => Box::new(Bounded::new(input, limit)),
+        None => input,
+    }
+}
+
 /// The non-blank lines of an input with their 1-based numbers; a read error ends it.
 pub(crate) struct LineSource {
     reader: Input,
@@ -64,6 +139,7 @@ pub(crate) struct LineSource {
     buf: Vec<u8>,
     line: usize,
     finished: bool,
+    max_line: usize,
 }
 
 impl LineSource {
@@ -82,7 +158,14 @@ impl LineSource {
             buf: Vec::with_capacity(4096),
             line: 0,
             finished: false,
+            max_line: MAX_LINE_BYTES,
         }
+    }
+
+    /// Refuses lines longer than `max_line` bytes (at most [`MAX_LINE_BYTES`]).
+    pub(crate) fn with_max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line.min(MAX_LINE_BYTES);
+        self
     }
 
     /// The next line that is not blank, without its line ending (and without a leading BOM on line 1).
@@ -92,7 +175,7 @@ impl LineSource {
                 return None;
             }
             self.buf.clear();
-            let mut limited = (&mut self.reader).take(MAX_LINE_BYTES as u64 + 1);
+            let mut limited = (&mut self.reader).take(self.max_line as u64 + 1);
             match limited.read_until(b'\n', &mut self.buf) {
                 Ok(0) => {
                     self.finished = true;
@@ -110,13 +193,16 @@ impl LineSource {
                 }
             }
             self.line += 1;
-            if self.buf.len() > MAX_LINE_BYTES && !self.buf.ends_with(b"\n") {
+            if self.buf.len() > self.max_line && !self.buf.ends_with(b"\n") {
                 self.finished = true;
                 return Some(Err(ParseError::new(
                     &self.file,
                     self.line,
                     None,
-                    format!("the line is longer than {MAX_LINE_BYTES} bytes"),
+                    format!(
+                        "the line is longer than {}, the limit of this server",
+                        size_text(self.max_line as u64)
+                    ),
                 )));
             }
             let start = if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {

@@ -22,7 +22,8 @@ pub use sentence_scores::SENTENCE_THRESHOLD;
 
 use super::error::{FormatError, ParseError};
 use super::input::{
-    first_bytes, first_line, is_gzip, open_input, Input, LineRecords, LineSource, Located,
+    bounded, first_bytes, first_line, is_gzip, open_input, Bounded, Input, LineRecords, LineSource,
+    Located, MAX_LINE_BYTES,
 };
 use duplicates::{PairIndex, Seen};
 use std::fmt;
@@ -185,13 +186,26 @@ pub struct RunReadOptions {
     pub label_order: LabelOrder,
     /// Report pairs given twice by one system (costs about 16 bytes of memory per pair).
     pub check_duplicates: bool,
+    /// The most bytes the file may hold once decompressed; None: no bound.
+    pub max_decompressed_bytes: Option<u64>,
+    /// The longest line of a line-based format (at most [`MAX_LINE_BYTES`]).
+    pub max_line_bytes: usize,
+    /// The most predicted rationale sentences one prediction may list.
+    pub max_sentences: usize,
 }
+
+/// The default bound on predicted rationale sentences per prediction: abstracts have tens of
+/// sentences, so this only stops files that would fill the database with sentence lists.
+pub const MAX_SENTENCES: usize = 1_000;
 
 impl Default for RunReadOptions {
     fn default() -> Self {
         RunReadOptions {
             label_order: LabelOrder::default(),
             check_duplicates: true,
+            max_decompressed_bytes: None,
+            max_line_bytes: MAX_LINE_BYTES,
+            max_sentences: MAX_SENTENCES,
         }
     }
 }
@@ -205,6 +219,7 @@ pub struct RunReader {
     /// "line", or "row" for parquet tables.
     unit: &'static str,
     duplicates: Option<PairIndex>,
+    max_sentences: usize,
 }
 
 impl RunReader {
@@ -222,7 +237,12 @@ impl RunReader {
             };
             let mut file = BufReader::new(File::open(path).map_err(io)?);
             let table = if is_gzip(&mut file).map_err(io)? {
-                parquet_table::spool(&mut flate2::bufread::MultiGzDecoder::new(file)).map_err(io)?
+                let gz = BufReader::new(flate2::bufread::MultiGzDecoder::new(file));
+                let mut input = bounded(Box::new(gz), options.max_decompressed_bytes);
+                parquet_table::spool(&mut input).map_err(io)?
+            } else if let Some(limit) = options.max_decompressed_bytes {
+                let mut input = Bounded::new(file, limit);
+                parquet_table::spool(&mut input).map_err(io)?
             } else {
                 file.into_inner()
             };
@@ -234,13 +254,15 @@ impl RunReader {
     /// Reads an already opened input (see [`super::input::decompressed`]) named `file_name` in
     /// errors. A parquet table is first copied to an unlinked temporary file.
     pub fn from_input(
-        mut input: Input,
+        input: Input,
         file_name: impl Into<String>,
         format: RunFormat,
         options: &RunReadOptions,
     ) -> Result<RunReader, FormatError> {
         let file = file_name.into();
-        let lines = |input| LineSource::new(input, file.clone());
+        let mut input = bounded(input, options.max_decompressed_bytes);
+        let lines =
+            |input| LineSource::new(input, file.clone()).with_max_line(options.max_line_bytes);
         let records: Records = match format {
             RunFormat::SciFactOpenParquet => {
                 let table =
@@ -289,6 +311,7 @@ impl RunReader {
             file,
             unit,
             duplicates: options.check_duplicates.then(PairIndex::default),
+            max_sentences: options.max_sentences,
         }
     }
 
@@ -317,6 +340,20 @@ impl Iterator for RunReader {
 
     fn next(&mut self) -> Option<Self::Item> {
         let next = self.records.next()?;
+        if let Ok(at) = &next {
+            let listed = at.record.sentences.as_ref().map_or(0, Vec::len);
+            if listed > self.max_sentences {
+                return Some(Err(ParseError::new(
+                    &self.file,
+                    at.line,
+                    Some("sentences"),
+                    format!(
+                        "{listed} predicted sentences; this server takes at most {} per prediction",
+                        self.max_sentences
+                    ),
+                )));
+            }
+        }
         let (Ok(at), Some(index)) = (&next, self.duplicates.as_mut()) else {
             return Some(next);
         };

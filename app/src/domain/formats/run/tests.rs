@@ -739,3 +739,85 @@ mod parquet_fixtures {
         .is_err());
     }
 }
+
+#[test]
+fn limits_on_decompressed_size_line_length_and_sentences_name_the_line() {
+    let line = |doc: u32, sentences: &str| {
+        format!(
+            "{{\"claim_id\": 1, \"doc_id\": {doc}, \"score\": 0.5, \"sentences\": {sentences}}}\n"
+        )
+    };
+    let text = format!(
+        "{}{}{}",
+        line(1, "[0, 1]"),
+        line(2, "[0, 1, 2]"),
+        line(3, "[]")
+    );
+    let bounded = |options: RunReadOptions| -> Vec<Result<Located<RunRecord>, ParseError>> {
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(text.as_bytes()).unwrap();
+        let input = decompressed(std::io::Cursor::new(gz.finish().unwrap())).unwrap();
+        RunReader::from_input(input, "runs.jsonl.gz", RunFormat::Canonical, &options)
+            .unwrap()
+            .collect()
+    };
+    // Exactly the file's size passes; one byte less fails on the last line, naming the limit.
+    let exact = RunReadOptions {
+        max_decompressed_bytes: Some(text.len() as u64),
+        ..RunReadOptions::default()
+    };
+    assert!(bounded(exact).iter().all(Result::is_ok));
+    let short = RunReadOptions {
+        max_decompressed_bytes: Some(text.len() as u64 - 1),
+        ..RunReadOptions::default()
+    };
+    let read = bounded(short);
+    assert_eq!(read.iter().filter(|r| r.is_ok()).count(), 2);
+    let err = read.into_iter().find_map(Result::err).unwrap().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "runs.jsonl.gz:3: read error: the file holds more than {} bytes (decompressed), the limit of this server",
+            text.len() - 1
+        )
+    );
+    let sentences = RunReadOptions {
+        max_sentences: 2,
+        ..RunReadOptions::default()
+    };
+    let read = bounded(sentences);
+    assert!(read[0].is_ok() && read[2].is_ok());
+    assert_eq!(
+        read[1].as_ref().unwrap_err().to_string(),
+        "runs.jsonl.gz:2: field \"sentences\": 3 predicted sentences; this server takes at most 2 per prediction"
+    );
+    let longest = line(2, "[0, 1, 2]").len() - 1;
+    let lines = RunReadOptions {
+        max_line_bytes: longest - 1,
+        ..RunReadOptions::default()
+    };
+    let read = bounded(lines);
+    assert!(read[0].is_ok());
+    assert_eq!(
+        read[1].as_ref().unwrap_err().to_string(),
+        format!(
+            "runs.jsonl.gz:2: the line is longer than {} bytes, the limit of this server",
+            longest - 1
+        )
+    );
+    let lines = RunReadOptions {
+        max_line_bytes: longest,
+        ..RunReadOptions::default()
+    };
+    assert!(bounded(lines).iter().all(Result::is_ok));
+}
+
+#[test]
+fn sizes_read_as_people_write_them() {
+    use crate::domain::formats::size_text;
+    assert_eq!(size_text(512), "512 bytes");
+    assert_eq!(size_text(4096), "4 KiB");
+    assert_eq!(size_text(1536), "1.5 KiB");
+    assert_eq!(size_text(16 << 20), "16 MiB");
+    assert_eq!(size_text(8 << 30), "8 GiB");
+}
