@@ -263,6 +263,9 @@ struct ServeArgs {
     /// The most predicted rationale sentences one prediction of an uploaded run may list
     #[arg(long, default_value_t = 1000, value_name = "N")]
     max_sentences: usize,
+    /// The longest a pipeline job may run, in minutes; its external command is killed then
+    #[arg(long, default_value_t = 240, value_name = "MINUTES", value_parser = clap::value_parser!(u64).range(1..))]
+    job_timeout_min: u64,
 }
 
 impl ServeArgs {
@@ -286,12 +289,16 @@ impl ServeArgs {
     }
 
     fn pipeline(&self) -> anyhow::Result<app::pipeline::job::PipelineSettings> {
-        app::pipeline::job::PipelineSettings::from_options(
+        let mut settings = app::pipeline::job::PipelineSettings::from_options(
             &self.pipeline_commands,
             &self.pipeline_models,
             self.embedder_dir.clone(),
         )
-        .context("--pipeline-command / --pipeline-model")
+        .context("--pipeline-command / --pipeline-model")?;
+        settings.job_timeout = Some(std::time::Duration::from_secs(
+            self.job_timeout_min.saturating_mul(60),
+        ));
+        Ok(settings)
     }
 }
 
@@ -729,7 +736,17 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
                 };
                 let command = ExternalCommand::parse(&line).context("--command")?;
                 generate::write_run_file(&out, |w| {
-                    generate::generate_external_run(&candidates, &claims, k, &command, w, &progress)
+                    // The command line stops a run with Ctrl-C, which signals the command too.
+                    let never = std::sync::atomic::AtomicBool::new(false);
+                    generate::generate_external_run(
+                        &candidates,
+                        &claims,
+                        k,
+                        &command,
+                        w,
+                        &progress,
+                        &never,
+                    )
                 })?
                 .pairs as u64
             } else {

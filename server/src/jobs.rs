@@ -7,12 +7,45 @@
 //! message; a failed job imports nothing.
 
 use anyhow::Context;
-use app::pipeline::job::{run_job, PipelineJobParams, PipelineSettings};
+use app::pipeline::job::{run_job, JobFiles, PipelineJobParams, PipelineSettings, JOB_TIMEOUT};
 use app::store::import::{RunImport, SystemRole, SystemSpec};
 use app::store::{jobs, Db};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Why a job stopped before its end.
+#[derive(Debug)]
+enum Stopped {
+    /// A lead cancelled it after this many of so many claims.
+    Cancelled(u64, u64),
+    /// It ran longer than the server allows.
+    TimedOut(Duration),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Cancelled(done, total) => {
+                write!(f, "cancelled by a lead after {done} of {total} claims")
+            }
+            Stopped::TimedOut(limit) => {
+                let secs = limit.as_secs();
+                let after = if secs >= 60 && secs % 60 == 0 {
+                    format!("{} minutes", secs / 60)
+                } else {
+                    format!("{secs} seconds")
+                };
+                write!(
+                    f,
+                    "stopped after {after}, the server's limit for a job (serve --job-timeout-min)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 /// How often the worker looks for queued jobs, and writes a running job's progress.
 const TICK: Duration = Duration::from_millis(300);
@@ -53,6 +86,10 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     };
     let recorded = match outcome {
         Ok(result) => jobs::finish(db, id, &result).await,
+        Err(e) if matches!(e.downcast_ref::<Stopped>(), Some(Stopped::Cancelled(..))) => {
+            tracing::info!(job = id, "job cancelled");
+            jobs::cancelled(db, id, &e.to_string()).await
+        }
         Err(e) => {
             tracing::warn!(job = id, error = %format!("{e:#}"), "job failed");
             jobs::fail(db, id, &format!("{e:#}")).await
@@ -81,29 +118,63 @@ async fn pipeline(
     jobs::progress(db, job.id, 0, Some(total as i64)).await?;
 
     let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
     let work = {
-        let (settings, params, done) = (settings.clone(), params.clone(), done.clone());
+        let (settings, params) = (settings.clone(), params.clone());
+        let (done, stop) = (done.clone(), stop.clone());
         let (work, corpus, claims, out) = (dir.path().to_path_buf(), corpus, claims, out.clone());
         tokio::task::spawn_blocking(move || {
-            run_job(&settings, &params, &corpus, &claims, &work, &out, &|n| {
-                done.fetch_max(n, Ordering::Relaxed);
-            })
+            let files = JobFiles {
+                corpus: &corpus,
+                claims: &claims,
+                work: &work,
+                out: &out,
+            };
+            run_job(
+                &settings,
+                &params,
+                files,
+                &|n| {
+                    done.fetch_max(n, Ordering::Relaxed);
+                },
+                &stop,
+            )
         })
     };
     tokio::pin!(work);
+    let timeout = settings.job_timeout.unwrap_or(JOB_TIMEOUT);
+    let started = Instant::now();
     let mut reported = 0;
-    let pairs = loop {
+    let mut stopped = None;
+    let finished = loop {
         tokio::select! {
-            finished = &mut work => break finished.context("the pipeline stopped")??,
+            finished = &mut work => break finished.context("the pipeline stopped")?,
             () = tokio::time::sleep(TICK) => {
                 let now = done.load(Ordering::Relaxed);
                 if now != reported {
                     jobs::progress(db, job.id, now as i64, None).await?;
                     reported = now;
                 }
+                if stopped.is_none() {
+                    if jobs::cancel_requested(db, job.id).await? {
+                        stopped = Some(Stopped::Cancelled(now, total));
+                    } else if started.elapsed() > timeout {
+                        stopped = Some(Stopped::TimedOut(timeout));
+                    }
+                    if stopped.is_some() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
             }
         }
     };
+    if let Some(why) = stopped {
+        return Err(why.into());
+    }
+    let pairs = finished?;
+    if jobs::cancel_requested(db, job.id).await? {
+        return Err(Stopped::Cancelled(total, total).into());
+    }
     jobs::progress(db, job.id, total as i64, None).await?;
 
     let import = RunImport {

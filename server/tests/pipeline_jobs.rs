@@ -336,3 +336,137 @@ async fn annotators_are_refused_and_choices_the_server_lacks_are_rejected() {
     let res = start(&app, &lead, &trained).await;
     assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
 }
+
+/// Issue 13 #11: a running job is cancelled from the page (its external command killed, nothing
+/// imported), a queued one at once; a job past the server's time limit is stopped; at most
+/// `MAX_WAITING` jobs wait or run; each start, cancel and end is in the audit trail.
+#[tokio::test]
+async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds() {
+    let mut settings =
+        PipelineSettings::from_options(&["hang=sleep 600".to_owned()], &[], None).unwrap();
+    settings.job_timeout = Some(Duration::from_secs(3));
+    let app = TestApp::spawn_with_jobs(settings).await;
+    app.add_user("lead", Role::Lead).await;
+    demo_project(&app).await;
+    let lead = app.logged_in("lead").await;
+    let hang = |system: &str| {
+        [
+            ("project", "demo".to_owned()),
+            ("retriever", "bm25".to_owned()),
+            ("k", "5".to_owned()),
+            ("scorer", "external".to_owned()),
+            ("command", "hang".to_owned()),
+            ("system", system.to_owned()),
+            ("role", "pooled".to_owned()),
+        ]
+    };
+    let begin = |system: &str| {
+        let (lead, url, form) = (lead.clone(), app.url("/api/pipeline/start"), hang(system));
+        async move { lead.post(url).form(&form).send().await.unwrap() }
+    };
+    let cancel = |id: i64| {
+        let (lead, url) = (lead.clone(), app.url("/api/pipeline/cancel"));
+        async move {
+            lead.post(url)
+                .form(&[("project", "demo"), ("id", &id.to_string())])
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let status = |id: i64| {
+        let (lead, url) = (lead.clone(), app.url("/api/pipeline/job"));
+        async move {
+            lead.post(url)
+                .form(&[("project", "demo"), ("id", &id.to_string())])
+                .send()
+                .await
+                .unwrap()
+                .json::<JobView>()
+                .await
+                .unwrap()
+        }
+    };
+    // The first job runs (its command never answers); the queue fills up behind it.
+    let first: JobView = begin("h0").await.json().await.unwrap();
+    for _ in 0..100 {
+        if status(first.id).await.status == "running" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut queued = Vec::new();
+    for i in 1..app::store::jobs::MAX_WAITING {
+        let res = begin(&format!("h{i}")).await;
+        assert!(
+            res.status().is_success(),
+            "{}",
+            common::error_message(res).await
+        );
+        queued.push(res.json::<JobView>().await.unwrap().id);
+    }
+    let res = begin("one-too-many").await;
+    assert_eq!(res.status(), reqwest::StatusCode::CONFLICT);
+    assert!(common::error_message(res)
+        .await
+        .contains("job queue is full"));
+    // A queued job is cancelled at once; an ended one cannot be.
+    let last = *queued.last().unwrap();
+    let view: JobView = cancel(last).await.json().await.unwrap();
+    assert_eq!(view.status, "cancelled");
+    assert_eq!(cancel(last).await.status(), reqwest::StatusCode::CONFLICT);
+    // The running one stops within a couple of seconds: its `sleep 600` is killed.
+    let view: JobView = cancel(first.id).await.json().await.unwrap();
+    assert!(view.cancelling || view.status == "cancelled", "{view:?}");
+    let ended = wait(&app, &lead, first.id).await;
+    assert_eq!(ended.status, "cancelled", "{ended:?}");
+    assert_eq!(
+        ended.message.as_deref(),
+        Some("cancelled by a lead after 0 of 40 claims")
+    );
+    // The next queued job runs into the time limit (3 s here).
+    let next = wait(&app, &lead, queued[0]).await;
+    assert_eq!(next.status, "failed", "{next:?}");
+    assert!(
+        next.message
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("stopped after 3 seconds, the server's limit for a job"),
+        "{next:?}"
+    );
+    for id in &queued[1..queued.len() - 1] {
+        cancel(*id).await;
+    }
+    let systems: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM systems")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(systems, 0, "a stopped job imports nothing");
+    let audit: Vec<(String, String)> = sqlx::query_as(
+        "SELECT action, entity_id FROM audit_events WHERE entity = 'job' AND entity_id IN (?, ?, ?) ORDER BY id",
+    )
+    .bind(first.id.to_string())
+    .bind(queued[0].to_string())
+    .bind(last.to_string())
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let (a, b, c) = (
+        first.id.to_string(),
+        queued[0].to_string(),
+        last.to_string(),
+    );
+    let expected: Vec<(String, String)> = [
+        ("job-start", &a),
+        ("job-start", &b),
+        ("job-start", &c),
+        ("job-cancel", &c),
+        ("job-cancel", &a),
+        ("job-cancelled", &a),
+        ("job-failed", &b),
+    ]
+    .into_iter()
+    .map(|(x, y)| (x.to_owned(), y.clone()))
+    .collect();
+    assert_eq!(audit, expected);
+}

@@ -63,6 +63,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("pipeline/start", Access::Role(Role::Lead)),
     ("pipeline/job", Access::Role(Role::Lead)),
     ("pipeline/jobs", Access::Role(Role::Lead)),
+    ("pipeline/cancel", Access::Role(Role::Lead)),
     ("release/overview", Access::Role(Role::Lead)),
     ("release/create", Access::Role(Role::Lead)),
     ("report/view", Access::Role(Role::Lead)),

@@ -20,8 +20,10 @@ pub struct PipelineChoices {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobView {
     pub id: i64,
-    /// queued, running, done or failed.
+    /// queued, running, done, failed or cancelled.
     pub status: String,
+    /// A lead asked to cancel it while it ran (it stops at its next check).
+    pub cancelling: bool,
     /// Claims done and in all (None until the job has read the claims).
     pub done: i64,
     pub total: Option<i64>,
@@ -35,9 +37,9 @@ pub struct JobView {
 }
 
 impl JobView {
-    /// Whether the job has ended (done or failed).
+    /// Whether the job has ended (done, failed or cancelled).
     pub fn finished(&self) -> bool {
-        self.status == "done" || self.status == "failed"
+        matches!(self.status.as_str(), "done" | "failed" | "cancelled")
     }
 }
 
@@ -51,6 +53,7 @@ fn view(job: crate::store::jobs::Job) -> JobView {
         .and_then(|r| serde_json::from_str(r).ok());
     JobView {
         id: job.id,
+        cancelling: job.status == "running" && job.cancel_requested_at.is_some(),
         status: job.status,
         done: job.done_units,
         total: job.total_units,
@@ -179,6 +182,21 @@ pub async fn pipeline_jobs(project: String) -> Result<Vec<JobView>, ApiError> {
                 crate::store::jobs::recent(&db, project_id, crate::store::jobs::PIPELINE, 10)
                     .await?;
             Ok(jobs.into_iter().map(view).collect())
+        }
+        .await,
+    )
+}
+
+/// Cancels a job of the project: a queued one at once, a running one within a second (its
+/// external command is killed); it imports nothing. Audited.
+#[server(endpoint = "pipeline/cancel")]
+pub async fn cancel_pipeline_job(project: String, id: i64) -> Result<JobView, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, project_id, user) = lead_project(&project).await?;
+            Ok(view(
+                crate::store::jobs::cancel(&db, project_id, id, Some(user.id)).await?,
+            ))
         }
         .await,
     )

@@ -173,7 +173,7 @@ pub fn generate_run(
 }
 
 /// Runs an external scorer command over the top `k` candidates of every claim and writes its
-/// checked predictions; see [`run_external`].
+/// checked predictions; see [`run_external`] (`stop` kills the command).
 pub fn generate_external_run(
     retriever: &CandidateRetriever<'_>,
     claims: &[Claim],
@@ -181,8 +181,36 @@ pub fn generate_external_run(
     command: &ExternalCommand,
     out: &mut dyn Write,
     progress: &(dyn Fn(u64) + Sync),
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<ExternalSummary, GenerateError> {
-    Ok(run_external(retriever, claims, k, command, out, progress)?)
+    Ok(run_external(
+        retriever, claims, k, command, out, progress, stop,
+    )?)
+}
+
+/// A writer that fails once `stop` is set: a run being written stops at its next claim.
+pub struct StopWriter<'a> {
+    inner: &'a mut dyn Write,
+    stop: &'a std::sync::atomic::AtomicBool,
+}
+
+impl<'a> StopWriter<'a> {
+    pub fn new(inner: &'a mut dyn Write, stop: &'a std::sync::atomic::AtomicBool) -> Self {
+        StopWriter { inner, stop }
+    }
+}
+
+impl Write for StopWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(std::io::Error::other("the job was stopped"));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Scores the top `k` abstracts of every claim on `threads` threads and writes the rows as

@@ -20,7 +20,12 @@ pub struct PipelineSettings {
     pub models: Vec<(String, PathBuf)>,
     /// The MiniLM directory; the hybrid retriever is offered only with one.
     pub embedder_dir: Option<PathBuf>,
+    /// The longest a job may run (external commands are killed then); None: [`JOB_TIMEOUT`].
+    pub job_timeout: Option<std::time::Duration>,
 }
+
+/// How long a job may run unless the server says otherwise (`serve --job-timeout-min`).
+pub const JOB_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4 * 3600);
 
 /// A bad `NAME=VALUE` server option.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -193,18 +198,31 @@ impl<E: Into<GenerateError>> From<E> for JobError {
     }
 }
 
+/// The files of a job: the project's corpus and claims exported, a work directory, the run.
+pub struct JobFiles<'a> {
+    pub corpus: &'a Path,
+    pub claims: &'a Path,
+    pub work: &'a Path,
+    pub out: &'a Path,
+}
+
 /// Indexes `corpus` into `work/index`, runs the pipeline over `claims`, and writes the run to
 /// `out` (only when it succeeds). `progress` gets the number of claims done; returns the pairs
-/// written.
+/// written. Setting `stop` ends the job early with an error: at the next claim written, or at
+/// once for an external command (which is killed).
 pub fn run_job(
     settings: &PipelineSettings,
     params: &PipelineJobParams,
-    corpus: &Path,
-    claims: &Path,
-    work: &Path,
-    out: &Path,
+    files: JobFiles<'_>,
     progress: &(dyn Fn(u64) + Sync),
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<u64, JobError> {
+    let JobFiles {
+        corpus,
+        claims,
+        work,
+        out,
+    } = files;
     params.check(settings).map_err(JobError::Invalid)?;
     let index_dir = work.join("index");
     generate::index_corpus(corpus, &index_dir, &|_| {})?;
@@ -226,7 +244,10 @@ pub fn run_job(
                 .command(command)
                 .ok_or_else(|| JobError::Invalid(format!("no command {command:?}")))?;
             generate::write_run_file(out, |w| {
-                generate::generate_external_run(&retriever, &claims, k, command, w, progress)
+                let mut w = generate::StopWriter::new(w, stop);
+                generate::generate_external_run(
+                    &retriever, &claims, k, command, &mut w, progress, stop,
+                )
             })?
             .pairs as u64
         }
@@ -244,7 +265,10 @@ pub fn run_job(
                 _ => Scorer::Bm25(Bm25Scorer::SCIFACT_TRAIN),
             };
             generate::write_run_file(out, |w| {
-                generate::generate_run_with(&retriever, &claims, k, &scorer, threads, w, progress)
+                let mut w = generate::StopWriter::new(w, stop);
+                generate::generate_run_with(
+                    &retriever, &claims, k, &scorer, threads, &mut w, progress,
+                )
             })?
         }
     };

@@ -2,14 +2,19 @@
 //! the server claims it, reports progress, and finishes or fails it. Also the export of a
 //! project's corpus and claims to files, which a pipeline job reads.
 
+use super::audit::AuditEvent;
 use super::{now_ms, Db, StoreError, StoreResult};
 use futures::TryStreamExt;
-use sqlx::Row;
+use sqlx::{Connection, Row};
 use std::io::Write;
 use std::path::Path;
 
 /// The kind of a pipeline run job.
 pub const PIPELINE: &str = "pipeline";
+
+/// At most this many jobs wait or run at once, on the whole server: one more is refused until
+/// one ends (jobs run one at a time, each for minutes).
+pub const MAX_WAITING: i64 = 8;
 
 /// One job as stored.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +24,7 @@ pub struct Job {
     pub kind: String,
     /// The job's parameters, JSON.
     pub params: String,
-    /// queued, running, done or failed.
+    /// queued, running, done, failed or cancelled.
     pub status: String,
     pub done_units: i64,
     pub total_units: Option<i64>,
@@ -31,10 +36,12 @@ pub struct Job {
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
+    /// When a lead asked to cancel the job while it ran.
+    pub cancel_requested_at: Option<i64>,
 }
 
 const COLUMNS: &str = "id, project_id, kind, params, status, done_units, total_units, message, \
-                       result, created_by, created_at, started_at, finished_at";
+                       result, created_by, created_at, started_at, finished_at, cancel_requested_at";
 
 fn from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<Job> {
     Ok(Job {
@@ -51,10 +58,33 @@ fn from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<Job> {
         created_at: row.try_get("created_at")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        cancel_requested_at: row.try_get("cancel_requested_at")?,
     })
 }
 
-/// Records a queued job; returns its id.
+/// Records a job event in the audit trail.
+async fn audit(
+    conn: &mut sqlx::SqliteConnection,
+    project_id: Option<i64>,
+    actor_id: Option<i64>,
+    action: &str,
+    id: i64,
+    value: Option<serde_json::Value>,
+) -> StoreResult<()> {
+    AuditEvent {
+        project_id,
+        actor_id,
+        action,
+        entity: "job",
+        entity_id: Some(id.to_string()),
+        old_value: None,
+        new_value: value,
+    }
+    .record(conn)
+    .await
+}
+
+/// Records a queued job; returns its id. Refused while [`MAX_WAITING`] jobs wait or run.
 pub async fn create(
     db: &Db,
     project_id: i64,
@@ -62,7 +92,18 @@ pub async fn create(
     params: &serde_json::Value,
     created_by: Option<i64>,
 ) -> StoreResult<i64> {
-    Ok(sqlx::query(
+    let mut conn = db.acquire().await?;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let waiting: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
+            .fetch_one(&mut *tx)
+            .await?;
+    if waiting >= MAX_WAITING {
+        return Err(StoreError::Conflict(format!(
+            "the server's job queue is full ({waiting} jobs wait or run); start this one when one has ended, or cancel one"
+        )));
+    }
+    let id = sqlx::query(
         "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at) \
          VALUES (?, ?, ?, 'queued', ?, ?)",
     )
@@ -71,9 +112,78 @@ pub async fn create(
     .bind(params.to_string())
     .bind(created_by)
     .bind(now_ms())
-    .execute(db)
+    .execute(&mut *tx)
     .await?
-    .last_insert_rowid())
+    .last_insert_rowid();
+    let value = serde_json::json!({ "kind": kind, "params": params });
+    audit(
+        &mut tx,
+        Some(project_id),
+        created_by,
+        "job-start",
+        id,
+        Some(value),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Cancels a job of the project: a queued one at once, a running one when its worker next
+/// checks ([`cancel_requested`]). A job that has ended is a conflict.
+pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) -> StoreResult<Job> {
+    let mut conn = db.acquire().await?;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let status: Option<String> =
+        sqlx::query_scalar("SELECT status FROM jobs WHERE id = ? AND project_id = ?")
+            .bind(id)
+            .bind(project_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let now = now_ms();
+    match status.as_deref() {
+        None => return Err(StoreError::NotFound(format!("job {id}"))),
+        Some("queued") => {
+            sqlx::query(
+                "UPDATE jobs SET status = 'cancelled', message = 'cancelled before it started', \
+                 finished_at = ?1, cancel_requested_at = ?1, cancel_requested_by = ?2 WHERE id = ?3",
+            )
+            .bind(now)
+            .bind(actor_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Some("running") => {
+            sqlx::query(
+                "UPDATE jobs SET cancel_requested_at = COALESCE(cancel_requested_at, ?), \
+                 cancel_requested_by = COALESCE(cancel_requested_by, ?) WHERE id = ?",
+            )
+            .bind(now)
+            .bind(actor_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Some(ended) => {
+            return Err(StoreError::Conflict(format!(
+                "job {id} has ended ({ended}); there is nothing to cancel"
+            )))
+        }
+    }
+    audit(&mut tx, Some(project_id), actor_id, "job-cancel", id, None).await?;
+    tx.commit().await?;
+    get(db, project_id, id).await
+}
+
+/// Whether a lead asked to cancel the running job.
+pub async fn cancel_requested(db: &Db, id: i64) -> StoreResult<bool> {
+    let at: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT cancel_requested_at FROM jobs WHERE id = ?")
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
+    Ok(at.flatten().is_some())
 }
 
 /// One job of a project.
@@ -130,32 +240,57 @@ pub async fn progress(db: &Db, id: i64, done: i64, total: Option<i64>) -> StoreR
     Ok(())
 }
 
-/// Marks a running job done with its result.
-pub async fn finish(db: &Db, id: i64, result: &serde_json::Value) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE jobs SET status = 'done', result = ?, finished_at = ? \
-         WHERE id = ? AND status = 'running'",
-    )
-    .bind(result.to_string())
+/// Ends a job (`from` the given states) with a status, a message or a result, and records it.
+async fn end(
+    db: &Db,
+    id: i64,
+    from: &str,
+    status: &str,
+    message: Option<&str>,
+    result: Option<&serde_json::Value>,
+) -> StoreResult<()> {
+    let mut conn = db.acquire().await?;
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let project: Option<Option<i64>> = sqlx::query_scalar(&format!(
+        "UPDATE jobs SET status = ?, message = COALESCE(?, message), result = ?, finished_at = ? \
+         WHERE id = ? AND status IN ({from}) RETURNING project_id"
+    ))
+    .bind(status)
+    .bind(message)
+    .bind(result.map(serde_json::Value::to_string))
     .bind(now_ms())
     .bind(id)
-    .execute(db)
+    .fetch_optional(&mut *tx)
     .await?;
+    if let Some(project) = project {
+        let value = serde_json::json!({ "status": status, "message": message, "result": result });
+        audit(
+            &mut tx,
+            project,
+            None,
+            &format!("job-{status}"),
+            id,
+            Some(value),
+        )
+        .await?;
+    }
+    tx.commit().await?;
     Ok(())
+}
+
+/// Marks a running job done with its result.
+pub async fn finish(db: &Db, id: i64, result: &serde_json::Value) -> StoreResult<()> {
+    end(db, id, "'running'", "done", None, Some(result)).await
 }
 
 /// Marks a queued or running job failed with the reason.
 pub async fn fail(db: &Db, id: i64, message: &str) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE jobs SET status = 'failed', message = ?, finished_at = ? \
-         WHERE id = ? AND status IN ('queued', 'running')",
-    )
-    .bind(message)
-    .bind(now_ms())
-    .bind(id)
-    .execute(db)
-    .await?;
-    Ok(())
+    end(db, id, "'queued', 'running'", "failed", Some(message), None).await
+}
+
+/// Marks a running job cancelled (its worker stopped it), with what it did.
+pub async fn cancelled(db: &Db, id: i64, message: &str) -> StoreResult<()> {
+    end(db, id, "'running'", "cancelled", Some(message), None).await
 }
 
 /// Fails the jobs left running by a server that stopped; returns how many. Call before a

@@ -2,7 +2,7 @@
 //! offers, start a job on the server, follow its progress, and see the new system when done.
 
 use crate::api::pipeline::{
-    pipeline_jobs, pipeline_options, JobView, PipelineChoices, StartPipeline,
+    pipeline_jobs, pipeline_options, CancelPipelineJob, JobView, PipelineChoices, StartPipeline,
 };
 use crate::ui::widgets::{format_count, ErrorNote};
 use leptos::prelude::*;
@@ -15,11 +15,19 @@ const POLL: Duration = Duration::from_millis(1000);
 pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
     let options = Resource::new(move || project.get(), pipeline_options);
     let start = ServerAction::<StartPipeline>::new();
+    let cancel = ServerAction::<CancelPipelineJob>::new();
     // Bumped by the poll timer while a job is unfinished, and when a job is started.
     let tick = RwSignal::new(0u32);
     let jobs = Resource::new(
-        move || (project.get(), tick.get(), start.version().get()),
-        |(p, _, _)| pipeline_jobs(p),
+        move || {
+            (
+                project.get(),
+                tick.get(),
+                start.version().get(),
+                cancel.version().get(),
+            )
+        },
+        |(p, _, _, _)| pipeline_jobs(p),
     );
     let active = Memo::new(move |_| {
         jobs.get()
@@ -71,10 +79,11 @@ pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> An
                 })}
             </Suspense>
             {move || start.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorNote error=e /> })}
+            {move || cancel.value().get().and_then(|r| r.err()).map(|e| view! { <ErrorNote error=e /> })}
             <Transition fallback=|| ()>
                 {move || jobs.get().map(|r| match r {
                     Ok(list) if list.is_empty() => ().into_any(),
-                    Ok(list) => view! { <JobTable list=list /> }.into_any(),
+                    Ok(list) => view! { <JobTable list=list project=project cancel=cancel /> }.into_any(),
                     Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                 })}
             </Transition>
@@ -155,38 +164,75 @@ fn StartForm(
 }
 
 #[component]
-fn JobTable(list: Vec<JobView>) -> AnyView {
+fn JobTable(
+    list: Vec<JobView>,
+    project: Signal<String>,
+    cancel: ServerAction<CancelPipelineJob>,
+) -> AnyView {
     view! {
         <table class="grid" data-testid="pipeline-jobs">
             <thead><tr><th>"Job"</th><th>"System"</th><th>"Run"</th><th>"Progress"</th><th>"Status"</th></tr></thead>
             <tbody>
-                {list.into_iter().map(|job| {
-                    let total = job.total.unwrap_or(0);
-                    let progress = match job.total {
-                        Some(total) => format!("{} / {} claims", format_count(job.done), format_count(total)),
-                        None => "—".to_owned(),
-                    };
-                    let status = match (job.status.as_str(), job.imported) {
-                        ("done", Some(rows)) => format!("done: {} predictions imported", format_count(rows as i64)),
-                        (status, _) => status.to_owned(),
-                    };
-                    view! {
-                        <tr data-testid="pipeline-job" data-status=job.status.clone()>
-                            <td class="num">{job.id}</td>
-                            <td>{job.system}</td>
-                            <td>{job.description}</td>
-                            <td>
-                                <progress max=total.max(1).to_string() value=job.done.to_string()></progress>
-                                " " {progress}
-                            </td>
-                            <td>
-                                {status}
-                                {job.message.map(|m| view! { <pre class="error" role="alert">{m}</pre> })}
-                            </td>
-                        </tr>
-                    }
-                }).collect_view()}
+                {list.into_iter().map(|job| view! { <JobRow job=job project=project cancel=cancel /> }).collect_view()}
             </tbody>
         </table>
+    }.into_any()
+}
+
+#[component]
+fn JobRow(
+    job: JobView,
+    project: Signal<String>,
+    cancel: ServerAction<CancelPipelineJob>,
+) -> AnyView {
+    let total = job.total.unwrap_or(0);
+    let progress = match job.total {
+        Some(total) => format!(
+            "{} / {} claims",
+            format_count(job.done),
+            format_count(total)
+        ),
+        None => "—".to_owned(),
+    };
+    let status = match (job.status.as_str(), job.imported, job.cancelling) {
+        ("done", Some(rows), _) => {
+            format!("done: {} predictions imported", format_count(rows as i64))
+        }
+        (_, _, true) => "cancelling…".to_owned(),
+        (status, _, _) => status.to_owned(),
+    };
+    let id = job.id;
+    let can_cancel = !job.finished() && !job.cancelling;
+    let note = job.message.map(|m| {
+        if job.status == "failed" {
+            view! { <pre class="error" role="alert">{m}</pre> }.into_any()
+        } else {
+            view! { <p class="muted">{m}</p> }.into_any()
+        }
+    });
+    view! {
+        <tr data-testid="pipeline-job" data-status=job.status.clone()>
+            <td class="num">{job.id}</td>
+            <td>{job.system}</td>
+            <td>{job.description}</td>
+            <td>
+                <progress max=total.max(1).to_string() value=job.done.to_string()></progress>
+                " " {progress}
+            </td>
+            <td>
+                {status}
+                {can_cancel.then(|| view! {
+                    " "
+                    <button type="button" class="secondary" data-testid="cancel-job"
+                        disabled=move || cancel.pending().get()
+                        on:click=move |_| {
+                            cancel.dispatch(CancelPipelineJob { project: project.get_untracked(), id });
+                        }>
+                        "Cancel"
+                    </button>
+                })}
+                {note}
+            </td>
+        </tr>
     }.into_any()
 }

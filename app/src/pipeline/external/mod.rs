@@ -28,7 +28,7 @@ use crate::domain::formats::{Claim, ParseError, RunFormat, RunReadOptions, RunRe
 use expected::{Answered, Expected};
 use std::io::{BufReader, BufWriter, Write};
 use std::process::{ChildStdin, ChildStdout, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// A failed external run. Nothing it produced should be kept.
@@ -99,7 +99,9 @@ const MISSING_EXAMPLES: usize = 3;
 
 /// Runs `command` over the top `k` candidates of every claim and writes its validated
 /// predictions to `out` as canonical run JSONL (the retrieval rank added), in the order the
-/// command gives them. `progress` gets the number of claims fully answered.
+/// command gives them. `progress` gets the number of claims fully answered. Setting `stop`
+/// kills the command (its process group) within a tenth of a second: a cancelled or timed-out
+/// job, whatever the command is doing.
 pub fn run_external(
     retriever: &CandidateRetriever<'_>,
     claims: &[Claim],
@@ -107,6 +109,7 @@ pub fn run_external(
     command: &ExternalCommand,
     out: &mut dyn Write,
     progress: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
 ) -> Result<ExternalSummary, ExternalError> {
     let shown = command.to_string();
     let spawn_error = |error| ExternalError::Spawn {
@@ -131,8 +134,18 @@ pub fn run_external(
     let done = AtomicU64::new(0);
     let output_name = format!("stdout of `{shown}`");
 
+    let ended = AtomicBool::new(false);
     let (fed, read, status, stderr) = std::thread::scope(|scope| {
         let tail = scope.spawn(move || StderrTail::collect(stderr));
+        scope.spawn(|| {
+            while !ended.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    command::kill_group(pid);
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
         let feeder = scope.spawn(|| {
             let fed = feed(stdin, retriever, claims, k, &expected, &done, progress);
             if fed.is_err() {
@@ -151,6 +164,7 @@ pub fn run_external(
             running.kill();
         }
         let status = running.child.wait();
+        ended.store(true, Ordering::Relaxed);
         let stderr = tail.join().unwrap_or_default();
         (fed, read, status, stderr)
     });

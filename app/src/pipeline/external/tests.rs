@@ -14,6 +14,7 @@ use crate::pipeline::{build_index, IndexDoc, Retriever};
 use std::collections::{BTreeSet, HashMap};
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 const VOCABULARY: [&str; 16] = [
     "vitamin",
@@ -124,7 +125,15 @@ impl Fixture {
         let out = self.dir.path().join("run.jsonl");
         let retriever = CandidateRetriever::bm25(&self.retriever);
         let result = write_run_file(&out, |w| {
-            generate_external_run(&retriever, &self.claims, k, &command, w, &|_| {})
+            generate_external_run(
+                &retriever,
+                &self.claims,
+                k,
+                &command,
+                w,
+                &|_| {},
+                &AtomicBool::new(false),
+            )
         });
         (result, out)
     }
@@ -151,9 +160,17 @@ fn the_standin_models_predictions_are_written_with_the_retrieval_rank() {
     let out = fx.dir.path().join("good.jsonl");
     let retriever = CandidateRetriever::bm25(&fx.retriever);
     let summary = write_run_file(&out, |w| {
-        generate_external_run(&retriever, &fx.claims, 5, &command, w, &|n| {
-            progress.fetch_max(n, Ordering::Relaxed);
-        })
+        generate_external_run(
+            &retriever,
+            &fx.claims,
+            5,
+            &command,
+            w,
+            &|n| {
+                progress.fetch_max(n, Ordering::Relaxed);
+            },
+            &AtomicBool::new(false),
+        )
     })
     .unwrap();
     assert_eq!(
@@ -329,7 +346,15 @@ fn a_missing_program_is_an_error_naming_it() {
     let retriever = CandidateRetriever::bm25(&fx.retriever);
     let out = fx.dir.path().join("run.jsonl");
     let err = write_run_file(&out, |w| {
-        generate_external_run(&retriever, &fx.claims, 5, &command, w, &|_| {})
+        generate_external_run(
+            &retriever,
+            &fx.claims,
+            5,
+            &command,
+            w,
+            &|_| {},
+            &AtomicBool::new(false),
+        )
     })
     .unwrap_err();
     assert!(
