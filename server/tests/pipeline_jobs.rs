@@ -364,8 +364,9 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
         let (lead, url, form) = (lead.clone(), app.url("/api/pipeline/start"), hang(system));
         async move { lead.post(url).form(&form).send().await.unwrap() }
     };
-    let cancel = |id: i64| {
-        let (lead, url) = (lead.clone(), app.url("/api/pipeline/cancel"));
+    // pipeline/cancel or pipeline/job of one job.
+    let call = |endpoint: &str, id: i64| {
+        let (lead, url) = (lead.clone(), app.url(&format!("/api/pipeline/{endpoint}")));
         async move {
             lead.post(url)
                 .form(&[("project", "demo"), ("id", &id.to_string())])
@@ -374,19 +375,8 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
                 .unwrap()
         }
     };
-    let status = |id: i64| {
-        let (lead, url) = (lead.clone(), app.url("/api/pipeline/job"));
-        async move {
-            lead.post(url)
-                .form(&[("project", "demo"), ("id", &id.to_string())])
-                .send()
-                .await
-                .unwrap()
-                .json::<JobView>()
-                .await
-                .unwrap()
-        }
-    };
+    let cancel = |id: i64| call("cancel", id);
+    let status = |id: i64| async move { call("job", id).await.json::<JobView>().await.unwrap() };
     // The first job runs (its command never answers); the queue fills up behind it.
     let first: JobView = begin("h0").await.json().await.unwrap();
     for _ in 0..100 {

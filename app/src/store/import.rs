@@ -395,6 +395,19 @@ fn flush<T>(batch: Vec<T>, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
     }
 }
 
+/// The parser's rows staged on disk, once it is done and found no problem.
+async fn stage_checked<T: Serialize + Send + 'static>(
+    rx: mpsc::Receiver<Vec<T>>,
+    parser: tokio::task::JoinHandle<Problems>,
+) -> StoreResult<super::staged::Staged<T>> {
+    let staged = stage(rx).await?;
+    let problems = parser_problems(parser).await?;
+    if !problems.is_empty() {
+        return Err(problems.into_error());
+    }
+    Ok(staged)
+}
+
 async fn parser_problems(handle: tokio::task::JoinHandle<Problems>) -> StoreResult<Problems> {
     handle
         .await
@@ -485,11 +498,7 @@ pub async fn corpus(
         },
         display_name(path),
     );
-    let mut staged = stage(rx).await?;
-    let problems = parser_problems(parser).await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
-    }
+    let mut staged = stage_checked(rx, parser).await?;
     let mut conn = db.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
@@ -647,11 +656,7 @@ pub async fn claims(
         },
         display_name(path),
     );
-    let mut staged = stage(rx).await?;
-    let problems = parser_problems(parser).await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
-    }
+    let mut staged = stage_checked(rx, parser).await?;
     let mut conn = db.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
