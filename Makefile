@@ -39,7 +39,7 @@ setup-build:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@pids=; \
 	if ! cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)"; then \
-		echo "installing cargo-leptos $(CARGO_LEPTOS_VERSION) (builds from source, about 15 minutes)"; \
+		echo "installing cargo-leptos $(CARGO_LEPTOS_VERSION) (builds from source, about 20 minutes)"; \
 		$(TOOL_BUILD) cargo install cargo-leptos@$(CARGO_LEPTOS_VERSION) --locked --features no_downloads & pids="$$pids $$!"; \
 	fi; \
 	if ! wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)"; then \
