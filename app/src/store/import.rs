@@ -791,7 +791,10 @@ pub async fn run(
         None => RunFormat::detect_file(&path).map_err(format_error)?,
     };
     let opened_path = path.clone();
-    let options = import.options.clone();
+    let options = RunReadOptions {
+        one_system: import.system.name.is_some(),
+        ..import.options.clone()
+    };
     let reader =
         blocking(move || RunReader::open(&opened_path, format, &options).map_err(format_error))
             .await?;

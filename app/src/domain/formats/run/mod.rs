@@ -192,6 +192,9 @@ pub struct RunReadOptions {
     pub max_line_bytes: usize,
     /// The most predicted rationale sentences one prediction may list.
     pub max_sentences: usize,
+    /// The whole file is one system (its name given on import): a pair may not repeat under
+    /// different system names or run tags either.
+    pub one_system: bool,
 }
 
 /// The default bound on predicted rationale sentences per prediction: abstracts have tens of
@@ -206,6 +209,7 @@ impl Default for RunReadOptions {
             max_decompressed_bytes: None,
             max_line_bytes: MAX_LINE_BYTES,
             max_sentences: MAX_SENTENCES,
+            one_system: false,
         }
     }
 }
@@ -220,6 +224,7 @@ pub struct RunReader {
     unit: &'static str,
     duplicates: Option<PairIndex>,
     max_sentences: usize,
+    one_system: bool,
 }
 
 impl RunReader {
@@ -312,6 +317,7 @@ impl RunReader {
             unit,
             duplicates: options.check_duplicates.then(PairIndex::default),
             max_sentences: options.max_sentences,
+            one_system: options.one_system,
         }
     }
 
@@ -358,7 +364,10 @@ impl Iterator for RunReader {
             return Some(next);
         };
         let r = &at.record;
-        let system = r.system.as_deref().unwrap_or("");
+        let system = match self.one_system {
+            true => "",
+            false => r.system.as_deref().unwrap_or(""),
+        };
         match index.record(system, r.claim_id.as_str(), r.doc_id.as_str(), at.line) {
             Seen::New => Some(next),
             Seen::Before(first) => Some(Err(self.duplicate(at, first))),

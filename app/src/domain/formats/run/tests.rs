@@ -821,3 +821,22 @@ fn sizes_read_as_people_write_them() {
     assert_eq!(size_text(16 << 20), "16 MiB");
     assert_eq!(size_text(8 << 30), "8 GiB");
 }
+
+#[test]
+fn a_pair_repeated_under_another_run_tag_is_a_duplicate_when_the_file_is_one_system() {
+    // Found by the importers' fuzz test: the import names the system, so the tags do not count.
+    let text = "10 Q0 1 1 14.5 bm25\n10 Q0 1 2 3.0 bm2\n";
+    assert!(reader(text, RunFormat::Trec, &RunReadOptions::default()).all(|r| r.is_ok()));
+    let one = RunReadOptions {
+        one_system: true,
+        ..RunReadOptions::default()
+    };
+    let err = reader(text, RunFormat::Trec, &one)
+        .find_map(Result::err)
+        .expect("a duplicate");
+    assert_eq!(err.line, 2);
+    assert!(
+        err.to_string().contains("was already given on line 1"),
+        "{err}"
+    );
+}
