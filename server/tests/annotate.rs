@@ -15,6 +15,11 @@ const PROJECT: &str = "p";
 /// A project with the demo sample, one run of `pairs` pairs over its claims, a lead, the given
 /// annotators as members, and the pool built at depth `pairs` (so every pair is pooled).
 async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
+    setup_with_depth(app, annotators, pairs, pairs).await
+}
+
+/// [`setup`] with the pool built at `depth` of the run's `pairs`.
+async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, depth: usize) -> i64 {
     let project = app::store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
@@ -49,10 +54,16 @@ async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
         .collect();
     let run = app.dir.path().join("run.jsonl");
     let mut f = std::fs::File::create(&run).unwrap();
+    // Decreasing confidences, all in [0, 1].
+    let step = if pairs > 980 {
+        0.98 / pairs as f64
+    } else {
+        0.001
+    };
     for i in 0..pairs {
         let claim = &claims[i % claims.len()]["id"];
         let doc = &docs[i / claims.len() * 7 + i % 5 + 3];
-        let p = 0.99 - i as f64 * 0.001;
+        let p = 0.99 - i as f64 * step;
         writeln!(
             f,
             "{}",
@@ -87,7 +98,7 @@ async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
-        u32::try_from(pairs).unwrap(),
+        u32::try_from(depth).unwrap(),
         None,
     )
     .await
@@ -857,21 +868,29 @@ fn bulk_run(app: &TestApp, systems: usize) -> std::path::PathBuf {
     path
 }
 
-/// Issue 13 #6: a run import writes in short chunks, so annotators keep submitting while a lead
-/// imports. 16 annotators submit every item of theirs while a 354,400-line run is imported:
-/// no submission fails, each accepted one is exactly one judgment, and the import succeeds.
+/// Issue 13 (concurrency): 50 annotators keep submitting while a lead imports a
+/// 1,010,040-line run, grows the pool and exports a release, all at once: no submission fails,
+/// each accepted one is exactly one judgment row, and every lead action succeeds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
+async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases() {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
     let app = TestApp::spawn().await;
-    let names: Vec<String> = (1..=16).map(|i| format!("w{i}")).collect();
+    let names: Vec<String> = (1..=50).map(|i| format!("w{i}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let project = setup(&app, &refs, 400).await;
-    let mut clients = HashMap::new();
+    // 2,400 pairs, pooled to depth 1,200 first: the lead grows it to 2,400 meanwhile.
+    let project = setup_with_depth(&app, &refs, 2_400, 1_200).await;
+    let mut clients = Vec::new();
     for n in &names {
-        clients.insert(n.clone(), app.logged_in(n).await);
+        clients.push(app.logged_in(n).await);
     }
-    let run = bulk_run(&app, 20);
-    let import_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // 57 systems × 40 claims × 443 abstracts.
+    let run = bulk_run(&app, 57);
+    let (import_done, lead_done) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
     let import = {
         let (db, done) = (app.db.clone(), import_done.clone());
         tokio::spawn(async move {
@@ -887,34 +906,91 @@ async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
                 },
                 allow_missing_docs: false,
             };
+            let started = Instant::now();
             let report = app::store::import::run(&db, project, spec, None).await;
-            done.store(true, std::sync::atomic::Ordering::SeqCst);
-            report
+            done.store(true, SeqCst);
+            (report, started.elapsed())
         })
     };
-    let items: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT u.username, a.id FROM assignments a JOIN users u ON u.id = a.annotator_id WHERE a.status = 'open' ORDER BY a.id",
-    )
-    .fetch_all(&app.db)
-    .await
-    .unwrap();
-    let mut by_annotator: HashMap<String, Vec<i64>> = HashMap::new();
-    for (name, id) in items {
-        by_annotator.entry(name).or_default().push(id);
-    }
+    // The lead grows the pool and releases once the import is writing.
+    let lead = {
+        let (db, import_done, lead_done) = (app.db.clone(), import_done.clone(), lead_done.clone());
+        tokio::spawn(async move {
+            while sqlx::query_scalar::<_, i64>(
+                "SELECT COUNT(*) FROM imports WHERE state = 'writing'",
+            )
+            .fetch_one(&db)
+            .await
+            .unwrap()
+                == 0
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let grown = app::store::pool::build(
+                &db,
+                project,
+                app::domain::pool::Strategy::Confidence,
+                2_400,
+                None,
+            )
+            .await;
+            let grown_during_import = !import_done.load(SeqCst);
+            let released = app::store::release::create(
+                &db,
+                project,
+                app::store::release::ReleaseRequest {
+                    partial: true,
+                    options: Default::default(),
+                },
+                None,
+            )
+            .await;
+            let released_during_import = !import_done.load(SeqCst);
+            lead_done.store(true, SeqCst);
+            (
+                grown,
+                grown_during_import,
+                released.map(|r| r.new),
+                released_during_import,
+            )
+        })
+    };
     let mut tasks = Vec::new();
-    for (name, ids) in by_annotator {
-        let client = clients[&name].clone();
-        let url = app.url("/api/work/submit");
-        let done = import_done.clone();
+    for (i, client) in clients.into_iter().enumerate() {
+        let (queue_url, submit_url) = (app.url("/api/work/queue"), app.url("/api/work/submit"));
+        let (import_done, lead_done) = (import_done.clone(), lead_done.clone());
         tasks.push(tokio::spawn(async move {
-            // (status, submitted while the import ran, milliseconds)
+            // (status, submitted while the lead worked, milliseconds)
             let mut results = Vec::new();
-            for id in ids {
-                let started = std::time::Instant::now();
+            let mut k = 0u64;
+            while !(import_done.load(SeqCst) && lead_done.load(SeqCst)) {
+                let head: QueueHead = client
+                    .post(&queue_url)
+                    .form(&[("project", PROJECT)])
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                let Some(item) = head.current else {
+                    // The pool's growth brings new items.
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                };
+                // Think time, spread over the sessions.
+                k += 1;
+                tokio::time::sleep(Duration::from_millis(150 + (i as u64 * 37 + k * 11) % 200)).await;
+                let form = if item.stage == "first" && (i as u64 + k) % 5 != 0 {
+                    clearly_nei()
+                } else {
+                    support()
+                };
+                let during = !(import_done.load(SeqCst) && lead_done.load(SeqCst));
+                let started = Instant::now();
                 let res = client
-                    .post(&url)
-                    .json(&json!({ "project": PROJECT, "assignment_id": id, "form": { "no_evidence": true }, "seconds_spent": 1.0 }))
+                    .post(&submit_url)
+                    .json(&json!({ "project": PROJECT, "assignment_id": item.assignment_id, "form": form, "seconds_spent": 1.0 }))
                     .send()
                     .await
                     .unwrap();
@@ -922,9 +998,7 @@ async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
                 if status != 200 {
                     eprintln!("{status}: {}", res.text().await.unwrap_or_default());
                 }
-                let during = !done.load(std::sync::atomic::Ordering::SeqCst);
                 results.push((status, during, started.elapsed().as_millis()));
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
             results
         }));
@@ -933,19 +1007,33 @@ async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
     for t in tasks {
         results.extend(t.await.unwrap());
     }
-    let report = import.await.unwrap().unwrap();
-    assert_eq!(report.rows, 20 * 40 * 443);
+    let (report, import_took) = import.await.unwrap();
+    let report = report.unwrap();
+    assert_eq!(report.rows, 57 * 40 * 443);
+    let (grown, grown_during, released, released_during) = lead.await.unwrap();
+    let grown = grown.unwrap();
+    assert!(grown.added > 0, "the pool did not grow");
+    assert_eq!(released.unwrap(), true, "no new release");
+    assert!(
+        grown_during,
+        "the pool grew after the import ended: make the run larger"
+    );
     let failed: Vec<_> = results.iter().filter(|(s, _, _)| *s != 200).collect();
     assert!(failed.is_empty(), "failed submissions: {failed:?}");
     let during = results.iter().filter(|(_, d, _)| *d).count();
     assert!(
-        during > 0,
-        "no submission overlapped the import: make the run larger"
+        during >= 100,
+        "only {during} submissions overlapped the lead's work"
     );
-    let slowest = results.iter().map(|(_, _, ms)| *ms).max().unwrap_or(0);
+    let mut ms: Vec<u128> = results.iter().map(|(_, _, ms)| *ms).collect();
+    ms.sort_unstable();
     eprintln!(
-        "{} submissions, {during} during the import; slowest {slowest} ms",
-        results.len()
+        "{} submissions by 50 annotators, {during} during the lead's work (import {import_took:?}, pool grown by {} pairs, release during import: {released_during}); p50 {} ms, p99 {} ms, slowest {} ms (debug build)",
+        results.len(),
+        grown.added,
+        ms[ms.len() / 2],
+        ms[(ms.len() - 1) * 99 / 100],
+        ms[ms.len() - 1]
     );
     assert_eq!(
         count(&app, "SELECT COUNT(*) FROM judgments").await,
@@ -953,6 +1041,6 @@ async fn submissions_never_fail_while_a_lead_imports_a_large_run() {
     );
     assert_eq!(
         count(&app, "SELECT COUNT(*) FROM systems WHERE ready = 1").await,
-        21
+        58
     );
 }

@@ -1,14 +1,20 @@
-//! kill -9 during a run import (issue 13): the `claimpool import run` process is killed at 20
-//! random moments. Afterwards the database passes `PRAGMA integrity_check`, nothing of the
-//! killed import is visible (no system, no prediction, no import), and the same command then
-//! succeeds.
+//! kill -9 (issue 13): the `claimpool` process is killed at 20 seeded random moments during each
+//! import kind (corpus, claims, run, judgments), a pool build and a release export. Afterwards
+//! the database passes `PRAGMA integrity_check`, what a reader sees is either everything the
+//! command does or nothing of it, and the same command then succeeds.
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const SYSTEMS: usize = 3;
 const KILLS: usize = 20;
+/// Systems of the generated run.
+const SYSTEMS: usize = 3;
+/// Copies of the demo sample's abstracts and claims in the generated corpus and claims, so
+/// that each command runs long enough for kills to land inside it.
+const COPIES: usize = 8;
 
 fn claimpool(db: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimpool"));
@@ -32,49 +38,86 @@ fn demo(file: &str) -> PathBuf {
         .join(file)
 }
 
-/// A canonical run of SYSTEMS systems, each predicting every pair of the demo sample.
-fn run_file(dir: &Path) -> PathBuf {
-    let ids = |file: &str, field: &str| -> Vec<String> {
-        std::fs::read_to_string(demo(file))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()[field].to_string())
-            .collect()
-    };
-    let (claims, docs) = (ids("claims.jsonl", "id"), ids("corpus.jsonl", "doc_id"));
-    let mut text = String::new();
+fn demo_lines(file: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(demo(file))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The id of copy `copy` of a demo id: copy 0 keeps it.
+fn copied(id: &serde_json::Value, copy: usize) -> u64 {
+    id.as_u64().unwrap() + copy as u64 * 1_000_000_000
+}
+
+/// The generated inputs: COPIES copies of the demo corpus and claims under new ids (each
+/// claim's evidence and citations point to its own copy of the abstracts) and a canonical run
+/// of SYSTEMS systems over the first copy's claims × documents.
+struct Inputs {
+    corpus: PathBuf,
+    claims: PathBuf,
+    run: PathBuf,
+}
+
+fn inputs(dir: &Path) -> Inputs {
+    let (docs, claims) = (demo_lines("corpus.jsonl"), demo_lines("claims.jsonl"));
+    let mut corpus = String::new();
+    let mut claims_text = String::new();
+    for copy in 0..COPIES {
+        for doc in &docs {
+            let mut doc = doc.clone();
+            doc["doc_id"] = copied(&doc["doc_id"], copy).into();
+            corpus.push_str(&format!("{doc}\n"));
+        }
+        for claim in &claims {
+            let mut claim = claim.clone();
+            claim["id"] = copied(&claim["id"], copy).into();
+            let evidence: serde_json::Map<String, serde_json::Value> = claim["evidence"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(doc, sets)| {
+                    let doc: u64 = doc.parse().unwrap();
+                    (
+                        (doc + copy as u64 * 1_000_000_000).to_string(),
+                        sets.clone(),
+                    )
+                })
+                .collect();
+            claim["evidence"] = evidence.into();
+            let cited: Vec<u64> = claim["cited_doc_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| copied(d, copy))
+                .collect();
+            claim["cited_doc_ids"] = cited.into();
+            claims_text.push_str(&format!("{claim}\n"));
+        }
+    }
+    let mut run = String::new();
     for s in 0..SYSTEMS {
         for (c, claim) in claims.iter().enumerate() {
             for (d, doc) in docs.iter().enumerate() {
                 let p = ((s * 7 + c * 13 + d * 31) % 1000) as f64 / 1000.0;
-                text.push_str(&format!(
-                    "{{\"system\": \"k{s}\", \"claim_id\": {claim}, \"doc_id\": {doc}, \"p_support\": {p}, \"p_contradict\": 0.0}}\n"
+                run.push_str(&format!(
+                    "{{\"system\": \"k{s}\", \"claim_id\": {}, \"doc_id\": {}, \"p_support\": {p}, \"p_contradict\": 0.0}}\n",
+                    claim["id"], doc["doc_id"]
                 ));
             }
         }
     }
-    let path = dir.join("run.jsonl");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// (integrity_check, systems, ready systems, predictions, run imports, imports writing)
-async fn state(db: &Path) -> (String, i64, i64, i64, i64, i64) {
-    let pool = app::store::open(db).await.unwrap();
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    let counts: (i64, i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT (SELECT COUNT(*) FROM systems), (SELECT COUNT(*) FROM systems WHERE ready = 1),
-                (SELECT COUNT(*) FROM predictions), (SELECT COUNT(*) FROM imports WHERE kind = 'run'),
-                (SELECT COUNT(*) FROM imports WHERE state = 'writing')",
-    )
-    .fetch_one(&pool)
-    .await
-    .unwrap();
-    pool.close().await;
-    (integrity, counts.0, counts.1, counts.2, counts.3, counts.4)
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    Inputs {
+        corpus: write("corpus.jsonl", corpus),
+        claims: write("claims.jsonl", claims_text),
+        run: write("run.jsonl", run),
+    }
 }
 
 /// A copy of the database at `from` (with what its write-ahead log holds) at `to`.
@@ -88,97 +131,423 @@ async fn copy_db(from: &Path, to: &Path) {
     pool.close().await;
 }
 
-/// A small deterministic generator for the kill moments (no dependency for one test).
-struct Moments(u64);
-
-impl Moments {
-    fn next_fraction(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+/// What a reader of the database sees: `PRAGMA integrity_check`, then each query's count.
+async fn visible(db: &Path, queries: &[&str]) -> (String, Vec<i64>) {
+    let pool = app::store::open(db).await.unwrap();
+    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let mut counts = Vec::new();
+    for sql in queries {
+        counts.push(sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap());
     }
+    pool.close().await;
+    (integrity, counts)
 }
 
-#[tokio::test]
-async fn a_run_import_killed_at_any_moment_leaves_nothing_and_can_be_repeated() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().join("base.db");
-    let mut create = claimpool(&base);
-    create.args(["project", "create", "p"]);
-    ok(create);
-    let mut corpus = claimpool(&base);
-    corpus
-        .args(["import", "corpus", "--project", "p"])
-        .arg(demo("corpus.jsonl"));
-    ok(corpus);
-    let mut claims = claimpool(&base);
-    claims
-        .args(["import", "claims", "--project", "p"])
-        .arg(demo("claims.jsonl"));
-    ok(claims);
-    let run = run_file(dir.path());
-    let import = |db: &Path| {
-        let mut cmd = claimpool(db);
-        cmd.args(["import", "run", "--project", "p"]).arg(&run);
-        cmd
+/// One command killed at KILLS moments.
+struct Scenario<'a> {
+    name: &'a str,
+    /// The database the command starts from.
+    base: &'a Path,
+    /// The command on a database.
+    command: &'a dyn Fn(&Path) -> Command,
+    /// Counts of what readers see (SELECT COUNT(*) ...), which the command changes.
+    visible: &'a [&'a str],
+    /// A directory the command writes (release export): absent or complete after each kill.
+    out: Option<&'a Path>,
+}
+
+/// How many kills interrupted the command, and the state on which it was done.
+struct Killed {
+    interrupted: usize,
+    /// Kills after which an import was left `writing` (its rows not visible).
+    mid_write: usize,
+}
+
+fn files_in(dir: &Path) -> usize {
+    walk(dir).len()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
     };
-    let lines = (SYSTEMS * 40 * 443) as i64;
-    // One uninterrupted import gives the time over which the kills spread.
-    let whole = dir.path().join("whole.db");
-    copy_db(&base, &whole).await;
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+async fn writing_imports(db: &Path) -> i64 {
+    visible(
+        db,
+        &["SELECT COUNT(*) FROM imports WHERE state = 'writing'"],
+    )
+    .await
+    .1[0]
+}
+
+async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
+    let dir = s.base.parent().unwrap().join(format!("kills-{}", s.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let before = visible(s.base, s.visible).await;
+    assert_eq!(before.0, "ok");
+    // One uninterrupted run gives the state after it and the time over which the kills spread.
+    let whole = dir.join("whole.db");
+    copy_db(s.base, &whole).await;
     let started = Instant::now();
-    ok(import(&whole));
+    ok((s.command)(&whole));
     let took = started.elapsed();
-    let done = ("ok".to_owned(), SYSTEMS as i64, SYSTEMS as i64, lines, 1, 0);
-    assert_eq!(state(&whole).await, done);
-    let mut moments = Moments(20261124);
-    let (mut interrupted, mut mid_write) = (0, 0);
+    let done = visible(&whole, s.visible).await;
+    assert_ne!(done, before, "{}: the command changed nothing", s.name);
+    let complete = s.out.map(files_in);
+    if let Some(out) = s.out {
+        assert!(complete > Some(0), "{}: nothing written", s.name);
+        std::fs::remove_dir_all(out).unwrap();
+    }
+    let mut moments = ChaCha8Rng::seed_from_u64(seed);
+    let mut killed = Killed {
+        interrupted: 0,
+        mid_write: 0,
+    };
     for kill in 0..KILLS {
-        let db = dir.path().join(format!("kill-{kill}.db"));
-        copy_db(&base, &db).await;
-        let mut child = import(&db).spawn().unwrap();
-        let at = took.mul_f64(moments.next_fraction() * 1.1);
+        let db = dir.join(format!("kill-{kill}.db"));
+        copy_db(s.base, &db).await;
+        let mut child = (s.command)(&db).spawn().unwrap();
+        let at = took.mul_f64(moments.gen_range(0.2..1.1));
         std::thread::sleep(at);
         let finished = child.try_wait().unwrap().is_some();
         child.kill().unwrap();
         child.wait().unwrap();
-        let after = state(&db).await;
-        assert_eq!(after.0, "ok", "kill {kill} at {at:?}: integrity");
-        if after == done {
-            // The import had committed its last transaction before the kill.
+        let after = visible(&db, s.visible).await;
+        let what = format!("{}: kill {kill} at {at:?} of {took:?}", s.name);
+        assert_eq!(after.0, "ok", "{what}: integrity");
+        assert!(
+            after == before || after == done,
+            "{what}: a partial state is visible: {:?} (before {:?}, done {:?})",
+            after.1,
+            before.1,
+            done.1
+        );
+        let files = s.out.map(files_in);
+        if let (Some(files), Some(complete)) = (files, complete) {
+            assert!(
+                files == 0 || files == complete,
+                "{what}: {files} of {complete} release files written"
+            );
+        }
+        if after == done && files == complete {
+            // The command had finished before the kill.
+            if let Some(out) = s.out {
+                std::fs::remove_dir_all(out).unwrap();
+            }
+            std::fs::remove_file(&db).ok();
             continue;
         }
-        assert!(!finished, "kill {kill}: the import ended without finishing");
-        interrupted += 1;
-        if after.5 == 1 {
-            mid_write += 1;
+        assert!(!finished, "{what}: the command ended without finishing");
+        killed.interrupted += 1;
+        if writing_imports(&db).await > 0 {
+            killed.mid_write += 1;
         }
-        // Nothing of the killed import is visible; what it wrote waits for reclaim.
-        assert_eq!(after.2, 0, "kill {kill} at {at:?}: a system is visible");
-        let visible: i64 = {
-            let pool = app::store::open(&db).await.unwrap();
-            let n = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.ready = 1",
-            )
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-            pool.close().await;
-            n
-        };
-        assert_eq!(visible, 0, "kill {kill} at {at:?}: predictions are visible");
-        // The same command then succeeds, and nothing of the killed import remains.
-        ok(import(&db));
-        assert_eq!(state(&db).await, done, "kill {kill} at {at:?}: the rerun");
+        // The same command then succeeds, and leaves what an uninterrupted run leaves.
+        ok((s.command)(&db));
+        assert_eq!(visible(&db, s.visible).await, done, "{what}: the rerun");
+        assert_eq!(writing_imports(&db).await, 0, "{what}: the rerun");
+        if let Some(out) = s.out {
+            assert_eq!(Some(files_in(out)), complete, "{what}: the rerun's files");
+            std::fs::remove_dir_all(out).unwrap();
+        }
         std::fs::remove_file(&db).ok();
     }
     eprintln!(
-        "{interrupted} of {KILLS} kills interrupted the import, {mid_write} of them while it wrote (whole import: {took:?})"
+        "{}: {} of {KILLS} kills interrupted it, {} left an import writing (whole command: {took:?})",
+        s.name, killed.interrupted, killed.mid_write
     );
     assert!(
-        mid_write >= KILLS / 4,
-        "only {mid_write} of {KILLS} kills hit the import while it wrote"
+        killed.interrupted >= KILLS / 4,
+        "{}: only {} of {KILLS} kills interrupted the command",
+        s.name,
+        killed.interrupted
     );
+    killed
+}
+
+/// Databases at each step of a project's life: `created` (project and the judging user), then
+/// `corpus`, `claims`, `run` and `pooled` (pool at depth 300 with two annotators).
+struct Steps {
+    dir: tempfile::TempDir,
+    inputs: Inputs,
+}
+
+impl Steps {
+    fn db(&self, step: &str) -> PathBuf {
+        self.dir.path().join(format!("{step}.db"))
+    }
+
+    async fn new() -> Steps {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs = inputs(dir.path());
+        let steps = Steps { dir, inputs };
+        let created = steps.db("created");
+        let mut create = claimpool(&created);
+        create.args(["project", "create", "p"]);
+        ok(create);
+        for name in ["judge", "ann1", "ann2"] {
+            let mut add = claimpool(&created);
+            add.args(["user", "add", "--username", name, "--role", "annotator"])
+                .arg("--password-stdin")
+                .stdin(Stdio::piped());
+            let mut child = add.spawn().unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"a long password\n")
+                .unwrap();
+            assert!(child.wait().unwrap().success());
+        }
+        let mut previous = created;
+        for (step, command) in [
+            ("corpus", steps.import_corpus()),
+            ("claims", steps.import_claims()),
+            ("run", steps.import_run()),
+            (
+                "pooled",
+                Box::new(pool_build) as Box<dyn Fn(&Path) -> Command>,
+            ),
+        ] {
+            let db = steps.db(step);
+            copy_db(&previous, &db).await;
+            if step == "pooled" {
+                for name in ["ann1", "ann2"] {
+                    add_member(&db, name).await;
+                }
+            }
+            ok(command(&db));
+            previous = db;
+        }
+        steps
+    }
+
+    fn import_corpus(&self) -> Box<dyn Fn(&Path) -> Command> {
+        let file = self.inputs.corpus.clone();
+        Box::new(move |db| {
+            let mut cmd = claimpool(db);
+            cmd.args(["import", "corpus", "--project", "p"]).arg(&file);
+            cmd
+        })
+    }
+
+    fn import_claims(&self) -> Box<dyn Fn(&Path) -> Command> {
+        let file = self.inputs.claims.clone();
+        Box::new(move |db| {
+            let mut cmd = claimpool(db);
+            cmd.args(["import", "claims", "--project", "p"]).arg(&file);
+            cmd
+        })
+    }
+
+    fn import_run(&self) -> Box<dyn Fn(&Path) -> Command> {
+        let file = self.inputs.run.clone();
+        Box::new(move |db| {
+            let mut cmd = claimpool(db);
+            cmd.args(["import", "run", "--project", "p"]).arg(&file);
+            cmd
+        })
+    }
+}
+
+fn pool_build(db: &Path) -> Command {
+    let mut cmd = claimpool(db);
+    cmd.args(["pool", "build", "--project", "p", "--depth", "300"]);
+    cmd
+}
+
+async fn add_member(db: &Path, name: &str) {
+    let pool = app::store::open(db).await.unwrap();
+    let user: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
+        .bind(name)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
+    app::store::projects::add_member(&pool, project, user, None)
+        .await
+        .unwrap();
+    pool.close().await;
+}
+
+const IMPORTS: &str = "SELECT COUNT(*) FROM imports WHERE state = 'done'";
+const AUDIT: &str = "SELECT COUNT(*) FROM audit_events";
+
+#[tokio::test]
+async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated() {
+    let steps = Steps::new().await;
+    kill_at_random(
+        Scenario {
+            name: "corpus",
+            base: &steps.db("created"),
+            command: &steps.import_corpus(),
+            visible: &["SELECT COUNT(*) FROM documents", IMPORTS, AUDIT],
+            out: None,
+        },
+        1,
+    )
+    .await;
+    kill_at_random(
+        Scenario {
+            name: "claims",
+            base: &steps.db("corpus"),
+            command: &steps.import_claims(),
+            visible: &[
+                "SELECT COUNT(*) FROM claims",
+                "SELECT COUNT(*) FROM judgments",
+                "SELECT COUNT(*) FROM final_labels",
+                IMPORTS,
+                AUDIT,
+            ],
+            out: None,
+        },
+        2,
+    )
+    .await;
+    let run = kill_at_random(
+        Scenario {
+            name: "run",
+            base: &steps.db("claims"),
+            command: &steps.import_run(),
+            visible: &[
+                "SELECT COUNT(*) FROM systems WHERE ready = 1",
+                "SELECT COUNT(*) FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.ready = 1",
+                IMPORTS,
+                AUDIT,
+            ],
+            out: None,
+        },
+        3,
+    )
+    .await;
+    // A run import writes in chunks: kills must also land between its transactions.
+    assert!(
+        run.mid_write >= KILLS / 4,
+        "only {} of {KILLS} kills hit the run import while it wrote",
+        run.mid_write
+    );
+    // Final judgments of every pooled pair without a final label yet, from a qrels file.
+    let pooled = steps.db("pooled");
+    let qrels = steps.dir.path().join("judgments.qrels");
+    {
+        let pool = app::store::open(&pooled).await.unwrap();
+        let pairs: Vec<(String, String)> = sqlx::query_as(
+            "SELECT c.claim_id, d.doc_id FROM pool_entries e JOIN claims c ON c.id = e.claim_id
+             JOIN documents d ON d.id = e.doc_id
+             WHERE NOT EXISTS (SELECT 1 FROM final_labels f
+                               WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
+             ORDER BY e.id",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+        assert!(pairs.len() >= 300, "{} pooled pairs", pairs.len());
+        let text: String = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, (c, d))| {
+                let label = ["SUPPORT", "CONTRADICT", "NEI"][i % 3];
+                format!("{c} 0 {d} {label}\n")
+            })
+            .collect();
+        std::fs::write(&qrels, text).unwrap();
+    }
+    kill_at_random(
+        Scenario {
+            name: "judgments",
+            base: &pooled,
+            command: &|db| {
+                let mut cmd = claimpool(db);
+                cmd.args([
+                    "import",
+                    "judgments",
+                    "--project",
+                    "p",
+                    "--annotator",
+                    "judge",
+                ])
+                .args(["--stage", "final", "--format", "qrels-labels"])
+                .arg(&qrels);
+                cmd
+            },
+            visible: &[
+                "SELECT COUNT(*) FROM judgments",
+                "SELECT COUNT(*) FROM final_labels",
+                IMPORTS,
+                AUDIT,
+            ],
+            out: None,
+        },
+        4,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_pool_build_and_a_release_export_killed_at_any_moment_leave_all_or_nothing() {
+    let steps = Steps::new().await;
+    // A pool grown from depth 300 to 1,200 (new pairs, ranks redone, assignments).
+    kill_at_random(
+        Scenario {
+            name: "pool",
+            base: &steps.db("pooled"),
+            command: &|db| {
+                let mut cmd = claimpool(db);
+                cmd.args(["pool", "build", "--project", "p", "--depth", "1200"]);
+                cmd
+            },
+            visible: &[
+                "SELECT COUNT(*) FROM pool_entries",
+                "SELECT COUNT(*) FROM pool_ranks",
+                "SELECT COUNT(*) FROM pool_builds",
+                "SELECT COUNT(*) FROM assignments",
+                "SELECT pool_depth FROM projects",
+                AUDIT,
+            ],
+            out: None,
+        },
+        5,
+    )
+    .await;
+    let out = steps.dir.path().join("release");
+    kill_at_random(
+        Scenario {
+            name: "export",
+            base: &steps.db("pooled"),
+            command: &|db| {
+                let mut cmd = claimpool(db);
+                cmd.args([
+                    "export",
+                    "--project",
+                    "p",
+                    "--partial",
+                    "--unjudged",
+                    "--out",
+                ])
+                .arg(&out);
+                cmd
+            },
+            visible: &["SELECT COUNT(*) FROM releases", AUDIT],
+            out: Some(&out),
+        },
+        6,
+    )
+    .await;
 }

@@ -101,10 +101,18 @@ impl ReleaseFiles {
     /// An existing directory that is not empty is refused unless `force`; with `force` the
     /// release's files are written over, and other files already there are left alone (the
     /// manifest lists what belongs to the release).
+    ///
+    /// The files are written into a staging directory beside `dir` first and moved into place
+    /// once all are on disk: a writer killed midway leaves `dir` absent (or as it was) and the
+    /// staging directory, which the next write to `dir` removes; never half a release.
     pub fn write_to_dir(&self, dir: &Path, force: bool) -> Result<(), WriteError> {
         check_target_dir(dir, force)?;
+        let staging = staging_dir(dir);
+        if staging.exists() {
+            fs::remove_dir_all(&staging).map_err(io(&staging))?;
+        }
         for file in &self.files {
-            let path = dir.join(&file.path);
+            let path = staging.join(&file.path);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent).map_err(io(parent))?;
             }
@@ -112,7 +120,47 @@ impl ReleaseFiles {
             out.write_all(&file.bytes).map_err(io(&path))?;
             out.sync_all().map_err(io(&path))?;
         }
+        let empty = match fs::read_dir(dir) {
+            Ok(mut entries) => entries.next().is_none(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                true
+            }
+            Err(e) => return Err(io(dir)(e)),
+        };
+        if empty && dir.file_name().is_some() {
+            if dir.exists() {
+                fs::remove_dir(dir).map_err(io(dir))?;
+            }
+            fs::rename(&staging, dir).map_err(io(dir))?;
+        } else {
+            // `force` over an existing directory: each file replaces its namesake at once.
+            for file in &self.files {
+                let (from, to) = (staging.join(&file.path), dir.join(&file.path));
+                if let Some(parent) = to.parent() {
+                    fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                fs::rename(&from, &to).map_err(io(&to))?;
+            }
+            fs::remove_dir_all(&staging).map_err(io(&staging))?;
+        }
         Ok(())
+    }
+}
+
+/// Where [`ReleaseFiles::write_to_dir`] stages the files: `.<name>.partial` beside `dir` (in
+/// `dir` itself when it has no name, as `.`).
+fn staging_dir(dir: &Path) -> std::path::PathBuf {
+    match dir.file_name() {
+        Some(name) => {
+            let mut staged = std::ffi::OsString::from(".");
+            staged.push(name);
+            staged.push(".partial");
+            dir.with_file_name(staged)
+        }
+        None => dir.join(".release.partial"),
     }
 }
 

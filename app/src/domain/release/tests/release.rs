@@ -368,6 +368,41 @@ fn writes_to_a_directory_refusing_a_non_empty_one_unless_forced() {
 }
 
 #[test]
+fn a_release_is_written_whole_or_not_at_all_and_a_killed_writers_leftovers_go() {
+    let files = build(&small_input());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    // What a writer killed midway left: its staging directory with part of the files.
+    let staging = tmp.path().join(".out.partial");
+    std::fs::create_dir_all(staging.join("runs")).unwrap();
+    std::fs::write(staging.join("claims.jsonl"), b"half").unwrap();
+    files.write_to_dir(&dir, false).unwrap();
+    assert!(!staging.exists(), "the staging directory is left");
+    let mut written: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.path().is_file() {
+            written.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    let top: Vec<&str> = files
+        .files()
+        .iter()
+        .filter(|f| !f.path.contains('/'))
+        .map(|f| f.path.as_str())
+        .collect();
+    written.sort();
+    assert_eq!(written, top);
+    assert_eq!(
+        std::fs::read(dir.join("claims.jsonl")).unwrap(),
+        files.get("claims.jsonl").unwrap()
+    );
+    // Nothing but the release sits beside it.
+    let beside: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert_eq!(beside.len(), 1);
+}
+
+#[test]
 fn inconsistent_inputs_are_refused_with_the_pair_named() {
     type Edit = fn(&mut ReleaseInput);
     let cases: Vec<(Edit, &str)> = vec![
