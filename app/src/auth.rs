@@ -2,7 +2,8 @@
 //! server function and page runs on the server.
 
 use crate::domain::account::{
-    NewPassword, Role, ThrottlePolicy, User, MAX_LOGIN_NAME_CHARS, MAX_PASSWORD_CHARS,
+    may_act_in_project, NewPassword, ProjectRole, Role, ThrottlePolicy, User, MAX_LOGIN_NAME_CHARS,
+    MAX_PASSWORD_CHARS,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Db, StoreError};
@@ -14,6 +15,9 @@ use tower_sessions::Session;
 
 /// The session key holding the logged-in user's id.
 pub const SESSION_USER: &str = "user_id";
+/// The session key holding the user's credentials version at login: a password set since
+/// ends the session.
+pub const SESSION_VERSION: &str = "credentials_version";
 
 /// Hashes a password with argon2id (the crate's default algorithm and parameters).
 pub fn hash_password(password: &NewPassword) -> Result<String, StoreError> {
@@ -32,6 +36,26 @@ fn verify_password(hash: &str, password: &str) -> bool {
                 .is_ok()
         })
         .unwrap_or(false)
+}
+
+/// A fresh one-time password from the operating system's random source.
+pub fn one_time_password() -> ApiResult<NewPassword> {
+    use argon2::password_hash::rand_core::RngCore;
+    let mut bytes = [0u8; 15];
+    OsRng.fill_bytes(&mut bytes);
+    NewPassword::parse(&crate::domain::account::one_time_password(bytes))
+        .map_err(|e| ApiError::Internal(format!("one-time password: {e}")))
+}
+
+/// Whether `password` is `username`'s (through the capped verifications).
+pub async fn password_matches(db: &Db, username: &str, password: &str) -> ApiResult<bool> {
+    if password.chars().count() > MAX_PASSWORD_CHARS {
+        return Ok(false);
+    }
+    let Some((_, hash)) = store::users::credentials(db, username).await? else {
+        return Ok(false);
+    };
+    verify_capped(hash, password.to_owned()).await
 }
 
 /// A hash to verify against when the user name does not exist, so that a wrong name and a
@@ -117,13 +141,26 @@ pub async fn check_login(db: &Db, username: &str, password: &str, client: &str) 
 }
 
 /// Logs the user into the session, with a fresh session id (no fixation).
-pub async fn start_session(session: &Session, user: &User) -> ApiResult<()> {
+pub async fn start_session(session: &Session, db: &Db, user: &User) -> ApiResult<()> {
+    let version = store::accounts::for_session(db, user.id)
+        .await?
+        .map(|(_, version)| version)
+        .unwrap_or_default();
     session
         .cycle_id()
         .await
         .map_err(|e| ApiError::Internal(format!("session: {e}")))?;
     session
         .insert(SESSION_USER, user.id)
+        .await
+        .map_err(|e| ApiError::Internal(format!("session: {e}")))?;
+    keep_session(session, version).await
+}
+
+/// Keeps the session valid after its own user set their password (credentials `version`).
+pub async fn keep_session(session: &Session, version: i64) -> ApiResult<()> {
+    session
+        .insert(SESSION_VERSION, version)
         .await
         .map_err(|e| ApiError::Internal(format!("session: {e}")))
 }
@@ -134,10 +171,18 @@ pub async fn session_user(session: &Session, db: &Db) -> ApiResult<Option<User>>
         .get(SESSION_USER)
         .await
         .map_err(|e| ApiError::Internal(format!("session: {e}")))?;
-    match id {
-        Some(id) => Ok(store::users::by_id(db, id).await?.filter(|u| u.active)),
-        None => Ok(None),
-    }
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let version: i64 = session
+        .get(SESSION_VERSION)
+        .await
+        .map_err(|e| ApiError::Internal(format!("session: {e}")))?
+        .unwrap_or_default();
+    Ok(store::accounts::for_session(db, id)
+        .await?
+        .filter(|(user, current)| user.active && *current == version)
+        .map(|(user, _)| user))
 }
 
 /// The address of the current request's peer, as the server was told it by the socket (the
@@ -170,4 +215,97 @@ pub async fn require(role: Role) -> ApiResult<User> {
     } else {
         Err(ApiError::Forbidden(format!("this needs the {role} role")))
     }
+}
+
+/// Proof that a user may act in a project as a given [`ProjectRole`]: obtainable only from
+/// [`require_project`] (a server function's caller) or [`project_access`] (a page's), which
+/// check the account and the membership on the server. Everything that touches one project
+/// takes its project id from here.
+#[derive(Clone, Debug)]
+pub struct ProjectCaller {
+    user: User,
+    project_id: i64,
+    project: String,
+    role: ProjectRole,
+}
+
+impl ProjectCaller {
+    pub fn user(&self) -> &User {
+        &self.user
+    }
+
+    pub fn project_id(&self) -> i64 {
+        self.project_id
+    }
+
+    pub fn project(&self) -> &str {
+        &self.project
+    }
+
+    /// The role the caller acts with: admins act as leads.
+    pub fn role(&self) -> ProjectRole {
+        self.role
+    }
+
+    /// Whether the caller leads the project (leads and admins).
+    pub fn is_lead(&self) -> bool {
+        self.role == ProjectRole::Lead
+    }
+}
+
+/// Whether `user` may act in the project named `project` as `required`: 404 for a project that
+/// does not exist, 403 for one the user may not act in.
+pub async fn project_access(
+    db: &Db,
+    user: User,
+    project: &str,
+    required: ProjectRole,
+) -> ApiResult<ProjectCaller> {
+    let project_id = store::projects::id_by_name(db, project).await?;
+    check_project(db, user, project_id, project, required).await
+}
+
+/// [`project_access`] to the project with id `project_id`.
+pub async fn project_access_at(
+    db: &Db,
+    user: User,
+    project_id: i64,
+    required: ProjectRole,
+) -> ApiResult<ProjectCaller> {
+    let project = store::projects::name_of(db, project_id).await?;
+    check_project(db, user, project_id, &project, required).await
+}
+
+async fn check_project(
+    db: &Db,
+    user: User,
+    project_id: i64,
+    project: &str,
+    required: ProjectRole,
+) -> ApiResult<ProjectCaller> {
+    let member = store::projects::member_role(db, project_id, user.id).await?;
+    if !may_act_in_project(user.role, member, required) {
+        return Err(ApiError::Forbidden(match required {
+            ProjectRole::Lead => format!("you do not lead the project {project:?}"),
+            ProjectRole::Annotator => format!("you are not a member of the project {project:?}"),
+        }));
+    }
+    let role = match (user.role, member) {
+        (Role::Admin, _) => ProjectRole::Lead,
+        (_, Some(role)) => role,
+        (_, None) => required,
+    };
+    Ok(ProjectCaller {
+        user,
+        project_id,
+        project: project.to_owned(),
+        role,
+    })
+}
+
+/// The logged-in caller of a server function, who must be able to act in `project` as
+/// `required` (see [`project_access`]).
+pub async fn require_project(project: &str, required: ProjectRole) -> ApiResult<ProjectCaller> {
+    let user = current_user().await?.ok_or(ApiError::Unauthenticated)?;
+    project_access(&crate::state::db()?, user, project, required).await
 }

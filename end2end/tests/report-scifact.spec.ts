@@ -59,6 +59,7 @@ test.beforeAll(async () => {
 
   cli(["user", "add", "--username", "lead", "--role", "lead", "--password-stdin"], "lead-scifact\n");
   cli(["project", "create", PROJECT]);
+  cli(["project", "member", "add", "--project", PROJECT, "--user", "lead", "--role", "lead"]);
   cli(["import", "corpus", "--project", PROJECT, join(DATA, "scifact/corpus.jsonl")]);
   cli(["import", "claims", "--project", PROJECT, join(dir, "claims.jsonl")]);
   for (const [name, file, format, order] of RUNS) {

@@ -120,7 +120,14 @@ async fn main() -> anyhow::Result<()> {
             None,
         )
         .await?;
-        store::projects::add_member(&db, project, user.id, None).await?;
+        store::projects::add_member(
+            &db,
+            project,
+            user.id,
+            app::domain::account::ProjectRole::Annotator,
+            None,
+        )
+        .await?;
     }
     let t = Instant::now();
     let built = store::pool::build(

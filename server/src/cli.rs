@@ -3,7 +3,7 @@
 
 use crate::{demo, http};
 use anyhow::{bail, Context};
-use app::domain::account::{NewPassword, Role, Username};
+use app::domain::account::{NewPassword, ProjectRole, Role, Username};
 use app::store;
 use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
@@ -317,6 +317,19 @@ enum UserCommand {
     },
     /// List users
     List,
+    /// Set a user's password, read from standard input; their sessions end
+    Passwd {
+        username: String,
+        /// Read the password from standard input (the only way: never on the command line)
+        #[arg(long, required = true)]
+        password_stdin: bool,
+    },
+    /// Change a user's account role (admin, lead or annotator)
+    Role { username: String, role: String },
+    /// Deactivate an account: its sessions stop, its open items go to other annotators
+    Deactivate { username: String },
+    /// Reactivate a deactivated account
+    Reactivate { username: String },
 }
 
 #[derive(Subcommand)]
@@ -329,6 +342,38 @@ enum ProjectCommand {
     },
     /// List projects with their counts
     List,
+    /// A project's members and their roles in it
+    #[command(subcommand)]
+    Member(MemberCommand),
+}
+
+#[derive(Subcommand)]
+enum MemberCommand {
+    /// Add a user to a project as its lead or annotator (or change their role, or reactivate them)
+    Add {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        user: String,
+        /// lead (manages the project; the user's account must be a lead's or an admin's) or
+        /// annotator (receives its items)
+        #[arg(long)]
+        role: String,
+    },
+    /// List a project's members
+    List {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// End a user's membership (an annotator's open items go to the other annotators)
+    Remove {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        user: String,
+    },
 }
 
 const DEFAULT_DB: &str = "claimpool.db";
@@ -375,16 +420,44 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let username = Username::parse(&username).context("--username")?;
             let role = Role::parse(&role).context("--role")?;
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("reading the password from standard input")?;
-            let password = NewPassword::parse(text.lines().next().unwrap_or_default())
-                .context("the password")?;
+            let password = password_from_stdin()?;
             let db = open_db(&db_or_default()).await?;
             let hash = app::auth::hash_password(&password)?;
             let user = store::users::create(&db, &username, role, &hash, None).await?;
             emit!("created {} ({})", user.username, user.role);
+            Ok(())
+        }
+        Command::User(UserCommand::Passwd {
+            username,
+            password_stdin,
+        }) => {
+            if !password_stdin {
+                bail!("give --password-stdin and the password on standard input");
+            }
+            let password = password_from_stdin()?;
+            let db = open_db(&db_or_default()).await?;
+            let hash = app::auth::hash_password(&password)?;
+            store::accounts::set_password(&db, &username, &hash, None).await?;
+            emit!("set the password of {username}; their sessions have ended");
+            Ok(())
+        }
+        Command::User(UserCommand::Role { username, role }) => {
+            let role = Role::parse(&role).context("the role")?;
+            let db = open_db(&db_or_default()).await?;
+            let user = store::accounts::set_role(&db, &username, role, None).await?;
+            emit!("{} is now {}", user.username, user.role);
+            Ok(())
+        }
+        Command::User(UserCommand::Deactivate { username }) => {
+            let db = open_db(&db_or_default()).await?;
+            store::accounts::set_active(&db, &username, false, None).await?;
+            emit!("deactivated {username}");
+            Ok(())
+        }
+        Command::User(UserCommand::Reactivate { username }) => {
+            let db = open_db(&db_or_default()).await?;
+            store::accounts::set_active(&db, &username, true, None).await?;
+            emit!("reactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::List) => {
@@ -415,6 +488,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(args) => tokio::task::spawn_blocking(move || crate::release_cmd::eval(args))
             .await
             .context("the evaluation stopped")?,
+        Command::Project(ProjectCommand::Member(command)) => {
+            member(&open_db(&db_or_default()).await?, command).await
+        }
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()).await?;
             emit!(
@@ -424,6 +500,48 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The first line of standard input, as a new password.
+fn password_from_stdin() -> anyhow::Result<NewPassword> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("reading the password from standard input")?;
+    NewPassword::parse(text.lines().next().unwrap_or_default()).context("the password")
+}
+
+async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
+    match command {
+        MemberCommand::Add {
+            project,
+            user,
+            role,
+        } => {
+            let role = ProjectRole::parse(&role).context("--role")?;
+            let project_id = project_id(db, &project).await?;
+            let user_id = store::users::id_by_name(db, &user).await?;
+            store::projects::add_member(db, project_id, user_id, role, None).await?;
+            emit!("{user} is a {role} of {project}");
+        }
+        MemberCommand::List { project, json } => {
+            let members = store::projects::members(db, project_id(db, &project).await?).await?;
+            if json {
+                emit!("{}", serde_json::to_string_pretty(&members)?);
+            } else {
+                for m in members {
+                    let state = if m.active { "" } else { " (inactive)" };
+                    emit!("{}\t{}{state}", m.username, m.role);
+                }
+            }
+        }
+        MemberCommand::Remove { project, user } => {
+            store::projects::remove_member(db, project_id(db, &project).await?, &user, None)
+                .await?;
+            emit!("{user} is no longer a member of {project}");
+        }
+    }
+    Ok(())
 }
 
 async fn project_id(db: &store::Db, name: &str) -> anyhow::Result<i64> {

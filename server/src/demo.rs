@@ -1,7 +1,7 @@
 //! The demo: a fresh database with the shipped SciFact sample, demo accounts, and the project.
 
 use anyhow::Context;
-use app::domain::account::{NewPassword, Role, Username};
+use app::domain::account::{NewPassword, ProjectRole, Role, Username};
 use app::store::{self, Db};
 use std::path::Path;
 
@@ -161,7 +161,15 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
         let username = Username::parse(name)?;
         let hash = app::auth::hash_password(&NewPassword::parse(&password_of(name))?)?;
         let user = store::users::create(db, &username, role, &hash, None).await?;
-        store::projects::add_member(db, project, user.id, None).await?;
+        // The lead leads the project, the annotators annotate it; the admin acts everywhere.
+        let member = match role {
+            Role::Admin => None,
+            Role::Lead => Some(ProjectRole::Lead),
+            Role::Annotator => Some(ProjectRole::Annotator),
+        };
+        if let Some(member) = member {
+            store::projects::add_member(db, project, user.id, member, None).await?;
+        }
     }
     store::pool::build(
         db,

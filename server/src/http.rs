@@ -2,11 +2,12 @@
 
 use crate::security::{self, PublicOrigin};
 use anyhow::Context;
-use app::domain::account::Role;
+use app::auth::ProjectCaller;
+use app::domain::account::{ProjectRole, Role};
 use app::pipeline::job::PipelineSettings;
 use app::state::AppState;
 use app::store::Db;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -144,17 +145,46 @@ pub async fn purge_expired_sessions(db: &Db) -> anyhow::Result<()> {
         .context("deleting expired sessions")
 }
 
-/// Which role a page path needs; None for pages open to everyone.
-fn required_role(path: &str) -> Option<Role> {
+/// What a page path needs: nothing, an account role, or a role in the project the path names.
+#[derive(Debug, PartialEq, Eq)]
+enum PageAccess {
+    Open,
+    Role(Role),
+    /// `/lead/projects/{name}/...` (a lead of the project, who holds the lead role) and
+    /// `/work/{project}` (a member).
+    Project {
+        name: String,
+        role: ProjectRole,
+    },
+}
+
+/// What the page (or download) at `path` needs.
+fn page_access(path: &str) -> PageAccess {
     let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+    let project = |rest: &str| {
+        let segment = rest.split('/').next().unwrap_or_default();
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
     if path == "/login" || under("/pkg") || under("/api") || path == "/favicon.ico" {
-        None
+        PageAccess::Open
     } else if under("/admin") {
-        Some(Role::Admin)
+        PageAccess::Role(Role::Admin)
+    } else if let Some(rest) = path.strip_prefix("/lead/projects/") {
+        PageAccess::Project {
+            name: project(rest),
+            role: ProjectRole::Lead,
+        }
     } else if under("/lead") {
-        Some(Role::Lead)
+        PageAccess::Role(Role::Lead)
+    } else if let Some(rest) = path.strip_prefix("/work/") {
+        PageAccess::Project {
+            name: project(rest),
+            role: ProjectRole::Annotator,
+        }
     } else {
-        Some(Role::Annotator)
+        PageAccess::Role(Role::Annotator)
     }
 }
 
@@ -168,12 +198,38 @@ fn is_normalised(path: &str) -> bool {
     })
 }
 
-/// Checks every page request against the session's role before the page renders. Server
-/// functions (/api) check their own role. Paths with dot segments are refused first.
+/// A page the caller may not see: 403 (or 404 for a project that does not exist), as HTML.
+fn page_refused(status: StatusCode, message: &str) -> Response {
+    let title = if status == StatusCode::NOT_FOUND {
+        "Not found"
+    } else {
+        "Forbidden"
+    };
+    let message = message
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        format!(
+            "<!DOCTYPE html><title>{title}</title><link rel=stylesheet href=/pkg/claimpool.css>\
+             <main class='page narrow'><h1>{title}</h1><p>{message}. \
+             <a href='/'>Go home</a></p></main>"
+        ),
+    )
+        .into_response()
+}
+
+/// Checks every page request against the session's user before the page renders: the account's
+/// role, and for a project's pages the user's role in that project, whose proof
+/// ([`app::auth::ProjectCaller`]) the request then carries for the handlers behind. Server
+/// functions (/api) are checked against [`app::api::ENDPOINTS`] here and check their project
+/// themselves. Paths with dot segments are refused first.
 async fn guard_pages(
     State(state): State<AppState>,
     session: Session,
-    req: Request,
+    mut req: Request,
     next: Next,
 ) -> Response {
     let path = req.uri().path().to_owned();
@@ -183,30 +239,61 @@ async fn guard_pages(
     if let Some(endpoint) = path.strip_prefix("/api/") {
         return guard_api(&state, &session, endpoint, req, next).await;
     }
-    let Some(role) = required_role(&path) else {
+    let access = page_access(&path);
+    if access == PageAccess::Open {
         return next.run(req).await;
-    };
-    match app::auth::session_user(&session, &state.db).await {
-        Ok(Some(user)) if user.role.satisfies(role) => next.run(req).await,
-        Ok(Some(_)) => (
-            StatusCode::FORBIDDEN,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            format!(
-                "<!DOCTYPE html><title>Forbidden</title><link rel=stylesheet href=/pkg/claimpool.css>\
-                 <main class='page narrow'><h1>Forbidden</h1><p>This page needs the {role} role. \
-                 <a href='/'>Go home</a></p></main>"
-            ),
-        )
-            .into_response(),
+    }
+    let user = match app::auth::session_user(&session, &state.db).await {
+        Ok(Some(user)) => user,
         Ok(None) => {
-            let target = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
-            Redirect::to(&format!("/login?next={}", encode_query_value(target))).into_response()
+            let target = req
+                .uri()
+                .path_and_query()
+                .map(|p| p.as_str())
+                .unwrap_or("/");
+            return Redirect::to(&format!("/login?next={}", encode_query_value(target)))
+                .into_response();
         }
         Err(e) => {
             tracing::error!(error = %e, "page guard");
-            (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response()
+            return (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response();
+        }
+    };
+    match access {
+        PageAccess::Open => {}
+        PageAccess::Role(role) => {
+            if !user.role.satisfies(role) {
+                return page_refused(
+                    StatusCode::FORBIDDEN,
+                    &format!("This page needs the {role} role"),
+                );
+            }
+        }
+        PageAccess::Project { name, role } => {
+            // The account role first: a project's lead pages are refused to annotators whether
+            // or not the project exists.
+            let account = app::api::Access::Project(role).account_role();
+            if let Some(needed) = account.filter(|needed| !user.role.satisfies(*needed)) {
+                return page_refused(
+                    StatusCode::FORBIDDEN,
+                    &format!("This page needs the {needed} role"),
+                );
+            }
+            match app::auth::project_access(&state.db, user, &name, role).await {
+                Ok(caller) => {
+                    req.extensions_mut().insert(caller);
+                }
+                Err(e) => {
+                    let e = e.opaque();
+                    if e.status().is_server_error() {
+                        tracing::error!(error = %e, "page guard");
+                    }
+                    return page_refused(e.status(), &e.to_string());
+                }
+            }
         }
     }
+    next.run(req).await
 }
 
 /// An error response of a server function: its status and its JSON body.
@@ -231,14 +318,13 @@ async fn guard_api(
     req: Request,
     next: Next,
 ) -> Response {
-    use app::api::Access;
     use app::error::ApiError;
     let Some(access) = app::api::access(endpoint) else {
         return api_error(ApiError::NotFound(format!(
             "no server function /api/{endpoint}"
         )));
     };
-    if let Access::Role(role) = access {
+    if let Some(role) = access.account_role() {
         match app::auth::session_user(session, &state.db).await {
             Ok(Some(user)) if user.role.satisfies(role) => {}
             Ok(Some(_)) => {
@@ -312,14 +398,15 @@ struct ReportCsvQuery {
 }
 
 /// `GET /lead/projects/{name}/report/csv/{table}`: one table of the lead report as a CSV file
-/// (`app::domain::report::CSV_TABLES`). Leads only: checked here as well as by the page guard.
+/// (`app::domain::report::CSV_TABLES`). The page guard lets only the project's leads through,
+/// with the proof this handler requires.
 async fn report_csv(
     State(state): State<AppState>,
-    session: Session,
+    Extension(caller): Extension<ProjectCaller>,
     Path((project, table)): Path<(String, String)>,
     Query(query): Query<ReportCsvQuery>,
 ) -> Response {
-    match report_csv_text(&state.db, &session, &project, &table, query).await {
+    match report_csv_text(&state.db, &caller, &table, query).await {
         Ok(csv) => {
             let stem: String = format!("{project}-{table}")
                 .chars()
@@ -352,21 +439,11 @@ async fn report_csv(
 
 async fn report_csv_text(
     db: &Db,
-    session: &Session,
-    project: &str,
+    caller: &ProjectCaller,
     table: &str,
     query: ReportCsvQuery,
 ) -> Result<String, app::error::ApiError> {
     use app::error::ApiError;
-    let user = app::auth::session_user(session, db)
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
-    if !user.role.satisfies(Role::Lead) {
-        return Err(ApiError::Forbidden(format!(
-            "this needs the {} role",
-            Role::Lead
-        )));
-    }
     if !app::domain::report::CSV_TABLES.contains(&table) {
         return Err(ApiError::NotFound(format!(
             "report table {table:?} (one of: {})",
@@ -374,7 +451,7 @@ async fn report_csv_text(
         )));
     }
     let (_, computed) =
-        app::api::report::web_report(db, project, query.step, query.bootstrap, query.seed).await?;
+        app::api::report::web_report(db, caller, query.step, query.bootstrap, query.seed).await?;
     computed
         .report
         .to_csv(table)
@@ -448,14 +525,30 @@ mod tests {
 
     #[test]
     fn page_roles() {
-        assert_eq!(required_role("/login"), None);
-        assert_eq!(required_role("/pkg/claimpool.js"), None);
-        assert_eq!(required_role("/api/login"), None);
-        assert_eq!(required_role("/admin/users"), Some(Role::Admin));
-        assert_eq!(required_role("/lead"), Some(Role::Lead));
-        assert_eq!(required_role("/lead/projects/x"), Some(Role::Lead));
-        assert_eq!(required_role("/leader"), Some(Role::Annotator));
-        assert_eq!(required_role("/"), Some(Role::Annotator));
+        let project = |name: &str, role| PageAccess::Project {
+            name: name.to_owned(),
+            role,
+        };
+        assert_eq!(page_access("/login"), PageAccess::Open);
+        assert_eq!(page_access("/pkg/claimpool.js"), PageAccess::Open);
+        assert_eq!(page_access("/api/login"), PageAccess::Open);
+        assert_eq!(page_access("/admin/users"), PageAccess::Role(Role::Admin));
+        assert_eq!(page_access("/lead"), PageAccess::Role(Role::Lead));
+        assert_eq!(page_access("/lead/projects"), PageAccess::Role(Role::Lead));
+        assert_eq!(
+            page_access("/lead/projects/x"),
+            project("x", ProjectRole::Lead)
+        );
+        assert_eq!(
+            page_access("/lead/projects/a%20b/report/csv/systems"),
+            project("a b", ProjectRole::Lead)
+        );
+        assert_eq!(
+            page_access("/work/sci%C3%A9nce"),
+            project("sciénce", ProjectRole::Annotator)
+        );
+        assert_eq!(page_access("/leader"), PageAccess::Role(Role::Annotator));
+        assert_eq!(page_access("/"), PageAccess::Role(Role::Annotator));
     }
 
     #[test]

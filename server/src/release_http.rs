@@ -1,13 +1,13 @@
 //! Downloading a release's `.tar.gz`: a plain GET route, for browsers' save dialogs and for
-//! `curl`. The page guard already limits `/lead/...` to leads; the handler checks again.
+//! `curl`. The page guard lets only the project's leads through, with the proof
+//! ([`ProjectCaller`]) the handler requires.
 
-use app::domain::account::Role;
+use app::auth::ProjectCaller;
 use app::state::AppState;
 use app::store::{self, StoreError};
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use tower_sessions::Session;
 
 /// The route, in axum's path syntax.
 pub const DOWNLOAD_ROUTE: &str = "/lead/projects/{name}/releases/{number}/download";
@@ -25,29 +25,16 @@ fn plain(status: StatusCode, text: impl Into<String>) -> Response {
 /// `<project>-release-<number>.tar.gz`.
 pub async fn download(
     State(state): State<AppState>,
-    session: Session,
-    Path((project, number)): Path<(String, String)>,
+    Extension(caller): Extension<ProjectCaller>,
+    Path((_, number)): Path<(String, String)>,
 ) -> Response {
-    match app::auth::session_user(&session, &state.db).await {
-        Ok(Some(user)) if user.role.satisfies(Role::Lead) => {}
-        Ok(Some(_)) => return plain(StatusCode::FORBIDDEN, "this needs the lead role"),
-        Ok(None) => return plain(StatusCode::UNAUTHORIZED, "please log in"),
-        Err(e) => {
-            tracing::error!(error = %e, "release download: session");
-            return plain(StatusCode::INTERNAL_SERVER_ERROR, "server error");
-        }
-    }
     let Some(number) = number.parse::<u32>().ok().filter(|n| *n > 0) else {
         return plain(
             StatusCode::NOT_FOUND,
             format!("{number:?} is not a release number"),
         );
     };
-    let found = async {
-        let id = store::projects::id_by_name(&state.db, &project).await?;
-        store::release::archive(&state.db, id, number).await
-    }
-    .await;
+    let found = store::release::archive(&state.db, caller.project_id(), number).await;
     match found {
         Ok((file_name, bytes)) => (
             [

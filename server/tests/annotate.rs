@@ -87,12 +87,18 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
     app::store::import::run(&app.db, project, import, None)
         .await
         .unwrap();
-    app.add_user("lead", Role::Lead).await;
+    app.add_lead("lead", PROJECT).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(&app.db, project, id, None)
-            .await
-            .unwrap();
+        app::store::projects::add_member(
+            &app.db,
+            project,
+            id,
+            app::domain::account::ProjectRole::Annotator,
+            None,
+        )
+        .await
+        .unwrap();
     }
     app::store::pool::build(
         &app.db,

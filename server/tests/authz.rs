@@ -1,15 +1,130 @@
 //! The authorization matrix, generated from what the server serves: every registered server
-//! function and every page route, for each kind of caller (anonymous, annotator, lead, admin).
-//! A server function missing from `app::api::ENDPOINTS` fails the first test; every cell of the
-//! matrix is asserted by the others.
+//! function and every page route (and the plain download routes), for each kind of caller:
+//! anonymous, an annotator of the project, an annotator of another project, a lead of the
+//! project, a lead of another project, and an admin. A server function missing from
+//! `app::api::ENDPOINTS`, or from this file's argument table, fails the first test; every cell of
+//! the matrix is asserted by the others.
 
 mod common;
 
 use app::api::{Access, ENDPOINTS};
-use app::domain::account::Role;
+use app::domain::account::{ProjectRole, Role};
 use common::TestApp;
 use reqwest::StatusCode;
 use std::collections::BTreeSet;
+
+/// The project every call names; "A" is the other project.
+const PROJECT: &str = "B";
+
+/// One caller of the matrix: a name, their account role (None: not logged in), their role in
+/// project B if any, and a client.
+struct Caller {
+    name: &'static str,
+    role: Option<Role>,
+    in_b: Option<ProjectRole>,
+    client: reqwest::Client,
+}
+
+/// The arguments each server function is called with: valid enough that a caller who may call
+/// it reaches the function body (which may still refuse them as not found or invalid, never as
+/// unauthorized), naming project B. `ENTRY` stands for a pooled pair of B.
+const ARGUMENTS: &[(&str, Body)] = &[
+    (
+        "login",
+        Body::Form("username=nobody&password=wrong-password&next=/"),
+    ),
+    ("logout", Body::Form("")),
+    ("whoami", Body::Form("")),
+    ("admin/users", Body::Form("")),
+    (
+        "admin/user/create",
+        Body::Form("username=made-by-matrix&role=annotator"),
+    ),
+    ("admin/user/reset", Body::Form("username=nobody")),
+    ("admin/user/role", Body::Form("username=nobody&role=lead")),
+    (
+        "admin/user/active",
+        Body::Form("username=nobody&active=false"),
+    ),
+    (
+        "account/password",
+        Body::Form("current=not-the-password&new=a+new+long+password"),
+    ),
+    ("work/projects", Body::Form("")),
+    ("work/open-count", Body::Form("")),
+    ("work/queue", Body::Form("project=B")),
+    (
+        "work/submit",
+        Body::Json(
+            r#"{"project": "B", "assignment_id": 999999, "form": {"no_evidence": true}, "seconds_spent": 1.0}"#,
+        ),
+    ),
+    ("work/undo", Body::Form("project=B")),
+    ("work/skip", Body::Form("project=B&assignment_id=999999")),
+    (
+        "work/flag",
+        Body::Form("project=B&assignment_id=999999&note=x"),
+    ),
+    ("work/comment", Body::Form("entry_id=ENTRY&body=a+remark")),
+    ("lead/projects", Body::Form("")),
+    ("lead/project", Body::Form("name=B")),
+    ("lead/claims", Body::Form("project=B&search=&offset=0")),
+    ("lead/claim", Body::Form("project=B&claim_id=3")),
+    ("lead/systems", Body::Form("project=B")),
+    ("lead/runs/upload", Body::Upload),
+    (
+        "lead/pool/preview",
+        Body::Form("project=B&strategy=confidence&depths[0]=5"),
+    ),
+    (
+        "lead/pool/build",
+        Body::Form("project=B&strategy=confidence&depth=1"),
+    ),
+    ("lead/pool/stats", Body::Form("project=B")),
+    ("lead/annotation", Body::Form("project=B")),
+    (
+        "lead/annotation/member",
+        Body::Form("project=B&username=nobody&active=true"),
+    ),
+    ("lead/annotation/open", Body::Form("project=B")),
+    (
+        "lead/annotation/reassign",
+        Body::Form("project=B&assignment_id=999999&to=nobody"),
+    ),
+    ("lead/annotation/mode", Body::Form("project=B&mode=confirm")),
+    (
+        "lead/annotation/pair",
+        Body::Form("project=B&entry_id=ENTRY"),
+    ),
+    (
+        "lead/annotation/adjudicate",
+        Body::Json(
+            r#"{"project": "B", "entry_id": 999999, "form": {"no_evidence": true}, "seconds_spent": 1.0}"#,
+        ),
+    ),
+    ("pipeline/options", Body::Form("project=B")),
+    (
+        "pipeline/start",
+        Body::Form("project=B&retriever=bm25&k=0&scorer=bm25&system=x&role=pooled"),
+    ),
+    ("pipeline/job", Body::Form("project=B&id=999999")),
+    ("pipeline/jobs", Body::Form("project=B")),
+    ("pipeline/cancel", Body::Form("project=B&id=999999")),
+    ("release/overview", Body::Form("project=B")),
+    (
+        "release/create",
+        Body::Form("project=B&partial=false&unjudged=false"),
+    ),
+    ("report/view", Body::Form("project=B")),
+];
+
+#[derive(Clone, Copy)]
+enum Body {
+    Form(&'static str),
+    Json(&'static str),
+    /// A multipart run upload naming project B.
+    Upload,
+}
 
 #[test]
 fn the_endpoint_table_lists_exactly_the_registered_server_functions() {
@@ -28,6 +143,11 @@ fn the_endpoint_table_lists_exactly_the_registered_server_functions() {
         missing.is_empty() && stale.is_empty(),
         "server functions without an access rule: {missing:?}; rules without a function: {stale:?}"
     );
+    let with_arguments: BTreeSet<String> = ARGUMENTS.iter().map(|(e, _)| (*e).to_owned()).collect();
+    assert_eq!(
+        with_arguments, table,
+        "the matrix's argument table must list every endpoint"
+    );
     assert!(
         registered.len() >= 35,
         "{} server functions",
@@ -35,56 +155,187 @@ fn the_endpoint_table_lists_exactly_the_registered_server_functions() {
     );
 }
 
-/// The callers of the matrix: a name, their role (None: not logged in) and a client.
-async fn callers(app: &TestApp) -> Vec<(&'static str, Option<Role>, reqwest::Client)> {
-    let mut callers = vec![("anonymous", None, app.client())];
-    for (name, role) in [
-        ("annotator", Role::Annotator),
-        ("lead", Role::Lead),
-        ("admin", Role::Admin),
-    ] {
-        app.add_user(name, role).await;
-        callers.push((name, Some(role), app.logged_in(name).await));
+/// Two projects, A and B, each with the demo sample, a run and a pool; and the callers.
+async fn setup(app: &TestApp) -> (Vec<Caller>, i64) {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    let mut ids = Vec::new();
+    for name in ["A", "B"] {
+        let project = app::store::projects::create(&app.db, name, "", None)
+            .await
+            .unwrap();
+        app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
+            .await
+            .unwrap();
+        app::store::import::claims(&app.db, project, &demo.join("claims.jsonl"), None)
+            .await
+            .unwrap();
+        let run = app.dir.path().join(format!("run-{name}.jsonl"));
+        let docs: Vec<String> = std::fs::read_to_string(demo.join("corpus.jsonl"))
+            .unwrap()
+            .lines()
+            .take(10)
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["doc_id"].to_string())
+            .collect();
+        let lines: String = docs
+            .iter()
+            .enumerate()
+            .map(|(i, doc)| {
+                format!(
+                    "{{\"claim_id\": 3, \"doc_id\": {doc}, \"p_support\": 0.{i}5, \"p_contradict\": 0.1}}\n"
+                )
+            })
+            .collect();
+        std::fs::write(&run, lines).unwrap();
+        app::store::import::run(
+            &app.db,
+            project,
+            app::store::import::RunImport {
+                path: run,
+                format: Some(app::domain::formats::RunFormat::Canonical),
+                options: Default::default(),
+                system: app::store::import::SystemSpec {
+                    name: Some("s".into()),
+                    role: app::store::import::SystemRole::Pooled,
+                    description: String::new(),
+                    negative_sampling_ratio: None,
+                },
+                allow_missing_docs: false,
+            },
+            None,
+        )
+        .await
+        .unwrap();
+        ids.push(project);
     }
-    callers
+    let (a, b) = (ids[0], ids[1]);
+    let mut callers = vec![Caller {
+        name: "anonymous",
+        role: None,
+        in_b: None,
+        client: app.client(),
+    }];
+    for (name, role, project, in_project) in [
+        (
+            "annotator",
+            Role::Annotator,
+            Some(b),
+            Some(ProjectRole::Annotator),
+        ),
+        (
+            "other-annotator",
+            Role::Annotator,
+            Some(a),
+            Some(ProjectRole::Annotator),
+        ),
+        ("lead", Role::Lead, Some(b), Some(ProjectRole::Lead)),
+        ("other-lead", Role::Lead, Some(a), Some(ProjectRole::Lead)),
+        ("admin", Role::Admin, None, None),
+    ] {
+        let id = app.add_user(name, role).await;
+        if let (Some(project), Some(in_project)) = (project, in_project) {
+            app::store::projects::add_member(&app.db, project, id, in_project, None)
+                .await
+                .unwrap();
+        }
+        callers.push(Caller {
+            name,
+            role: Some(role),
+            in_b: if project == Some(b) { in_project } else { None },
+            client: app.logged_in(name).await,
+        });
+    }
+    for project in [a, b] {
+        app::store::pool::build(
+            &app.db,
+            project,
+            app::domain::pool::Strategy::Confidence,
+            10,
+            None,
+        )
+        .await
+        .unwrap();
+    }
+    let entry: i64 = sqlx::query_scalar("SELECT MIN(id) FROM pool_entries WHERE project_id = ?")
+        .bind(b)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    (callers, entry)
 }
 
-/// The status a caller with `role` must get when `access` refuses them, or None when it lets
-/// them through.
-fn refusal(access: Access, role: Option<Role>) -> Option<StatusCode> {
-    match (access, role) {
-        (Access::Public, _) => None,
-        (Access::Role(_), None) => Some(StatusCode::UNAUTHORIZED),
-        (Access::Role(needed), Some(have)) if !have.satisfies(needed) => {
-            Some(StatusCode::FORBIDDEN)
+/// The status a caller must get when `access` refuses them, or None when it lets them through.
+fn refusal(access: Access, caller: &Caller) -> Option<StatusCode> {
+    let Some(role) = caller.role else {
+        return (access != Access::Public).then_some(StatusCode::UNAUTHORIZED);
+    };
+    let allowed = match access {
+        Access::Public => true,
+        Access::Role(needed) => role.satisfies(needed),
+        Access::Project(needed) => {
+            app::domain::account::may_act_in_project(role, caller.in_b, needed)
         }
-        (Access::Role(_), Some(_)) => None,
-    }
+    };
+    (!allowed).then_some(StatusCode::FORBIDDEN)
+}
+
+async fn call(
+    app: &TestApp,
+    client: &reqwest::Client,
+    endpoint: &str,
+    body: Body,
+    entry: i64,
+) -> reqwest::Response {
+    let url = app.url(&format!("/api/{endpoint}"));
+    let request = match body {
+        Body::Form(text) => client
+            .post(url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(text.replace("ENTRY", &entry.to_string())),
+        Body::Json(text) => client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(text.to_owned()),
+        Body::Upload => {
+            let form = reqwest::multipart::Form::new()
+                .text("project", PROJECT)
+                .text("system", "uploaded")
+                .text("role", "pooled")
+                .part(
+                    "file",
+                    reqwest::multipart::Part::bytes(
+                        b"{\"claim_id\": 3, \"doc_id\": 4983, \"p_support\": 0.5, \"p_contradict\": 0.1}\n"
+                            .to_vec(),
+                    )
+                    .file_name("run.jsonl"),
+                );
+            client.post(url).multipart(form)
+        }
+    };
+    request.send().await.unwrap()
 }
 
 #[tokio::test]
-async fn every_server_function_checks_the_role_before_reading_its_arguments() {
+async fn every_server_function_checks_the_account_and_project_role() {
     let app = TestApp::spawn().await;
-    let callers = callers(&app).await;
+    let (callers, entry) = setup(&app).await;
     let mut wrong = Vec::new();
     let mut cells = 0;
     for (endpoint, access) in ENDPOINTS {
         if *endpoint == "logout" {
             continue; // below, with clients of its own
         }
-        for (who, role, client) in &callers {
-            // No arguments at all: a caller who may not call the function is refused before
-            // they are read; one who may gets 400 for the missing arguments (or an answer).
-            let res = client
-                .post(app.url(&format!("/api/{endpoint}")))
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body("")
-                .send()
-                .await
-                .unwrap();
+        let body = ARGUMENTS
+            .iter()
+            .find(|(e, _)| e == endpoint)
+            .map(|(_, b)| *b)
+            .unwrap_or_else(|| panic!("no arguments for {endpoint}"));
+        for caller in &callers {
+            let res = call(&app, &caller.client, endpoint, body, entry).await;
             let status = res.status();
             cells += 1;
-            let ok = match refusal(*access, *role) {
+            let ok = match refusal(*access, caller) {
+                // A public function's 4xx (wrong credentials) is its answer, not a refusal.
+                None if *access == Access::Public => !status.is_server_error(),
                 Some(expected) => status == expected,
                 None => {
                     status != StatusCode::UNAUTHORIZED
@@ -94,20 +345,68 @@ async fn every_server_function_checks_the_role_before_reading_its_arguments() {
             };
             if !ok {
                 let body = res.text().await.unwrap_or_default();
-                wrong.push(format!("{endpoint} as {who}: {status} {body}"));
+                wrong.push(format!("{endpoint} as {}: {status} {body}", caller.name));
             }
         }
     }
-    assert!(cells >= 4 * 34, "{cells} cells");
+    assert!(cells >= 6 * 40, "{cells} cells");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Without its arguments, a function refuses a caller without the account role before it
+    // reads them, and answers 400 (not 500) to one with it.
+    for (endpoint, access) in ENDPOINTS {
+        let Some(role) = access.account_role() else {
+            continue;
+        };
+        for caller in &callers {
+            let res = caller
+                .client
+                .post(app.url(&format!("/api/{endpoint}")))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body("")
+                .send()
+                .await
+                .unwrap();
+            let status = res.status();
+            let ok = match caller.role {
+                None => status == StatusCode::UNAUTHORIZED,
+                Some(have) if !have.satisfies(role) => status == StatusCode::FORBIDDEN,
+                Some(_) => !status.is_server_error() && status != StatusCode::UNAUTHORIZED,
+            };
+            assert!(
+                ok,
+                "{endpoint} without arguments as {}: {status}",
+                caller.name
+            );
+        }
+    }
     // An endpoint that is no server function: 404 for everyone.
-    for (who, _, client) in &callers {
-        let res = client
+    for caller in &callers {
+        let res = caller
+            .client
             .post(app.url("/api/lead/nothing"))
             .send()
             .await
             .unwrap();
-        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{who}");
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{}", caller.name);
+    }
+    // A lead's list of projects holds the projects they lead; an admin's all.
+    for (who, expected) in [
+        ("lead", vec!["B"]),
+        ("other-lead", vec!["A"]),
+        ("admin", vec!["A", "B"]),
+    ] {
+        let caller = callers.iter().find(|c| c.name == who).unwrap();
+        let listed: Vec<serde_json::Value> = caller
+            .client
+            .post(app.url("/api/lead/projects"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let names: Vec<&str> = listed.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(names, expected, "{who}");
     }
     // Logout is open to all and ends the session.
     for (who, role) in [("annotator", Role::Annotator), ("lead", Role::Lead)] {
@@ -123,53 +422,66 @@ async fn every_server_function_checks_the_role_before_reading_its_arguments() {
             .send()
             .await
             .unwrap();
-        let expected = refusal(Access::Role(Role::Lead), None).unwrap();
-        assert_eq!(res.status(), expected, "{who} ({role}) after logout");
+        assert_eq!(
+            res.status(),
+            StatusCode::UNAUTHORIZED,
+            "{who} ({role}) after logout"
+        );
     }
 }
 
-/// Every page route with its parameters filled in.
+/// Every page route with its parameters filled in (project pages name project B), and the
+/// plain routes (report CSV, release download) that live under the project's pages.
 fn page_paths() -> Vec<String> {
-    leptos_axum::generate_route_list(app::App)
+    let mut paths: BTreeSet<String> = leptos_axum::generate_route_list(app::App)
         .iter()
         .map(|route| {
             route
                 .path()
                 .split('/')
-                .map(|segment| {
-                    if segment.starts_with(':') || segment.starts_with('{') {
-                        "x"
-                    } else {
-                        segment
+                .enumerate()
+                .map(|(i, segment)| {
+                    let param = segment.starts_with(':') || segment.starts_with('{');
+                    match (param, i) {
+                        // /lead/projects/:name and /work/:project
+                        (true, 2 | 3) => PROJECT,
+                        (true, _) => "1",
+                        (false, _) => segment,
                     }
                 })
                 .collect::<Vec<_>>()
                 .join("/")
         })
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
+        .collect();
+    paths.insert(format!("/lead/projects/{PROJECT}/report/csv/systems"));
+    paths.insert(format!("/lead/projects/{PROJECT}/releases/1/download"));
+    paths.into_iter().collect()
 }
 
 #[tokio::test]
-async fn every_page_checks_the_role_on_the_server() {
+async fn every_page_checks_the_account_and_project_role_on_the_server() {
     let app = TestApp::spawn().await;
-    let callers = callers(&app).await;
+    let (callers, _) = setup(&app).await;
     let pages = page_paths();
-    assert!(pages.len() >= 11, "{pages:?}");
+    assert!(pages.len() >= 13, "{pages:?}");
+    assert!(pages.contains(&"/work/B".to_owned()), "{pages:?}");
     let mut wrong = Vec::new();
     for page in &pages {
         let needed = if page == "/login" {
             Access::Public
         } else if page.starts_with("/admin") {
             Access::Role(Role::Admin)
+        } else if page.starts_with("/lead/projects/") {
+            Access::Project(ProjectRole::Lead)
         } else if page.starts_with("/lead") {
             Access::Role(Role::Lead)
+        } else if page.starts_with("/work/") {
+            Access::Project(ProjectRole::Annotator)
         } else {
             Access::Role(Role::Annotator)
         };
-        for (who, role, client) in &callers {
-            let res = client.get(app.url(page)).send().await.unwrap();
+        for caller in &callers {
+            let res = caller.client.get(app.url(page)).send().await.unwrap();
             let status = res.status();
             let to_login = status.is_redirection()
                 && res
@@ -177,15 +489,24 @@ async fn every_page_checks_the_role_on_the_server() {
                     .get("location")
                     .and_then(|l| l.to_str().ok())
                     .is_some_and(|l| l.starts_with("/login?next="));
-            let ok = match refusal(needed, *role) {
+            let ok = match refusal(needed, caller) {
                 Some(StatusCode::UNAUTHORIZED) => to_login,
                 Some(expected) => status == expected,
                 None => !to_login && status != StatusCode::FORBIDDEN && !status.is_server_error(),
             };
             if !ok {
-                wrong.push(format!("{page} as {who}: {status}"));
+                wrong.push(format!("{page} as {}: {status}", caller.name));
             }
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A project that does not exist is not found, for everyone who may look for one.
+    let admin = callers.iter().find(|c| c.name == "admin").unwrap();
+    let res = admin
+        .client
+        .get(app.url("/lead/projects/nowhere"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }

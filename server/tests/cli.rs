@@ -73,3 +73,188 @@ fn user_add_reads_the_password_from_stdin() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "alice\tlead\n");
 }
+
+/// Runs `claimpool --db DB ARGS` with `stdin`; returns (success, stdout, stderr).
+fn run(db: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String, String) {
+    let mut child = claimpool()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn accounts_and_project_members_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let ok = |args: &[&str], stdin: &str| {
+        let (success, out, err) = run(&db, args, stdin);
+        assert!(success, "{args:?}: {err}");
+        out
+    };
+    ok(
+        &[
+            "user",
+            "add",
+            "--username",
+            "root",
+            "--role",
+            "admin",
+            "--password-stdin",
+        ],
+        "a long password\n",
+    );
+    ok(
+        &[
+            "user",
+            "add",
+            "--username",
+            "lea",
+            "--role",
+            "lead",
+            "--password-stdin",
+        ],
+        "a long password\n",
+    );
+    ok(
+        &[
+            "user",
+            "add",
+            "--username",
+            "ann",
+            "--role",
+            "annotator",
+            "--password-stdin",
+        ],
+        "a long password\n",
+    );
+    ok(&["project", "create", "p"], "");
+    ok(
+        &[
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "lea",
+            "--role",
+            "lead",
+        ],
+        "",
+    );
+    ok(
+        &[
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "ann",
+            "--role",
+            "annotator",
+        ],
+        "",
+    );
+    // An annotator cannot lead a project, nor a lead annotate one.
+    let (success, _, err) = run(
+        &db,
+        &[
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "ann",
+            "--role",
+            "lead",
+        ],
+        "",
+    );
+    assert!(!success && err.contains("ann is an annotator"), "{err}");
+    let (success, _, err) = run(
+        &db,
+        &[
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "lea",
+            "--role",
+            "boss",
+        ],
+        "",
+    );
+    assert!(!success && err.contains("--role"), "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&ok(
+        &["project", "member", "list", "--project", "p", "--json"],
+        "",
+    ))
+    .unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            { "username": "lea", "role": "lead", "active": true },
+            { "username": "ann", "role": "annotator", "active": true },
+        ])
+    );
+    ok(
+        &[
+            "project",
+            "member",
+            "remove",
+            "--project",
+            "p",
+            "--user",
+            "lea",
+        ],
+        "",
+    );
+    assert_eq!(
+        ok(&["project", "member", "list", "--project", "p"], ""),
+        "lea\tlead (inactive)\nann\tannotator\n"
+    );
+    // Passwords, roles and deactivation.
+    ok(
+        &["user", "passwd", "ann", "--password-stdin"],
+        "another long password\n",
+    );
+    let (success, _, err) = run(
+        &db,
+        &["user", "passwd", "ann", "--password-stdin"],
+        "short\n",
+    );
+    assert!(!success && err.contains("password"), "{err}");
+    assert_eq!(
+        ok(&["user", "role", "lea", "annotator"], ""),
+        "lea is now annotator\n"
+    );
+    ok(&["user", "deactivate", "ann"], "");
+    let users = ok(&["user", "list"], "");
+    assert!(users.contains("ann\tannotator (inactive)"), "{users}");
+    ok(&["user", "reactivate", "ann"], "");
+    let (success, _, err) = run(&db, &["user", "deactivate", "root"], "");
+    assert!(!success && err.contains("last active admin"), "{err}");
+    let (success, _, err) = run(&db, &["user", "role", "nobody", "lead"], "");
+    assert!(!success && err.contains("nobody"), "{err}");
+}

@@ -380,9 +380,15 @@ async fn add_member(db: &Path, name: &str) {
         .await
         .unwrap();
     let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
-    app::store::projects::add_member(&pool, project, user, None)
-        .await
-        .unwrap();
+    app::store::projects::add_member(
+        &pool,
+        project,
+        user,
+        app::domain::account::ProjectRole::Annotator,
+        None,
+    )
+    .await
+    .unwrap();
     pool.close().await;
 }
 

@@ -339,9 +339,15 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     .await
     .unwrap()
     .last_insert_rowid();
-    app::store::projects::add_member(db, project, annotator, None)
-        .await
-        .unwrap();
+    app::store::projects::add_member(
+        db,
+        project,
+        annotator,
+        app::domain::account::ProjectRole::Annotator,
+        None,
+    )
+    .await
+    .unwrap();
     app::store::pool::build(
         db,
         project,

@@ -128,8 +128,8 @@ fn direct_bm25_run(k: usize) -> BTreeMap<(String, String), (i64, f64)> {
 #[tokio::test]
 async fn a_lead_generates_a_bm25_run_that_becomes_a_system() {
     let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
-    app.add_user("lead", Role::Lead).await;
     demo_project(&app).await;
+    app.add_lead("lead", "demo").await;
     let lead = app.logged_in("lead").await;
 
     let res = start(
@@ -211,8 +211,8 @@ async fn external_jobs_run_only_configured_commands_and_bad_output_imports_nothi
     )
     .unwrap();
     let app = TestApp::spawn_with_jobs(settings).await;
-    app.add_user("lead", Role::Lead).await;
     demo_project(&app).await;
+    app.add_lead("lead", "demo").await;
     let lead = app.logged_in("lead").await;
     let external = |command: &'static str, system: &'static str| {
         [
@@ -293,9 +293,9 @@ async fn external_jobs_run_only_configured_commands_and_bad_output_imports_nothi
 #[tokio::test]
 async fn annotators_are_refused_and_choices_the_server_lacks_are_rejected() {
     let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
-    app.add_user("lead", Role::Lead).await;
     app.add_user("ann", Role::Annotator).await;
     demo_project(&app).await;
+    app.add_lead("lead", "demo").await;
     let ann = app.logged_in("ann").await;
     let fields = [
         ("project", "demo"),
@@ -346,8 +346,8 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
         PipelineSettings::from_options(&["hang=sleep 600".to_owned()], &[], None).unwrap();
     settings.job_timeout = Some(Duration::from_secs(3));
     let app = TestApp::spawn_with_jobs(settings).await;
-    app.add_user("lead", Role::Lead).await;
     demo_project(&app).await;
+    app.add_lead("lead", "demo").await;
     let lead = app.logged_in("lead").await;
     let hang = |system: &str| {
         [

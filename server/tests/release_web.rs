@@ -191,7 +191,7 @@ fn hex(bytes: &[u8]) -> String {
 async fn annotators_are_refused_everywhere_on_releases() {
     let app = TestApp::spawn().await;
     project(&app).await;
-    app.add_user("lea", Role::Lead).await;
+    app.add_lead("lea", "p").await;
     app.add_user("ann", Role::Annotator).await;
     let lead = app.logged_in("lea").await;
     let res = post(&lead, &app, "release/create", &create_form(true, false)).await;
@@ -240,7 +240,7 @@ async fn annotators_are_refused_everywhere_on_releases() {
 async fn leads_release_download_and_get_the_same_release_for_the_same_state() {
     let app = TestApp::spawn().await;
     project(&app).await;
-    app.add_user("lea", Role::Lead).await;
+    app.add_lead("lea", "p").await;
     let lead = app.logged_in("lea").await;
 
     let res = post(&lead, &app, "release/overview", &[("project", "p")]).await;

@@ -694,7 +694,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     assert!(String::from_utf8_lossy(&out.stderr).contains("--step"));
 
     // The dashboard's server function and the CSV downloads, for a lead; refused to annotators.
-    app.add_user("boss", app::domain::account::Role::Lead).await;
+    app.add_lead("boss", "scifact").await;
     app.add_user("ann9", app::domain::account::Role::Annotator)
         .await;
     let lead = app.logged_in("boss").await;

@@ -263,7 +263,7 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
     })
     .await;
     project(&app.db, app.dir.path()).await;
-    app.add_user("lead", app::domain::account::Role::Lead).await;
+    app.add_lead("lead", "p").await;
     let lead = app.logged_in("lead").await;
     let line = "{\"claim_id\": 10, \"doc_id\": 1, \"predicted_label\": \"SUPPORT\", \"p_support\": 0.9, \"p_contradict\": 0.0}\n";
     let fields = |description: &str| {

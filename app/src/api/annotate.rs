@@ -11,26 +11,56 @@ use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::domain::account::{Role, User};
+    use crate::auth::ProjectCaller;
+    use crate::domain::account::ProjectRole;
     use crate::store::annotate::Actor;
     use crate::store::Db;
 
-    pub fn actor(user: &User) -> Actor {
+    /// The caller as the store knows them: a project's lead may act on any of its items.
+    pub fn actor(caller: &ProjectCaller) -> Actor {
         Actor {
-            id: user.id,
-            is_lead: user.role.satisfies(Role::Lead),
+            id: caller.user().id,
+            is_lead: caller.is_lead(),
         }
     }
 
-    pub async fn caller(role: Role, project: &str) -> Result<(Db, i64, User), ApiError> {
-        let user = crate::auth::require(role).await?;
-        let db = crate::state::db()?;
-        let id = crate::store::projects::id_by_name(&db, project).await?;
-        Ok((db, id, user))
+    pub async fn caller(role: ProjectRole, project: &str) -> Result<(Db, ProjectCaller), ApiError> {
+        let caller = crate::auth::require_project(project, role).await?;
+        Ok((crate::state::db()?, caller))
     }
 
-    pub async fn head(db: &Db, user: &User, project: i64) -> Result<QueueHead, ApiError> {
-        Ok(crate::store::annotate::queue_head(db, actor(user), project).await?)
+    /// The caller of something on pair `entry_id`, who must be able to act as `role` in its
+    /// project.
+    pub async fn caller_of_entry(
+        role: ProjectRole,
+        entry_id: i64,
+    ) -> Result<(Db, ProjectCaller), ApiError> {
+        let db = crate::state::db()?;
+        let user = crate::auth::current_user()
+            .await?
+            .ok_or(ApiError::Unauthenticated)?;
+        let project = crate::store::annotate::project_of_entry(&db, entry_id).await?;
+        let caller = crate::auth::project_access_at(&db, user, project, role).await?;
+        Ok((db, caller))
+    }
+
+    pub async fn head(db: &Db, caller: &ProjectCaller) -> Result<QueueHead, ApiError> {
+        Ok(crate::store::annotate::queue_head(db, actor(caller), caller.project_id()).await?)
+    }
+
+    /// A pair of the caller's project, or not found.
+    pub async fn check_entry(
+        db: &Db,
+        caller: &ProjectCaller,
+        entry_id: i64,
+    ) -> Result<(), ApiError> {
+        if crate::store::annotate::project_of_entry(db, entry_id).await? != caller.project_id() {
+            return Err(ApiError::NotFound(format!(
+                "pair #{entry_id} in {}",
+                caller.project()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -39,9 +69,9 @@ mod ssr {
 pub async fn load_queue(project: String) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) =
-                ssr::caller(crate::domain::account::Role::Annotator, &project).await?;
-            ssr::head(&db, &user, id).await
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            ssr::head(&db, &caller).await
         }
         .await,
     )
@@ -57,17 +87,17 @@ pub async fn submit_item(
 ) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) =
-                ssr::caller(crate::domain::account::Role::Annotator, &project).await?;
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
             crate::store::annotate::submit(
                 &db,
-                ssr::actor(&user),
+                ssr::actor(&caller),
                 crate::store::annotate::Target::Assignment(assignment_id),
                 &form.to_draft(),
                 seconds_spent,
             )
             .await?;
-            ssr::head(&db, &user, id).await
+            ssr::head(&db, &caller).await
         }
         .await,
     )
@@ -78,10 +108,11 @@ pub async fn submit_item(
 pub async fn undo_last(project: String) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) =
-                ssr::caller(crate::domain::account::Role::Annotator, &project).await?;
-            crate::store::annotate::undo_last(&db, ssr::actor(&user), id).await?;
-            ssr::head(&db, &user, id).await
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            crate::store::annotate::undo_last(&db, ssr::actor(&caller), caller.project_id())
+                .await?;
+            ssr::head(&db, &caller).await
         }
         .await,
     )
@@ -92,10 +123,10 @@ pub async fn undo_last(project: String) -> Result<QueueHead, ApiError> {
 pub async fn skip_item(project: String, assignment_id: i64) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) =
-                ssr::caller(crate::domain::account::Role::Annotator, &project).await?;
-            crate::store::annotate::skip(&db, ssr::actor(&user), assignment_id).await?;
-            ssr::head(&db, &user, id).await
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            crate::store::annotate::skip(&db, ssr::actor(&caller), assignment_id).await?;
+            ssr::head(&db, &caller).await
         }
         .await,
     )
@@ -110,10 +141,10 @@ pub async fn flag_item(
 ) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) =
-                ssr::caller(crate::domain::account::Role::Annotator, &project).await?;
-            crate::store::annotate::flag(&db, ssr::actor(&user), assignment_id, &note).await?;
-            ssr::head(&db, &user, id).await
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            crate::store::annotate::flag(&db, ssr::actor(&caller), assignment_id, &note).await?;
+            ssr::head(&db, &caller).await
         }
         .await,
     )
@@ -124,10 +155,11 @@ pub async fn flag_item(
 pub async fn add_comment(entry_id: i64, body: String) -> Result<Vec<CommentView>, ApiError> {
     crate::api::respond(
         async {
-            let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
-            let db = crate::state::db()?;
+            let (db, caller) =
+                ssr::caller_of_entry(crate::domain::account::ProjectRole::Annotator, entry_id)
+                    .await?;
             Ok(
-                crate::store::annotate::add_comment(&db, ssr::actor(&user), entry_id, &body)
+                crate::store::annotate::add_comment(&db, ssr::actor(&caller), entry_id, &body)
                     .await?,
             )
         }
@@ -153,8 +185,9 @@ pub async fn my_projects() -> Result<Vec<(String, i64)>, ApiError> {
 pub async fn annotation_summary(project: String) -> Result<AnnotationOverview, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
-            Ok(crate::store::annotate::overview(&db, id).await?)
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            Ok(crate::store::annotate::overview(&db, caller.project_id()).await?)
         }
         .await,
     )
@@ -169,11 +202,16 @@ pub async fn set_annotator_active(
 ) -> Result<usize, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
-            Ok(
-                crate::store::annotate::set_active(&db, id, &username, active, ssr::actor(&user))
-                    .await?,
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            Ok(crate::store::annotate::set_active(
+                &db,
+                caller.project_id(),
+                &username,
+                active,
+                Some(caller.user().id),
             )
+            .await?)
         }
         .await,
     )
@@ -184,8 +222,9 @@ pub async fn set_annotator_active(
 pub async fn open_items(project: String) -> Result<Vec<OpenItemRow>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
-            Ok(crate::store::annotate::open_items(&db, id).await?)
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            Ok(crate::store::annotate::open_items(&db, caller.project_id()).await?)
         }
         .await,
     )
@@ -200,13 +239,14 @@ pub async fn reassign_item(
 ) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
             Ok(crate::store::annotate::reassign_item(
                 &db,
-                id,
+                caller.project_id(),
                 assignment_id,
                 &to,
-                ssr::actor(&user),
+                ssr::actor(&caller),
             )
             .await?)
         }
@@ -219,10 +259,17 @@ pub async fn reassign_item(
 pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
             let mode = crate::domain::annotation::SecondPassMode::parse(&mode)
                 .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            Ok(crate::store::annotate::set_mode(&db, id, mode, ssr::actor(&user)).await?)
+            Ok(crate::store::annotate::set_mode(
+                &db,
+                caller.project_id(),
+                mode,
+                ssr::actor(&caller),
+            )
+            .await?)
         }
         .await,
     )
@@ -233,14 +280,10 @@ pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), A
 pub async fn pair_for_lead(project: String, entry_id: i64) -> Result<ItemView, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
-            let item =
-                crate::store::annotate::item_for_lead(&db, ssr::actor(&user), entry_id).await?;
-            let project_of: i64 = crate::store::annotate::project_of_entry(&db, entry_id).await?;
-            if project_of != id {
-                return Err(ApiError::NotFound(format!("pair #{entry_id} in {project}")));
-            }
-            Ok(item)
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            ssr::check_entry(&db, &caller, entry_id).await?;
+            Ok(crate::store::annotate::item_for_lead(&db, ssr::actor(&caller), entry_id).await?)
         }
         .await,
     )
@@ -256,13 +299,12 @@ pub async fn adjudicate(
 ) -> Result<LastSubmission, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = ssr::caller(crate::domain::account::Role::Lead, &project).await?;
-            if crate::store::annotate::project_of_entry(&db, entry_id).await? != id {
-                return Err(ApiError::NotFound(format!("pair #{entry_id} in {project}")));
-            }
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            ssr::check_entry(&db, &caller, entry_id).await?;
             Ok(crate::store::annotate::submit(
                 &db,
-                ssr::actor(&user),
+                ssr::actor(&caller),
                 crate::store::annotate::Target::LeadAdjudication { entry_id },
                 &form.to_draft(),
                 seconds_spent,

@@ -32,7 +32,7 @@ pub async fn login(username: String, password: String, next: String) -> Result<(
             let db = crate::state::db()?;
             let client = crate::auth::client_address().await;
             let user = crate::auth::check_login(&db, username.trim(), &password, &client).await?;
-            crate::auth::start_session(&crate::auth::session().await?, &user).await?;
+            crate::auth::start_session(&crate::auth::session().await?, &db, &user).await?;
             tracing::info!(user = %user.username, "login");
             leptos_axum::redirect(safe_next(&next));
             Ok(())
@@ -52,6 +52,29 @@ pub async fn logout() -> Result<(), ApiError> {
                 .map_err(|e| ApiError::Internal(format!("session: {e}")))?;
             leptos_axum::redirect("/login");
             Ok(())
+        }
+        .await,
+    )
+}
+
+/// Changes the caller's own password (the current one is checked); their other sessions end,
+/// this one stays.
+#[server(endpoint = "account/password")]
+pub async fn change_password(current: String, new: String) -> Result<(), ApiError> {
+    crate::api::respond(
+        async {
+            let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
+            let db = crate::state::db()?;
+            let new = crate::domain::account::NewPassword::parse(&new)
+                .map_err(|e| ApiError::Invalid(format!("new password: {e}")))?;
+            if !crate::auth::password_matches(&db, &user.username, &current).await? {
+                return Err(ApiError::Invalid("the current password is wrong".into()));
+            }
+            let hash = crate::auth::hash_password(&new)?;
+            let version =
+                crate::store::accounts::set_password(&db, &user.username, &hash, Some(user.id))
+                    .await?;
+            crate::auth::keep_session(&crate::auth::session().await?, version).await
         }
         .await,
     )

@@ -12,21 +12,39 @@ pub mod report;
 pub mod runs;
 pub mod work;
 
-use crate::domain::account::Role;
+use crate::domain::account::{ProjectRole, Role};
 #[cfg(feature = "ssr")]
 use crate::error::{ApiError, ApiResult};
 
-/// Who may call a server function at all. The server checks this for every `/api/<endpoint>`
-/// request before the function reads its arguments (default deny: an endpoint missing here is
-/// refused); each function then checks the caller's relation to what it touches (their own queue,
-/// a project they lead).
+/// Who may call a server function. The server checks the account role for every
+/// `/api/<endpoint>` request before the function reads its arguments (default deny: an endpoint
+/// missing here is refused); a project's function then checks the caller's role in the project
+/// its arguments name ([`crate::auth::require_project`]) before it does anything else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     /// Anyone, logged in or not (login, logout, who am I).
     Public,
-    /// A logged-in user holding at least this role.
+    /// A logged-in user holding at least this account role.
     Role(Role),
+    /// A logged-in user who may act in the named project with this role: its leads (who hold
+    /// the lead role) or members, and admins.
+    Project(ProjectRole),
 }
+
+impl Access {
+    /// The account role the server checks before the function runs (None: anyone).
+    pub fn account_role(self) -> Option<Role> {
+        match self {
+            Access::Public => None,
+            Access::Role(role) => Some(role),
+            Access::Project(ProjectRole::Lead) => Some(Role::Lead),
+            Access::Project(ProjectRole::Annotator) => Some(Role::Annotator),
+        }
+    }
+}
+
+const LEAD: Access = Access::Project(ProjectRole::Lead);
+const MEMBER: Access = Access::Project(ProjectRole::Annotator);
 
 /// Every server function's endpoint (`/api/<endpoint>`) with its [`Access`]. A test checks that
 /// it lists exactly the registered server functions.
@@ -35,38 +53,43 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("logout", Access::Public),
     ("whoami", Access::Public),
     ("admin/users", Access::Role(Role::Admin)),
+    ("admin/user/create", Access::Role(Role::Admin)),
+    ("admin/user/reset", Access::Role(Role::Admin)),
+    ("admin/user/role", Access::Role(Role::Admin)),
+    ("admin/user/active", Access::Role(Role::Admin)),
+    ("account/password", Access::Role(Role::Annotator)),
     ("work/projects", Access::Role(Role::Annotator)),
     ("work/open-count", Access::Role(Role::Annotator)),
-    ("work/queue", Access::Role(Role::Annotator)),
-    ("work/submit", Access::Role(Role::Annotator)),
-    ("work/undo", Access::Role(Role::Annotator)),
-    ("work/skip", Access::Role(Role::Annotator)),
-    ("work/flag", Access::Role(Role::Annotator)),
-    ("work/comment", Access::Role(Role::Annotator)),
+    ("work/queue", MEMBER),
+    ("work/submit", MEMBER),
+    ("work/undo", MEMBER),
+    ("work/skip", MEMBER),
+    ("work/flag", MEMBER),
+    ("work/comment", MEMBER),
     ("lead/projects", Access::Role(Role::Lead)),
-    ("lead/project", Access::Role(Role::Lead)),
-    ("lead/claims", Access::Role(Role::Lead)),
-    ("lead/claim", Access::Role(Role::Lead)),
-    ("lead/systems", Access::Role(Role::Lead)),
-    ("lead/runs/upload", Access::Role(Role::Lead)),
-    ("lead/pool/preview", Access::Role(Role::Lead)),
-    ("lead/pool/build", Access::Role(Role::Lead)),
-    ("lead/pool/stats", Access::Role(Role::Lead)),
-    ("lead/annotation", Access::Role(Role::Lead)),
-    ("lead/annotation/member", Access::Role(Role::Lead)),
-    ("lead/annotation/open", Access::Role(Role::Lead)),
-    ("lead/annotation/reassign", Access::Role(Role::Lead)),
-    ("lead/annotation/mode", Access::Role(Role::Lead)),
-    ("lead/annotation/pair", Access::Role(Role::Lead)),
-    ("lead/annotation/adjudicate", Access::Role(Role::Lead)),
-    ("pipeline/options", Access::Role(Role::Lead)),
-    ("pipeline/start", Access::Role(Role::Lead)),
-    ("pipeline/job", Access::Role(Role::Lead)),
-    ("pipeline/jobs", Access::Role(Role::Lead)),
-    ("pipeline/cancel", Access::Role(Role::Lead)),
-    ("release/overview", Access::Role(Role::Lead)),
-    ("release/create", Access::Role(Role::Lead)),
-    ("report/view", Access::Role(Role::Lead)),
+    ("lead/project", LEAD),
+    ("lead/claims", LEAD),
+    ("lead/claim", LEAD),
+    ("lead/systems", LEAD),
+    ("lead/runs/upload", LEAD),
+    ("lead/pool/preview", LEAD),
+    ("lead/pool/build", LEAD),
+    ("lead/pool/stats", LEAD),
+    ("lead/annotation", LEAD),
+    ("lead/annotation/member", LEAD),
+    ("lead/annotation/open", LEAD),
+    ("lead/annotation/reassign", LEAD),
+    ("lead/annotation/mode", LEAD),
+    ("lead/annotation/pair", LEAD),
+    ("lead/annotation/adjudicate", LEAD),
+    ("pipeline/options", LEAD),
+    ("pipeline/start", LEAD),
+    ("pipeline/job", LEAD),
+    ("pipeline/jobs", LEAD),
+    ("pipeline/cancel", LEAD),
+    ("release/overview", LEAD),
+    ("release/create", LEAD),
+    ("report/view", LEAD),
 ];
 
 /// The server functions that read a multipart form: the server refuses other bodies with 400

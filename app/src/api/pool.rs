@@ -8,10 +8,13 @@ use leptos::prelude::*;
 async fn lead_project(
     project: &str,
 ) -> Result<(crate::store::Db, i64, crate::domain::account::User), ApiError> {
-    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
-    let db = crate::state::db()?;
-    let id = crate::store::projects::id_by_name(&db, project).await?;
-    Ok((db, id, user))
+    let caller =
+        crate::auth::require_project(project, crate::domain::account::ProjectRole::Lead).await?;
+    Ok((
+        crate::state::db()?,
+        caller.project_id(),
+        caller.user().clone(),
+    ))
 }
 
 #[server(endpoint = "lead/systems")]

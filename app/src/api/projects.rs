@@ -11,8 +11,13 @@ pub const CLAIMS_PER_PAGE: i64 = 50;
 pub async fn list_projects() -> Result<Vec<ProjectSummary>, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require(crate::domain::account::Role::Lead).await?;
-            Ok(crate::store::projects::list(&crate::state::db()?).await?)
+            let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+            let db = crate::state::db()?;
+            // Admins see every project; a lead the projects they lead.
+            Ok(match user.role {
+                crate::domain::account::Role::Admin => crate::store::projects::list(&db).await?,
+                _ => crate::store::projects::led_by(&db, user.id).await?,
+            })
         }
         .await,
     )
@@ -22,7 +27,7 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, ApiError> {
 pub async fn project_overview(name: String) -> Result<ProjectSummary, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require(crate::domain::account::Role::Lead).await?;
+            crate::auth::require_project(&name, crate::domain::account::ProjectRole::Lead).await?;
             Ok(crate::store::projects::summary(&crate::state::db()?, &name).await?)
         }
         .await,
@@ -37,9 +42,11 @@ pub async fn claims_page(
 ) -> Result<Page<ClaimRow>, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require(crate::domain::account::Role::Lead).await?;
+            let id =
+                crate::auth::require_project(&project, crate::domain::account::ProjectRole::Lead)
+                    .await?
+                    .project_id();
             let db = crate::state::db()?;
-            let id = crate::store::projects::id_by_name(&db, &project).await?;
             Ok(crate::store::projects::claims_page(
                 &db,
                 id,

@@ -85,10 +85,9 @@ fn row(release: crate::store::release::Release) -> ReleaseRow {
 
 #[cfg(feature = "ssr")]
 async fn lead_project(project: &str) -> Result<(crate::store::Db, i64, i64), ApiError> {
-    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
-    let db = crate::state::db()?;
-    let id = crate::store::projects::id_by_name(&db, project).await?;
-    Ok((db, id, user.id))
+    let caller =
+        crate::auth::require_project(project, crate::domain::account::ProjectRole::Lead).await?;
+    Ok((crate::state::db()?, caller.project_id(), caller.user().id))
 }
 
 #[server(endpoint = "release/overview")]

@@ -221,11 +221,11 @@ pub fn web_options(
 }
 
 /// The report of project `project` with the options of a request (see [`web_options`]).
-/// The caller checks the role.
+/// The caller must lead the project (the proof gives its id).
 #[cfg(feature = "ssr")]
 pub async fn web_report(
     db: &crate::store::Db,
-    project: &str,
+    project: &crate::auth::ProjectCaller,
     step: Option<u32>,
     bootstrap: Option<u32>,
     seed: Option<u64>,
@@ -236,7 +236,7 @@ pub async fn web_report(
     ),
     ApiError,
 > {
-    let id = crate::store::projects::id_by_name(db, project).await?;
+    let id = project.project_id();
     let depth = crate::store::pool::settings(db, id)
         .await?
         .map(|(_, depth)| depth);
@@ -258,9 +258,11 @@ pub async fn load_report(
 ) -> Result<ReportView, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require(crate::domain::account::Role::Lead).await?;
+            let caller =
+                crate::auth::require_project(&project, crate::domain::account::ProjectRole::Lead)
+                    .await?;
             let db = crate::state::db()?;
-            let (options, computed) = web_report(&db, &project, step, bootstrap, seed).await?;
+            let (options, computed) = web_report(&db, &caller, step, bootstrap, seed).await?;
             Ok(ReportView::new(project, &options, computed))
         }
         .await,

@@ -19,7 +19,8 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
     use crate::store::import::{RunImport, SystemRole, SystemSpec};
     use tokio::io::AsyncWriteExt;
 
-    let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+    // The project comes first in the form: the caller must lead it before any file is read.
+    let mut caller: Option<crate::auth::ProjectCaller> = None;
     let db = crate::state::db()?;
     let limits = crate::state::limits()?;
     let mut form = data
@@ -34,6 +35,11 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
         .map_err(|e| ApiError::Invalid(format!("reading the upload: {e}")))?
     {
         let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" && caller.is_none() {
+            return Err(ApiError::Invalid(
+                "the form names its project before the file".into(),
+            ));
+        }
         if name == "file" {
             let original = field.file_name().unwrap_or("run.jsonl").to_owned();
             let safe: String = original
@@ -92,12 +98,22 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
             }
             let value = String::from_utf8(value)
                 .map_err(|_| ApiError::Invalid(format!("field {name}: not UTF-8 text")))?;
+            if name == "project" {
+                caller = Some(
+                    crate::auth::require_project(
+                        value.trim(),
+                        crate::domain::account::ProjectRole::Lead,
+                    )
+                    .await?,
+                );
+            }
             fields.insert(name, value.trim().to_owned());
         }
     }
     let field = |name: &str| fields.get(name).cloned().unwrap_or_default();
     let path = file.ok_or_else(|| ApiError::Invalid("choose a run file to upload".into()))?;
-    let project = crate::store::projects::id_by_name(&db, &field("project")).await?;
+    let caller = caller.ok_or_else(|| ApiError::Invalid("the form names no project".into()))?;
+    let (project, user) = (caller.project_id(), caller.user());
     let system = field("system");
     let format = match field("format").as_str() {
         "" => None,

@@ -63,6 +63,90 @@ impl fmt::Display for Role {
     }
 }
 
+/// A member's role in one project. A project's leads manage it (imports, pool, annotation,
+/// releases); its annotators receive its items. Only users whose account role can lead may be
+/// a project's lead, and only annotators its annotators.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectRole {
+    Lead,
+    Annotator,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown project role {0:?} (expected lead or annotator)")]
+pub struct ProjectRoleError(pub String);
+
+impl ProjectRole {
+    pub fn parse(text: &str) -> Result<ProjectRole, ProjectRoleError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "lead" => Ok(ProjectRole::Lead),
+            "annotator" => Ok(ProjectRole::Annotator),
+            _ => Err(ProjectRoleError(text.to_owned())),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectRole::Lead => "lead",
+            ProjectRole::Annotator => "annotator",
+        }
+    }
+
+    /// Whether a member with this role may do what `required` may (a lead may do what an
+    /// annotator may: open the project's work pages).
+    pub fn satisfies(self, required: ProjectRole) -> bool {
+        self == ProjectRole::Lead || required == ProjectRole::Annotator
+    }
+
+    /// Whether a user whose account has `role` may hold this role in a project.
+    pub fn fits(self, role: Role) -> bool {
+        match self {
+            ProjectRole::Lead => role.can_lead(),
+            ProjectRole::Annotator => role == Role::Annotator,
+        }
+    }
+}
+
+impl std::str::FromStr for ProjectRole {
+    type Err = ProjectRoleError;
+    fn from_str(text: &str) -> Result<ProjectRole, ProjectRoleError> {
+        ProjectRole::parse(text)
+    }
+}
+
+impl fmt::Display for ProjectRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether a user whose account has `role` and whose membership of a project (if any, and
+/// active) has `member` may act there as `required`. Admins may act everywhere; everyone else
+/// only through a membership whose role satisfies `required`.
+pub fn may_act_in_project(role: Role, member: Option<ProjectRole>, required: ProjectRole) -> bool {
+    role == Role::Admin || member.is_some_and(|m| m.satisfies(required) && m.fits(role))
+}
+
+/// A one-time password from 15 random bytes: 24 characters of an alphabet without look-alikes
+/// (no 0/O, 1/l/I), in groups of four for reading aloud: about 119 bits.
+pub fn one_time_password(bytes: [u8; 15]) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut bits: u128 = 0;
+    for b in bytes {
+        bits = (bits << 8) | u128::from(b);
+    }
+    let mut out = String::with_capacity(29);
+    for i in 0..24 {
+        if i > 0 && i % 4 == 0 {
+            out.push('-');
+        }
+        let index = ((bits >> (5 * (23 - i))) & 31) as usize;
+        out.push(char::from(ALPHABET[index]));
+    }
+    out
+}
+
 /// A user name: 2 to 64 characters of letters, digits, '.', '_' or '-'.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -209,6 +293,59 @@ pub const MAX_PASSWORD_CHARS: usize = NewPassword::MAX_CHARS;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_time_passwords_use_every_bit_and_pass_the_password_rules() {
+        assert_eq!(one_time_password([0; 15]), "aaaa-aaaa-aaaa-aaaa-aaaa-aaaa");
+        assert_eq!(
+            one_time_password([255; 15]),
+            "9999-9999-9999-9999-9999-9999"
+        );
+        // 0b00001 in the first five bits, the rest zero: the first character moves by one.
+        let mut first = [0u8; 15];
+        first[0] = 0b0000_1000;
+        assert_eq!(one_time_password(first), "baaa-aaaa-aaaa-aaaa-aaaa-aaaa");
+        let mut last = [0u8; 15];
+        last[14] = 1;
+        assert_eq!(one_time_password(last), "aaaa-aaaa-aaaa-aaaa-aaaa-aaab");
+        assert!(NewPassword::parse(&one_time_password([7; 15])).is_ok());
+    }
+
+    #[test]
+    fn project_roles_parse_and_decide_who_may_act() {
+        assert_eq!(ProjectRole::parse(" Lead "), Ok(ProjectRole::Lead));
+        assert_eq!("annotator".parse(), Ok(ProjectRole::Annotator));
+        assert!(ProjectRole::parse("admin").is_err());
+        use ProjectRole::{Annotator as A, Lead as L};
+        // (account role, membership, required) -> may act; every combination, by hand.
+        let table = [
+            (Role::Admin, None, L, true),
+            (Role::Admin, None, A, true),
+            (Role::Admin, Some(A), L, true),
+            (Role::Lead, None, L, false),
+            (Role::Lead, None, A, false),
+            (Role::Lead, Some(L), L, true),
+            (Role::Lead, Some(L), A, true),
+            // A lead listed as an annotator (no longer possible to add) gets nothing.
+            (Role::Lead, Some(A), A, false),
+            (Role::Lead, Some(A), L, false),
+            (Role::Annotator, None, A, false),
+            (Role::Annotator, Some(A), A, true),
+            (Role::Annotator, Some(A), L, false),
+            // An annotator listed as a lead (an account demoted since) leads nothing.
+            (Role::Annotator, Some(L), L, false),
+            (Role::Annotator, Some(L), A, false),
+        ];
+        for (role, member, required, expected) in table {
+            assert_eq!(
+                may_act_in_project(role, member, required),
+                expected,
+                "{role} as {member:?} for {required}"
+            );
+        }
+        assert!(L.fits(Role::Admin) && L.fits(Role::Lead) && !L.fits(Role::Annotator));
+        assert!(A.fits(Role::Annotator) && !A.fits(Role::Lead));
+    }
 
     #[test]
     fn roles_parse_and_order() {

@@ -1,6 +1,7 @@
 //! Storage: sqlx queries and transactions on SQLite, one module per table group. Callers get
 //! plain Rust values back; no SQL leaves this module.
 
+pub mod accounts;
 pub mod annotate;
 pub mod audit;
 pub mod db;

@@ -2,6 +2,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use crate::domain::account::{ProjectRole, Role};
 use crate::model::{ClaimRow, Page, ProjectSummary};
 use sqlx::Row;
 
@@ -38,6 +39,18 @@ pub async fn create(
             }
         })?
         .last_insert_rowid();
+    // Whoever creates a project in the browser or through the API leads it.
+    if let Some(actor) = actor_id {
+        sqlx::query(
+            "INSERT INTO project_members (project_id, user_id, active, added_at, role)
+             SELECT ?, id, 1, ?, 'lead' FROM users WHERE id = ? AND role IN ('lead', 'admin')",
+        )
+        .bind(id)
+        .bind(now_ms())
+        .bind(actor)
+        .execute(&mut *tx)
+        .await?;
+    }
     AuditEvent {
         project_id: Some(id),
         actor_id,
@@ -60,6 +73,15 @@ pub async fn id_by_name(db: &Db, name: &str) -> StoreResult<i64> {
         .fetch_optional(db)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("project {name:?}")))
+}
+
+/// The name of the project with this id.
+pub async fn name_of(db: &Db, project_id: i64) -> StoreResult<String> {
+    sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
+        .bind(project_id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))
 }
 
 const SUMMARY_SQL: &str = "SELECT p.id, p.name, p.description,
@@ -85,6 +107,7 @@ fn summary_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<ProjectSummary
     })
 }
 
+/// Every project (for the command line and admins).
 pub async fn list(db: &Db) -> StoreResult<Vec<ProjectSummary>> {
     sqlx::query(&format!("{SUMMARY_SQL} ORDER BY p.name"))
         .fetch_all(db)
@@ -92,6 +115,21 @@ pub async fn list(db: &Db) -> StoreResult<Vec<ProjectSummary>> {
         .iter()
         .map(summary_from_row)
         .collect()
+}
+
+/// The projects `user_id` leads (an active lead membership).
+pub async fn led_by(db: &Db, user_id: i64) -> StoreResult<Vec<ProjectSummary>> {
+    sqlx::query(&format!(
+        "{SUMMARY_SQL} WHERE p.id IN (SELECT project_id FROM project_members
+                                     WHERE user_id = ? AND role = 'lead' AND active = 1)
+         ORDER BY p.name"
+    ))
+    .bind(user_id)
+    .fetch_all(db)
+    .await?
+    .iter()
+    .map(summary_from_row)
+    .collect()
 }
 
 pub async fn summary(db: &Db, name: &str) -> StoreResult<ProjectSummary> {
@@ -160,21 +198,66 @@ pub async fn claims_page(
     })
 }
 
-/// Adds a user to a project (or reactivates them).
+/// The role of `user_id`'s active membership of the project, if any.
+pub async fn member_role(
+    db: &Db,
+    project_id: i64,
+    user_id: i64,
+) -> StoreResult<Option<ProjectRole>> {
+    let role: Option<String> = sqlx::query_scalar(
+        "SELECT role FROM project_members WHERE project_id = ? AND user_id = ? AND active = 1",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .fetch_optional(db)
+    .await?;
+    role.map(|r| ProjectRole::parse(&r).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .transpose()
+}
+
+/// Adds a user to a project with `role` (or reactivates them, or changes their role), and hands
+/// a new annotator waiting work. The user's account must fit the role: leads (and admins) lead,
+/// annotators annotate.
 pub async fn add_member(
     db: &Db,
     project_id: i64,
     user_id: i64,
+    role: ProjectRole,
     actor_id: Option<i64>,
 ) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::annotate::begin_write(db).await?;
+    let (username, account): (String, String) =
+        sqlx::query_as("SELECT username, role FROM users WHERE id = ?")
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("user #{user_id}")))?;
+    let account = Role::parse(&account).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    if !role.fits(account) {
+        return Err(StoreError::Invalid(format!(
+            "{username} is {} {account}: a project's {role}s must be {}",
+            if account == Role::Lead { "a" } else { "an" },
+            match role {
+                ProjectRole::Lead => "leads or admins",
+                ProjectRole::Annotator => "annotators",
+            }
+        )));
+    }
+    let old: Option<(String, bool)> = sqlx::query_as(
+        "SELECT role, active = 1 FROM project_members WHERE project_id = ? AND user_id = ?",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .fetch_optional(&mut *tx)
+    .await?;
     sqlx::query(
-        "INSERT INTO project_members (project_id, user_id, active, added_at) VALUES (?, ?, 1, ?)
-         ON CONFLICT (project_id, user_id) DO UPDATE SET active = 1",
+        "INSERT INTO project_members (project_id, user_id, active, added_at, role) VALUES (?, ?, 1, ?, ?)
+         ON CONFLICT (project_id, user_id) DO UPDATE SET active = 1, role = excluded.role",
     )
     .bind(project_id)
     .bind(user_id)
     .bind(now_ms())
+    .bind(role.as_str())
     .execute(&mut *tx)
     .await?;
     AuditEvent {
@@ -183,12 +266,109 @@ pub async fn add_member(
         action: "add_member",
         entity: "user",
         entity_id: Some(user_id.to_string()),
-        old_value: None,
+        old_value: old.map(|(role, active)| serde_json::json!({ "role": role, "active": active })),
+        new_value: json(&serde_json::json!({ "user": username, "role": role.as_str() })),
+    }
+    .record(&mut tx)
+    .await?;
+    if role == ProjectRole::Annotator {
+        super::annotate::assign_pending(&mut tx, project_id, actor_id).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A member of a project, as lists show them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Member {
+    pub username: String,
+    pub role: ProjectRole,
+    pub active: bool,
+}
+
+/// The project's members (active or not), leads first, then by name.
+pub async fn members(db: &Db, project_id: i64) -> StoreResult<Vec<Member>> {
+    let rows: Vec<(String, String, bool)> = sqlx::query_as(
+        "SELECT u.username, m.role, (m.active = 1 AND u.active = 1) FROM project_members m
+         JOIN users u ON u.id = m.user_id WHERE m.project_id = ?
+         ORDER BY m.role = 'annotator', u.username",
+    )
+    .bind(project_id)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(|(username, role, active)| {
+            Ok(Member {
+                username,
+                role: ProjectRole::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                active,
+            })
+        })
+        .collect()
+}
+
+/// Ends `username`'s membership of the project: an annotator's open items go to the other
+/// active annotators ([`super::annotate::set_active`]); a lead no longer leads it. The row stays
+/// (inactive): judgments keep naming their annotator.
+pub async fn remove_member(
+    db: &Db,
+    project_id: i64,
+    username: &str,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
+    let member: Option<(i64, String)> = sqlx::query_as(
+        "SELECT u.id, m.role FROM project_members m JOIN users u ON u.id = m.user_id
+         WHERE m.project_id = ? AND u.username = ? AND m.active = 1",
+    )
+    .bind(project_id)
+    .bind(username)
+    .fetch_optional(db)
+    .await?;
+    match member {
+        None => Err(StoreError::NotFound(format!(
+            "{username} is not a member of the project"
+        ))),
+        Some((_, role)) if role == "annotator" => {
+            super::annotate::set_active(db, project_id, username, false, actor_id)
+                .await
+                .map(drop)
+        }
+        Some((user_id, _)) => remove_lead(db, project_id, user_id, actor_id).await,
+    }
+}
+
+async fn remove_lead(
+    db: &Db,
+    project_id: i64,
+    user_id: i64,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
+    let mut tx = super::annotate::begin_write(db).await?;
+    let changed = sqlx::query(
+        "UPDATE project_members SET active = 0
+         WHERE project_id = ? AND user_id = ? AND role = 'lead' AND active = 1",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if changed == 0 {
+        return Err(StoreError::NotFound(format!(
+            "user #{user_id} is no lead of the project"
+        )));
+    }
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "remove_member",
+        entity: "user",
+        entity_id: Some(user_id.to_string()),
+        old_value: json(&serde_json::json!({ "role": "lead", "active": true })),
         new_value: None,
     }
     .record(&mut tx)
     .await?;
-    super::annotate::assign_pending(&mut tx, project_id, actor_id).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -74,6 +74,15 @@ pub async fn credentials(db: &Db, username: &str) -> StoreResult<Option<(User, S
         .transpose()
 }
 
+/// The id of the user with this name.
+pub async fn id_by_name(db: &Db, username: &str) -> StoreResult<i64> {
+    sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
+        .bind(username)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("user {username:?}")))
+}
+
 pub async fn by_id(db: &Db, id: i64) -> StoreResult<Option<User>> {
     let row = sqlx::query("SELECT id, username, role, active FROM users WHERE id = ?")
         .bind(id)

@@ -41,7 +41,7 @@ fn Nav(user: User, logout: ServerAction<Logout>) -> AnyView {
             </Show>
         </nav>
         <div class="who">
-            <span class="user" data-testid="current-user">{user.username.clone()}</span>
+            <A href="/account" attr:class="user" attr:data-testid="current-user">{user.username.clone()}</A>
             <span class="role">{role.as_str()}</span>
             <ActionForm action=logout>
                 <button type="submit" class="link">"Log out"</button>

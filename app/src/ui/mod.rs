@@ -1,5 +1,6 @@
 //! Pages and components. No SQL and no domain math here: data comes from server functions.
 
+mod account;
 mod admin;
 mod annotate;
 mod charts;
@@ -64,6 +65,7 @@ pub fn App() -> AnyView {
                     <Route path=path!("/lead/projects/:name/releases") view=release::ReleasesPage />
                     <Route path=path!("/lead/projects/:name/report") view=report::ReportPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
+                    <Route path=path!("/account") view=account::AccountPage />
                     <Route path=path!("/work/:project") view=annotate::WorkPage />
                     <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />
                     <Route path=path!("/lead/projects/:name/adjudicate/:entry") view=annotate::AdjudicatePage />

@@ -88,6 +88,24 @@ impl TestApp {
         .id
     }
 
+    /// A user with the lead role who leads the project named `project`.
+    pub async fn add_lead(&self, name: &str, project: &str) -> i64 {
+        let id = self.add_user(name, Role::Lead).await;
+        let project = store::projects::id_by_name(&self.db, project)
+            .await
+            .expect("project");
+        store::projects::add_member(
+            &self.db,
+            project,
+            id,
+            app::domain::account::ProjectRole::Lead,
+            None,
+        )
+        .await
+        .expect("make the user a lead of the project");
+        id
+    }
+
     /// A client with its own cookie jar that does not follow redirects.
     pub fn client(&self) -> reqwest::Client {
         reqwest::Client::builder()

@@ -18,7 +18,8 @@ pub(crate) async fn active_annotators(
 ) -> StoreResult<Vec<AnnotatorId>> {
     let ids: Vec<i64> = sqlx::query_scalar(
         "SELECT u.id FROM project_members m JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND m.active = 1 AND u.active = 1 AND u.role = 'annotator'
+         WHERE m.project_id = ? AND m.active = 1 AND m.role = 'annotator' AND u.active = 1
+           AND u.role = 'annotator'
          ORDER BY u.id",
     )
     .bind(project_id)

@@ -34,7 +34,8 @@ async fn annotator_progress(
 ) -> StoreResult<Vec<AnnotatorProgress>> {
     let members: Vec<(i64, String, bool)> = sqlx::query_as(
         "SELECT u.id, u.username, (m.active = 1 AND u.active = 1) FROM project_members m
-         JOIN users u ON u.id = m.user_id WHERE m.project_id = ? AND u.role = 'annotator'
+         JOIN users u ON u.id = m.user_id
+         WHERE m.project_id = ? AND m.role = 'annotator' AND u.role = 'annotator'
          ORDER BY u.username",
     )
     .bind(project_id)
@@ -252,7 +253,7 @@ pub async fn set_active(
     project_id: i64,
     username: &str,
     active: bool,
-    actor: Actor,
+    actor_id: Option<i64>,
 ) -> StoreResult<usize> {
     let mut tx = begin_write(db).await?;
     let (user, role) = user_id(&mut tx, username).await?;
@@ -271,10 +272,11 @@ pub async fn set_active(
         .bind(now_ms())
         .execute(&mut *tx)
         .await?;
-        assign_pending(&mut tx, project_id, Some(actor.id)).await?
+        assign_pending(&mut tx, project_id, actor_id).await?
     } else {
         let changed = sqlx::query(
-            "UPDATE project_members SET active = 0 WHERE project_id = ? AND user_id = ?",
+            "UPDATE project_members SET active = 0
+             WHERE project_id = ? AND user_id = ? AND role = 'annotator'",
         )
         .bind(project_id)
         .bind(user)
@@ -290,7 +292,7 @@ pub async fn set_active(
     };
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: actor_id,
         action: if active {
             "activate_annotator"
         } else {

@@ -1,0 +1,190 @@
+//! Account management (issue 14): passwords, roles and deactivation, each audited. A password
+//! set here ends the user's other sessions (their credentials version moves on); a deactivated
+//! account's sessions stop at the next request; an account that can no longer annotate a
+//! project hands its open items there to the other annotators.
+
+use super::audit::{json, AuditEvent};
+use super::{Db, StoreError, StoreResult};
+use crate::domain::account::{Role, User};
+
+/// The user with `id` and their credentials version, for checking a session.
+pub async fn for_session(db: &Db, id: i64) -> StoreResult<Option<(User, i64)>> {
+    let row: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
+        "SELECT id, username, role, active, credentials_version FROM users WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
+    row.map(|(id, username, role, active, version)| {
+        Ok((
+            User {
+                id,
+                username,
+                role: Role::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                active: active != 0,
+            },
+            version,
+        ))
+    })
+    .transpose()
+}
+
+async fn user_named(db: &Db, username: &str) -> StoreResult<User> {
+    let id = super::users::id_by_name(db, username).await?;
+    super::users::by_id(db, id)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("user {username:?}")))
+}
+
+/// Sets a user's password (an argon2id hash) and ends their other sessions; returns the new
+/// credentials version, which the session that set it (their own) keeps.
+pub async fn set_password(
+    db: &Db,
+    username: &str,
+    password_hash: &str,
+    actor_id: Option<i64>,
+) -> StoreResult<i64> {
+    let user = user_named(db, username).await?;
+    let mut tx = db.begin().await?;
+    let version: i64 = sqlx::query_scalar(
+        "UPDATE users SET password_hash = ?, credentials_version = credentials_version + 1
+         WHERE id = ? RETURNING credentials_version",
+    )
+    .bind(password_hash)
+    .bind(user.id)
+    .fetch_one(&mut *tx)
+    .await?;
+    AuditEvent {
+        project_id: None,
+        actor_id,
+        action: "set_password",
+        entity: "user",
+        entity_id: Some(user.id.to_string()),
+        old_value: None,
+        new_value: json(
+            &serde_json::json!({ "user": user.username, "by_owner": actor_id == Some(user.id) }),
+        ),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(version)
+}
+
+/// Ends the memberships `user` can no longer hold once their account has `role` (or is
+/// inactive, `role` None): an annotator's open items go to the project's other annotators.
+async fn end_unfit_memberships(
+    db: &Db,
+    user: &User,
+    role: Option<Role>,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
+    let memberships: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT project_id, role FROM project_members WHERE user_id = ? AND active = 1",
+    )
+    .bind(user.id)
+    .fetch_all(db)
+    .await?;
+    for (project, member) in memberships {
+        let member = crate::domain::account::ProjectRole::parse(&member)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        if role.is_some_and(|role| member.fits(role)) {
+            continue;
+        }
+        super::projects::remove_member(db, project, &user.username, actor_id).await?;
+    }
+    Ok(())
+}
+
+/// Changes a user's account role. Memberships the new role cannot hold end first (an
+/// annotator's open items are handed on); admins keep at least one active admin.
+pub async fn set_role(
+    db: &Db,
+    username: &str,
+    role: Role,
+    actor_id: Option<i64>,
+) -> StoreResult<User> {
+    let user = user_named(db, username).await?;
+    if user.role == role {
+        return Ok(user);
+    }
+    if user.role == Role::Admin {
+        check_not_last_admin(db, &user).await?;
+    }
+    end_unfit_memberships(db, &user, Some(role), actor_id).await?;
+    let mut tx = db.begin().await?;
+    sqlx::query("UPDATE users SET role = ? WHERE id = ?")
+        .bind(role.as_str())
+        .bind(user.id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: None,
+        actor_id,
+        action: "set_role",
+        entity: "user",
+        entity_id: Some(user.id.to_string()),
+        old_value: json(&serde_json::json!({ "role": user.role })),
+        new_value: json(&serde_json::json!({ "role": role })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(User { role, ..user })
+}
+
+/// Deactivates (their sessions stop at the next request, their open items are handed on) or
+/// reactivates an account. A reactivated annotator is added back to projects by a lead.
+pub async fn set_active(
+    db: &Db,
+    username: &str,
+    active: bool,
+    actor_id: Option<i64>,
+) -> StoreResult<User> {
+    let user = user_named(db, username).await?;
+    if user.active == active {
+        return Ok(user);
+    }
+    if !active {
+        if user.role == Role::Admin {
+            check_not_last_admin(db, &user).await?;
+        }
+        end_unfit_memberships(db, &user, None, actor_id).await?;
+    }
+    let mut tx = db.begin().await?;
+    sqlx::query("UPDATE users SET active = ? WHERE id = ?")
+        .bind(active)
+        .bind(user.id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: None,
+        actor_id,
+        action: if active { "reactivate" } else { "deactivate" },
+        entity: "user",
+        entity_id: Some(user.id.to_string()),
+        old_value: json(&serde_json::json!({ "active": user.active })),
+        new_value: json(&serde_json::json!({ "active": active })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(User { active, ..user })
+}
+
+/// Refuses to take away the last active admin.
+async fn check_not_last_admin(db: &Db, user: &User) -> StoreResult<()> {
+    let others: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM users WHERE role = 'admin' AND active = 1 AND id != ?",
+    )
+    .bind(user.id)
+    .fetch_one(db)
+    .await?;
+    if others == 0 {
+        return Err(StoreError::Conflict(format!(
+            "{} is the last active admin; make another admin first",
+            user.username
+        )));
+    }
+    Ok(())
+}
