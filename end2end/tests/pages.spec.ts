@@ -95,5 +95,6 @@ for (const size of SIZES) {
     const ann = await login(browser, "ann2", size);
     await check(ann.page, ann.errors, "/", "annotator-home", size);
     await check(ann.page, ann.errors, `/work/${PROJECT}`, "work", size);
+    await check(ann.page, ann.errors, "/account", "account", size);
   });
 }

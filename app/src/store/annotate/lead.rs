@@ -292,7 +292,7 @@ pub async fn set_active(
     };
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: actor_id,
+        actor_id,
         action: if active {
             "activate_annotator"
         } else {
