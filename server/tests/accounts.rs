@@ -176,71 +176,15 @@ async fn users_change_their_own_password_keeping_this_session_only() {
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
 
-/// A project with the demo sample, a run of 40 pairs pooled whole, and `annotators`.
+/// A project with the demo sample, a run of one pair per claim pooled whole, and `annotators`.
 async fn project_with_pool(app: &TestApp, annotators: &[&str]) -> i64 {
-    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    let project = app::store::projects::create(&app.db, "p", "", None)
-        .await
-        .unwrap();
-    app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
-        .await
-        .unwrap();
-    let claims: Vec<Value> = std::fs::read_to_string(demo.join("claims.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let bare: String = claims
-        .iter()
-        .map(|c| {
-            format!(
-                "{}\n",
-                serde_json::json!({ "id": c["id"], "claim": c["claim"] })
-            )
-        })
-        .collect();
-    let claims_path = app.dir.path().join("claims.jsonl");
-    std::fs::write(&claims_path, bare).unwrap();
-    app::store::import::claims(&app.db, project, &claims_path, None)
-        .await
-        .unwrap();
-    let docs: Vec<Value> = std::fs::read_to_string(demo.join("corpus.jsonl"))
-        .unwrap()
-        .lines()
-        .take(1)
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let run: String = claims
+    let doc = common::demo_lines("corpus.jsonl")[0]["doc_id"].to_string();
+    let pairs: Vec<(String, String, f64)> = common::demo_lines("claims.jsonl")
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            format!(
-                "{}\n",
-                serde_json::json!({ "claim_id": c["id"], "doc_id": docs[0]["doc_id"], "p_support": 0.9 - i as f64 * 0.01, "p_contradict": 0.0 })
-            )
-        })
+        .map(|(i, c)| (c["id"].to_string(), doc.clone(), 0.9 - i as f64 * 0.01))
         .collect();
-    let run_path = app.dir.path().join("run.jsonl");
-    std::fs::write(&run_path, run).unwrap();
-    app::store::import::run(
-        &app.db,
-        project,
-        app::store::import::RunImport {
-            path: run_path,
-            format: Some(app::domain::formats::RunFormat::Canonical),
-            options: Default::default(),
-            system: app::store::import::SystemSpec {
-                name: Some("s".into()),
-                role: app::store::import::SystemRole::Pooled,
-                description: String::new(),
-                negative_sampling_ratio: None,
-            },
-            allow_missing_docs: false,
-        },
-        None,
-    )
-    .await
-    .unwrap();
+    let project = app.demo_project("p", true, &pairs).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
         app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)

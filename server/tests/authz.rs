@@ -157,55 +157,22 @@ fn the_endpoint_table_lists_exactly_the_registered_server_functions() {
 
 /// Two projects, A and B, each with the demo sample, a run and a pool; and the callers.
 async fn setup(app: &TestApp) -> (Vec<Caller>, i64) {
-    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    // Claim 3 against the first ten abstracts.
+    let pairs: Vec<(String, String, f64)> = common::demo_lines("corpus.jsonl")
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, d)| {
+            (
+                "3".to_owned(),
+                d["doc_id"].to_string(),
+                0.05 + i as f64 / 10.0,
+            )
+        })
+        .collect();
     let mut ids = Vec::new();
     for name in ["A", "B"] {
-        let project = app::store::projects::create(&app.db, name, "", None)
-            .await
-            .unwrap();
-        app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
-            .await
-            .unwrap();
-        app::store::import::claims(&app.db, project, &demo.join("claims.jsonl"), None)
-            .await
-            .unwrap();
-        let run = app.dir.path().join(format!("run-{name}.jsonl"));
-        let docs: Vec<String> = std::fs::read_to_string(demo.join("corpus.jsonl"))
-            .unwrap()
-            .lines()
-            .take(10)
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["doc_id"].to_string())
-            .collect();
-        let lines: String = docs
-            .iter()
-            .enumerate()
-            .map(|(i, doc)| {
-                format!(
-                    "{{\"claim_id\": 3, \"doc_id\": {doc}, \"p_support\": 0.{i}5, \"p_contradict\": 0.1}}\n"
-                )
-            })
-            .collect();
-        std::fs::write(&run, lines).unwrap();
-        app::store::import::run(
-            &app.db,
-            project,
-            app::store::import::RunImport {
-                path: run,
-                format: Some(app::domain::formats::RunFormat::Canonical),
-                options: Default::default(),
-                system: app::store::import::SystemSpec {
-                    name: Some("s".into()),
-                    role: app::store::import::SystemRole::Pooled,
-                    description: String::new(),
-                    negative_sampling_ratio: None,
-                },
-                allow_missing_docs: false,
-            },
-            None,
-        )
-        .await
-        .unwrap();
-        ids.push(project);
+        ids.push(app.demo_project(name, false, &pairs).await);
     }
     let (a, b) = (ids[0], ids[1]);
     let mut callers = vec![Caller {

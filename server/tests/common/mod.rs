@@ -88,6 +88,71 @@ impl TestApp {
         .id
     }
 
+    /// A project named `name` holding the demo sample's corpus and claims (with their citation
+    /// evidence, or `bare`: without, so that every pooled pair waits for annotation) and one
+    /// pooled system `s` predicting `pairs` (claim id, doc id, p_support); nothing pooled yet.
+    pub async fn demo_project(
+        &self,
+        name: &str,
+        bare: bool,
+        pairs: &[(String, String, f64)],
+    ) -> i64 {
+        let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+        let project = store::projects::create(&self.db, name, "", None)
+            .await
+            .expect("project");
+        store::import::corpus(&self.db, project, &demo.join("corpus.jsonl"), None, None)
+            .await
+            .expect("corpus");
+        let mut claims = demo.join("claims.jsonl");
+        if bare {
+            let text: String = demo_lines("claims.jsonl")
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}\n",
+                        serde_json::json!({ "id": c["id"], "claim": c["claim"] })
+                    )
+                })
+                .collect();
+            claims = self.dir.path().join(format!("{name}-claims.jsonl"));
+            std::fs::write(&claims, text).expect("claims");
+        }
+        store::import::claims(&self.db, project, &claims, None)
+            .await
+            .expect("claims");
+        let run: String = pairs
+            .iter()
+            .map(|(claim, doc, p)| {
+                format!(
+                    "{{\"claim_id\": {claim}, \"doc_id\": {doc}, \"p_support\": {p}, \"p_contradict\": 0.0}}\n"
+                )
+            })
+            .collect();
+        let path = self.dir.path().join(format!("{name}-run.jsonl"));
+        std::fs::write(&path, run).expect("run");
+        store::import::run(
+            &self.db,
+            project,
+            store::import::RunImport {
+                path,
+                format: Some(app::domain::formats::RunFormat::Canonical),
+                options: Default::default(),
+                system: store::import::SystemSpec {
+                    name: Some("s".into()),
+                    role: store::import::SystemRole::Pooled,
+                    description: String::new(),
+                    negative_sampling_ratio: None,
+                },
+                allow_missing_docs: false,
+            },
+            None,
+        )
+        .await
+        .expect("run");
+        project
+    }
+
     /// A user with the lead role who leads the project named `project`.
     pub async fn add_lead(&self, name: &str, project: &str) -> i64 {
         let id = self.add_user(name, Role::Lead).await;
@@ -141,4 +206,16 @@ impl TestApp {
         );
         client
     }
+}
+
+/// The lines of a file of the demo sample (`server/demo/`), parsed.
+pub fn demo_lines(file: &str) -> Vec<serde_json::Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo")
+        .join(file);
+    std::fs::read_to_string(path)
+        .expect("demo file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("demo line"))
+        .collect()
 }
