@@ -18,6 +18,14 @@ pub struct ProjectSummary {
     pub final_labels: i64,
 }
 
+/// A member of a project, as lists show them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    pub username: String,
+    pub role: crate::domain::account::ProjectRole,
+    pub active: bool,
+}
+
 /// One row of a project's claim list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClaimRow {

@@ -58,3 +58,28 @@ test("an admin makes an account; its user changes the password; deactivation end
   await dora.goto(`${server.url}/`);
   await expect(dora).toHaveURL(/\/login\?next=/);
 });
+
+test("a lead creates a project in the browser and adds an annotator to it", async ({ browser }) => {
+  const lead = await logIn(browser, "lead", "lead-demo");
+  await lead.goto(`${server.url}/lead`);
+  await expect(lead.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
+  const form = lead.getByTestId("new-project");
+  await form.getByLabel("New project").fill("campaign");
+  await form.getByLabel("description").fill("made in the browser");
+  await form.getByRole("button", { name: "Create" }).click();
+  await expect(lead.getByTestId("project-created")).toContainText("Created campaign");
+  await expect(lead.getByTestId("projects")).toContainText("campaign");
+  await lead.getByTestId("project-created").getByRole("link", { name: "campaign" }).click();
+  await expect(lead).toHaveURL(/\/lead\/projects\/campaign$/);
+  const members = lead.getByTestId("members");
+  await expect(members.locator('tr[data-member="lead"]')).toContainText("lead");
+  await members.getByLabel("User").fill("ann3");
+  await members.getByRole("button", { name: "Add" }).click();
+  await expect(members.locator('tr[data-member="ann3"]')).toContainText("annotator");
+  // The annotator now has the project; another lead's account would be refused on its pages.
+  const ann = await logIn(browser, "ann3", "ann3-demo");
+  const res = await ann.goto(`${server.url}/work/campaign`);
+  expect(res?.status()).toBe(200);
+  const other = await ann.goto(`${server.url}/lead/projects/campaign`);
+  expect(other?.status()).toBe(403);
+});

@@ -342,3 +342,148 @@ async fn a_role_change_takes_effect_at_once_and_the_last_admin_stays() {
     .await;
     assert_eq!(res.status(), StatusCode::CONFLICT);
 }
+
+#[tokio::test]
+async fn a_lead_creates_a_project_leads_it_and_manages_its_members() {
+    let app = TestApp::spawn().await;
+    app.add_user("lea", Role::Lead).await;
+    app.add_user("leo", Role::Lead).await;
+    app.add_user("ann", Role::Annotator).await;
+    let (lea, leo) = (app.logged_in("lea").await, app.logged_in("leo").await);
+    let res = post(
+        &lea,
+        &app,
+        "lead/project/create",
+        &[("name", "  fresh  "), ("description", "d")],
+    )
+    .await;
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "{}",
+        res.text().await.unwrap()
+    );
+    assert_eq!(res.json::<String>().await.unwrap(), "fresh");
+    let res = post(
+        &lea,
+        &app,
+        "lead/project/create",
+        &[("name", "fresh"), ("description", "")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+    // The creator leads it; another lead neither sees nor touches it until added.
+    assert_eq!(
+        post(&lea, &app, "lead/project", &[("name", "fresh")])
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        post(&leo, &app, "lead/project", &[("name", "fresh")])
+            .await
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    let listed: Vec<Value> = post(&leo, &app, "lead/projects", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(listed.is_empty());
+    let add = |who: &'static str, role: &'static str| {
+        let lea = lea.clone();
+        let app = &app;
+        async move {
+            post(
+                &lea,
+                app,
+                "lead/members/add",
+                &[("project", "fresh"), ("username", who), ("role", role)],
+            )
+            .await
+        }
+    };
+    assert_eq!(add("ann", "annotator").await.status(), StatusCode::OK);
+    assert_eq!(
+        add("ann", "lead").await.status(),
+        StatusCode::BAD_REQUEST,
+        "an annotator account cannot lead"
+    );
+    assert_eq!(add("nobody", "lead").await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(add("leo", "lead").await.status(), StatusCode::OK);
+    assert_eq!(
+        post(&leo, &app, "lead/project", &[("name", "fresh")])
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let members: Vec<Value> = post(&lea, &app, "lead/members", &[("project", "fresh")])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows: Vec<(String, String)> = members
+        .iter()
+        .map(|m| {
+            (
+                m["username"].as_str().unwrap().to_owned(),
+                m["role"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("lea", "lead"), ("leo", "lead"), ("ann", "annotator")]
+            .map(|(u, r)| (u.to_owned(), r.to_owned()))
+    );
+    // The annotator's membership lets them open the project's work page; removed, it does not.
+    let ann = app.logged_in("ann").await;
+    assert_eq!(
+        post(&ann, &app, "work/queue", &[("project", "fresh")])
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let res = post(
+        &leo,
+        &app,
+        "lead/members/remove",
+        &[("project", "fresh"), ("username", "ann")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        post(&ann, &app, "work/queue", &[("project", "fresh")])
+            .await
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    // A lead removed from the project loses it at once.
+    let res = post(
+        &leo,
+        &app,
+        "lead/members/remove",
+        &[("project", "fresh"), ("username", "lea")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        post(&lea, &app, "lead/project", &[("name", "fresh")])
+            .await
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    let audit: Vec<String> = sqlx::query_scalar("SELECT action FROM audit_events ORDER BY id")
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+    for action in [
+        "create",
+        "add_member",
+        "remove_member",
+        "deactivate_annotator",
+    ] {
+        assert!(audit.contains(&action.to_owned()), "{action}: {audit:?}");
+    }
+}

@@ -339,31 +339,25 @@ impl Steps {
     }
 
     fn import_corpus(&self) -> Box<dyn Fn(&Path) -> Command> {
-        let file = self.inputs.corpus.clone();
-        Box::new(move |db| {
-            let mut cmd = claimpool(db);
-            cmd.args(["import", "corpus", "--project", "p"]).arg(&file);
-            cmd
-        })
+        import("corpus", self.inputs.corpus.clone())
     }
 
     fn import_claims(&self) -> Box<dyn Fn(&Path) -> Command> {
-        let file = self.inputs.claims.clone();
-        Box::new(move |db| {
-            let mut cmd = claimpool(db);
-            cmd.args(["import", "claims", "--project", "p"]).arg(&file);
-            cmd
-        })
+        import("claims", self.inputs.claims.clone())
     }
 
     fn import_run(&self) -> Box<dyn Fn(&Path) -> Command> {
-        let file = self.inputs.run.clone();
-        Box::new(move |db| {
-            let mut cmd = claimpool(db);
-            cmd.args(["import", "run", "--project", "p"]).arg(&file);
-            cmd
-        })
+        import("run", self.inputs.run.clone())
     }
+}
+
+/// `claimpool import KIND --project p FILE` on a database.
+fn import(kind: &'static str, file: PathBuf) -> Box<dyn Fn(&Path) -> Command> {
+    Box::new(move |db| {
+        let mut cmd = claimpool(db);
+        cmd.args(["import", kind, "--project", "p"]).arg(&file);
+        cmd
+    })
 }
 
 fn pool_build(db: &Path) -> Command {

@@ -67,6 +67,10 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("work/flag", MEMBER),
     ("work/comment", MEMBER),
     ("lead/projects", Access::Role(Role::Lead)),
+    ("lead/project/create", Access::Role(Role::Lead)),
+    ("lead/members", LEAD),
+    ("lead/members/add", LEAD),
+    ("lead/members/remove", LEAD),
     ("lead/project", LEAD),
     ("lead/claims", LEAD),
     ("lead/claim", LEAD),
@@ -102,6 +106,20 @@ pub fn access(endpoint: &str) -> Option<Access> {
         .iter()
         .find(|(e, _)| *e == endpoint)
         .map(|(_, access)| *access)
+}
+
+/// The database, the project's id and the caller, who must lead the project (see
+/// [`crate::auth::require_project`]).
+#[cfg(feature = "ssr")]
+pub(crate) async fn lead_project(
+    project: &str,
+) -> ApiResult<(crate::store::Db, i64, crate::domain::account::User)> {
+    let caller = crate::auth::require_project(project, ProjectRole::Lead).await?;
+    Ok((
+        crate::state::db()?,
+        caller.project_id(),
+        caller.user().clone(),
+    ))
 }
 
 /// Gives an error result its HTTP status, so clients other than the pages can act on it.

@@ -1,6 +1,8 @@
 //! Generating a run on the server from the lead's project page: what the server offers, starting
 //! a job (recorded in `jobs`, run by the server's worker), and its progress. Leads only.
 
+#[cfg(feature = "ssr")]
+use crate::api::lead_project;
 use crate::error::ApiError;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -65,19 +67,6 @@ fn view(job: crate::store::jobs::Job) -> JobView {
         message: job.message,
         imported: result.and_then(|r| r["rows"].as_u64()),
     }
-}
-
-#[cfg(feature = "ssr")]
-async fn lead_project(
-    project: &str,
-) -> Result<(crate::store::Db, i64, crate::domain::account::User), ApiError> {
-    let caller =
-        crate::auth::require_project(project, crate::domain::account::ProjectRole::Lead).await?;
-    Ok((
-        crate::state::db()?,
-        caller.project_id(),
-        caller.user().clone(),
-    ))
 }
 
 #[server(endpoint = "pipeline/options")]

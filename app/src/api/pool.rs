@@ -5,17 +5,7 @@ use crate::model::{BuildSummary, ClaimDetail, PoolStatsView, PreviewStep, System
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-async fn lead_project(
-    project: &str,
-) -> Result<(crate::store::Db, i64, crate::domain::account::User), ApiError> {
-    let caller =
-        crate::auth::require_project(project, crate::domain::account::ProjectRole::Lead).await?;
-    Ok((
-        crate::state::db()?,
-        caller.project_id(),
-        caller.user().clone(),
-    ))
-}
+use crate::api::lead_project;
 
 #[server(endpoint = "lead/systems")]
 pub async fn list_systems(project: String) -> Result<Vec<SystemRow>, ApiError> {

@@ -59,3 +59,61 @@ pub async fn claims_page(
         .await,
     )
 }
+
+/// Creates a project; its creator leads it. Returns its name (as stored: trimmed).
+#[server(endpoint = "lead/project/create")]
+pub async fn create_project(name: String, description: String) -> Result<String, ApiError> {
+    crate::api::respond(
+        async {
+            let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
+            let db = crate::state::db()?;
+            let name = crate::store::projects::check_name(&name)?.to_owned();
+            crate::store::projects::create(&db, &name, description.trim(), Some(user.id)).await?;
+            Ok(name)
+        }
+        .await,
+    )
+}
+
+/// The project's members with their roles (leads first).
+#[server(endpoint = "lead/members")]
+pub async fn project_members(project: String) -> Result<Vec<crate::model::Member>, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, _) = crate::api::lead_project(&project).await?;
+            Ok(crate::store::projects::members(&db, id).await?)
+        }
+        .await,
+    )
+}
+
+/// Adds a user to the project as a lead or an annotator (or changes their role there).
+#[server(endpoint = "lead/members/add")]
+pub async fn add_project_member(
+    project: String,
+    username: String,
+    role: String,
+) -> Result<(), ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, user) = crate::api::lead_project(&project).await?;
+            let role = crate::domain::account::ProjectRole::parse(&role)
+                .map_err(|e| ApiError::Invalid(e.to_string()))?;
+            let member = crate::store::users::id_by_name(&db, username.trim()).await?;
+            Ok(crate::store::projects::add_member(&db, id, member, role, Some(user.id)).await?)
+        }
+        .await,
+    )
+}
+
+/// Ends a user's membership of the project (an annotator's open items go to the others).
+#[server(endpoint = "lead/members/remove")]
+pub async fn remove_project_member(project: String, username: String) -> Result<(), ApiError> {
+    crate::api::respond(
+        async {
+            let (db, id, user) = crate::api::lead_project(&project).await?;
+            Ok(crate::store::projects::remove_member(&db, id, &username, Some(user.id)).await?)
+        }
+        .await,
+    )
+}

@@ -2,6 +2,8 @@
 //! and making a new one. The archives are downloaded from the plain HTTP route
 //! `/lead/projects/NAME/releases/NUMBER/download` (see [`download_path`]).
 
+#[cfg(feature = "ssr")]
+use crate::api::lead_project;
 use crate::error::ApiError;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -83,13 +85,6 @@ fn row(release: crate::store::release::Release) -> ReleaseRow {
     }
 }
 
-#[cfg(feature = "ssr")]
-async fn lead_project(project: &str) -> Result<(crate::store::Db, i64, i64), ApiError> {
-    let caller =
-        crate::auth::require_project(project, crate::domain::account::ProjectRole::Lead).await?;
-    Ok((crate::state::db()?, caller.project_id(), caller.user().id))
-}
-
 #[server(endpoint = "release/overview")]
 pub async fn releases_overview(project: String) -> Result<ReleasesView, ApiError> {
     crate::api::respond(
@@ -126,7 +121,7 @@ pub async fn create_release(
                     qrels_unjudged: unjudged,
                 },
             };
-            let created = crate::store::release::create(&db, id, request, Some(user)).await?;
+            let created = crate::store::release::create(&db, id, request, Some(user.id)).await?;
             Ok(CreatedRelease {
                 new: created.new,
                 release: row(created.release),

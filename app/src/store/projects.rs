@@ -3,7 +3,7 @@
 use super::audit::{json, AuditEvent};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::account::{ProjectRole, Role};
-use crate::model::{ClaimRow, Page, ProjectSummary};
+use crate::model::{ClaimRow, Member, Page, ProjectSummary};
 use sqlx::Row;
 
 /// A project name: 1 to 100 characters, no control characters.
@@ -276,14 +276,6 @@ pub async fn add_member(
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// A member of a project, as lists show them.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Member {
-    pub username: String,
-    pub role: ProjectRole,
-    pub active: bool,
 }
 
 /// The project's members (active or not), leads first, then by name.

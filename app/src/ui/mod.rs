@@ -7,6 +7,7 @@ mod charts;
 mod home;
 mod layout;
 mod login;
+mod members;
 mod pipeline;
 mod pool;
 mod projects;

@@ -1,6 +1,8 @@
 //! The lead's project pages: the list with counts, and one project's overview and claims.
 
-use crate::api::projects::{claims_page, list_projects, project_overview, CLAIMS_PER_PAGE};
+use crate::api::projects::{
+    claims_page, list_projects, project_overview, CreateProject, CLAIMS_PER_PAGE,
+};
 use crate::model::{ClaimRow, Page, ProjectSummary};
 use crate::ui::widgets::{format_count, ErrorNote, Stat};
 use leptos::prelude::*;
@@ -10,16 +12,18 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 #[component]
 pub fn ProjectsPage() -> AnyView {
-    let projects = Resource::new(|| (), |_| list_projects());
+    let create = ServerAction::<CreateProject>::new();
+    let projects = Resource::new(move || create.version().get(), |_| list_projects());
     view! {
         <Title text="Projects" />
         <main class="page">
             <h1>"Projects"</h1>
+            <NewProject create=create />
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match projects.await {
                         Ok(list) if list.is_empty() => view! {
-                            <p class="muted">"No project yet. Create one with "<code>"claimpool project create NAME"</code>"."</p>
+                            <p class="muted">"You lead no project yet: create one above, or ask a lead of one to add you."</p>
                         }.into_any(),
                         Ok(list) => view! { <ProjectTable list=list /> }.into_any(),
                         Err(e) => view! { <ErrorNote error=e /> }.into_any(),
@@ -28,6 +32,31 @@ pub fn ProjectsPage() -> AnyView {
             </Suspense>
         </main>
     }.into_any()
+}
+
+/// The form that creates a project (its creator leads it), with a link to it once made.
+#[component]
+fn NewProject(create: ServerAction<CreateProject>) -> AnyView {
+    view! {
+        <ActionForm action=create attr:class="toolbar" attr:data-testid="new-project">
+            <label>"New project " <input name="name" required maxlength="100" autocomplete="off" /></label>
+            <label>"description " <input name="description" size="40" /></label>
+            <button type="submit" disabled=move || create.pending().get()>"Create"</button>
+        </ActionForm>
+        {move || match create.value().get() {
+            Some(Ok(name)) => view! {
+                <p class="ok" data-testid="project-created">
+                    "Created "<A href=format!("/lead/projects/{name}")>{name.clone()}</A>
+                    ": add its members; its corpus and claims are imported with "
+                    <code>"claimpool import corpus"</code>" and "<code>"claimpool import claims"</code>
+                    ", its runs here or with "<code>"claimpool import run"</code>"."
+                </p>
+            }.into_any(),
+            Some(Err(e)) => view! { <ErrorNote error=e /> }.into_any(),
+            None => ().into_any(),
+        }}
+    }
+    .into_any()
 }
 
 #[component]
@@ -109,6 +138,7 @@ pub fn ProjectPage() -> AnyView {
                     }
                 })}
             </Suspense>
+            <crate::ui::members::MembersSection project=Signal::derive(name) />
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
             <crate::ui::pipeline::GenerateRunSection project=Signal::derive(name) version=version />
             <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />
