@@ -242,11 +242,6 @@ impl ProjectCaller {
         &self.project
     }
 
-    /// The role the caller acts with: admins act as leads.
-    pub fn role(&self) -> ProjectRole {
-        self.role
-    }
-
     /// Whether the caller leads the project (leads and admins).
     pub fn is_lead(&self) -> bool {
         self.role == ProjectRole::Lead

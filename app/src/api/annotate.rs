@@ -24,10 +24,7 @@ mod ssr {
         }
     }
 
-    pub async fn caller(role: ProjectRole, project: &str) -> Result<(Db, ProjectCaller), ApiError> {
-        let caller = crate::auth::require_project(project, role).await?;
-        Ok((crate::state::db()?, caller))
-    }
+    pub(crate) use crate::api::project_caller as caller;
 
     /// The caller of something on pair `entry_id`, who must be able to act as `role` in its
     /// project.

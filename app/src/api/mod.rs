@@ -108,18 +108,24 @@ pub fn access(endpoint: &str) -> Option<Access> {
         .map(|(_, access)| *access)
 }
 
-/// The database, the project's id and the caller, who must lead the project (see
+/// The database and the caller, who must be able to act in `project` as `role` (see
 /// [`crate::auth::require_project`]).
+#[cfg(feature = "ssr")]
+pub(crate) async fn project_caller(
+    role: ProjectRole,
+    project: &str,
+) -> ApiResult<(crate::store::Db, crate::auth::ProjectCaller)> {
+    let caller = crate::auth::require_project(project, role).await?;
+    Ok((crate::state::db()?, caller))
+}
+
+/// The database, the project's id and the caller, who must lead the project.
 #[cfg(feature = "ssr")]
 pub(crate) async fn lead_project(
     project: &str,
 ) -> ApiResult<(crate::store::Db, i64, crate::domain::account::User)> {
-    let caller = crate::auth::require_project(project, ProjectRole::Lead).await?;
-    Ok((
-        crate::state::db()?,
-        caller.project_id(),
-        caller.user().clone(),
-    ))
+    let (db, caller) = project_caller(ProjectRole::Lead, project).await?;
+    Ok((db, caller.project_id(), caller.user().clone()))
 }
 
 /// Gives an error result its HTTP status, so clients other than the pages can act on it.

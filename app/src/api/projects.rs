@@ -42,11 +42,7 @@ pub async fn claims_page(
 ) -> Result<Page<ClaimRow>, ApiError> {
     crate::api::respond(
         async {
-            let id =
-                crate::auth::require_project(&project, crate::domain::account::ProjectRole::Lead)
-                    .await?
-                    .project_id();
-            let db = crate::state::db()?;
+            let (db, id, _) = crate::api::lead_project(&project).await?;
             Ok(crate::store::projects::claims_page(
                 &db,
                 id,

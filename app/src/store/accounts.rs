@@ -4,36 +4,30 @@
 //! project hands its open items there to the other annotators.
 
 use super::audit::{json, AuditEvent};
+use super::users::user_from_row;
 use super::{Db, StoreError, StoreResult};
 use crate::domain::account::{Role, User};
+use sqlx::Row;
 
 /// The user with `id` and their credentials version, for checking a session.
 pub async fn for_session(db: &Db, id: i64) -> StoreResult<Option<(User, i64)>> {
-    let row: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
+    let row = sqlx::query(
         "SELECT id, username, role, active, credentials_version FROM users WHERE id = ?",
     )
     .bind(id)
     .fetch_optional(db)
     .await?;
-    row.map(|(id, username, role, active, version)| {
-        Ok((
-            User {
-                id,
-                username,
-                role: Role::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                active: active != 0,
-            },
-            version,
-        ))
-    })
-    .transpose()
+    row.map(|row| Ok((user_from_row(&row)?, row.try_get("credentials_version")?)))
+        .transpose()
 }
 
 async fn user_named(db: &Db, username: &str) -> StoreResult<User> {
-    let id = super::users::id_by_name(db, username).await?;
-    super::users::by_id(db, id)
+    let row = sqlx::query("SELECT id, username, role, active FROM users WHERE username = ?")
+        .bind(username)
+        .fetch_optional(db)
         .await?
-        .ok_or_else(|| StoreError::NotFound(format!("user {username:?}")))
+        .ok_or_else(|| StoreError::NotFound(format!("user {username:?}")))?;
+    user_from_row(&row)
 }
 
 /// Sets a user's password (an argon2id hash) and ends their other sessions; returns the new

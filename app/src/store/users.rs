@@ -5,7 +5,7 @@ use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::account::{RecentFailures, Role, ThrottlePolicy, User, Username};
 use sqlx::Row;
 
-fn user_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<User> {
+pub(super) fn user_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<User> {
     let role: String = row.try_get("role")?;
     Ok(User {
         id: row.try_get("id")?,
