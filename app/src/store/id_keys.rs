@@ -6,10 +6,9 @@
 //! text. A decimal text and its value determine each other, so the two maps never disagree.
 //! Both keep std's keyed hash: the ids come from uploads.
 
-use super::raw_rows::for_each_row;
+use super::raw_rows::RawConnection;
 use super::StoreResult;
 use crate::domain::ids::decimal_value;
-use sqlx::SqliteConnection;
 use std::collections::HashMap;
 
 /// The database keys of a project's claims or documents, by external id.
@@ -22,17 +21,12 @@ pub(crate) struct IdKeys {
 impl IdKeys {
     /// Reads (external id, key) rows of `sql`, which selects them for the project given as its
     /// one parameter.
-    pub(crate) async fn read(
-        conn: &mut SqliteConnection,
-        sql: &str,
-        project_id: i64,
-    ) -> StoreResult<IdKeys> {
+    pub(crate) fn read(conn: &RawConnection, sql: &str, project_id: i64) -> StoreResult<IdKeys> {
         let mut keys = IdKeys::default();
-        for_each_row(conn, sql, &[project_id], |row| {
+        conn.for_each_row(sql, &[project_id], |row| {
             keys.insert(row.text(0)?, row.integer(1)?);
             Ok(())
-        })
-        .await?;
+        })?;
         Ok(keys)
     }
 

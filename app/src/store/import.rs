@@ -17,7 +17,7 @@
 use super::audit::AuditEvent;
 use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
-use super::raw_rows::insert_rows;
+use super::raw_rows::{read_snapshot, with_connection, Access, RawConnection, RowBinder};
 use super::staged::stage;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
@@ -804,6 +804,7 @@ pub async fn run(
     let mut conn = bulk_connection(db).await?;
     let mut started = None;
     let result = run_on(
+        db,
         &mut conn,
         RunWrite {
             project_id,
@@ -842,6 +843,7 @@ struct RunWrite {
 
 /// [`run`] on the import's own connection; sets `started` once the import's row exists.
 async fn run_on(
+    db: &Db,
     conn: &mut SqliteConnection,
     write: RunWrite,
     reader: RunReader,
@@ -859,17 +861,20 @@ async fn run_on(
     // The keys are read without the write lock: documents, claims and systems are never
     // deleted (a system only by the failed import that wrote it), so they hold until the end.
     check_writer(conn, project_id, actor_id).await?;
-    let docs = IdKeys::read(
-        conn,
-        "SELECT doc_id, id FROM documents WHERE project_id = ?",
-        project_id,
-    )
-    .await?;
-    let claims = IdKeys::read(
-        conn,
-        "SELECT claim_id, id FROM claims WHERE project_id = ?",
-        project_id,
-    )
+    let (docs, claims) = read_snapshot(db, move |c| {
+        Ok((
+            IdKeys::read(
+                c,
+                "SELECT doc_id, id FROM documents WHERE project_id = ?",
+                project_id,
+            )?,
+            IdKeys::read(
+                c,
+                "SELECT claim_id, id FROM claims WHERE project_id = ?",
+                project_id,
+            )?,
+        ))
+    })
     .await?;
     // Systems being imported count: two imports of one name cannot both succeed.
     let existing_systems: HashSet<String> =
@@ -1000,55 +1005,15 @@ async fn run_on(
         id
     };
     *started = Some(import_id);
-    // Database keys of the systems, by the parser's index; `None` until the system's first row.
-    let mut system_keys: HashMap<usize, i64> = HashMap::new();
-    let mut created: Vec<(usize, String)> = Vec::new();
-    let mut rows = 0u64;
-    let now = now_ms();
-    // A chunk is what the parser has ready (up to CHUNK_BATCHES batches): no transaction ever
-    // waits for the parser.
-    while let Some(first) = rx.recv().await {
-        let mut chunk = vec![first];
-        while chunk.len() < CHUNK_BATCHES {
-            match rx.try_recv() {
-                Ok(batch) => chunk.push(batch),
-                Err(_) => break,
-            }
-        }
-        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-        for batch in &chunk {
-            for row in batch {
-                if let Some(name) = &row.new_system {
-                    let key =
-                        create_system(&mut tx, project_id, name, &import.system, import_id, now)
-                            .await?;
-                    system_keys.insert(row.system, key);
-                    created.push((row.system, name.clone()));
-                }
-            }
-            rows += batch.len() as u64;
-            insert_rows(
-                &mut tx,
-                "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences)",
-                10,
-                batch,
-                |r, b| {
-                    b.integer(system_keys.get(&r.system).copied())
-                        .integer(Some(r.claim))
-                        .integer(Some(r.doc))
-                        .text(r.label.map(Label::as_str))
-                        .real(r.p_support)
-                        .real(r.p_contradict)
-                        .real(r.p_nei)
-                        .real(Some(r.confidence))
-                        .integer(r.rank.map(i64::from))
-                        .text(r.sentences.as_deref());
-                },
-            )
-            .await?;
-        }
-        tx.commit().await?;
-    }
+    let spec = import.system.clone();
+    let Written {
+        system_keys,
+        created,
+        rows,
+    } = with_connection(db, Access::Write, move |raw| {
+        write_predictions(raw, &mut rx, project_id, &spec, import_id)
+    })
+    .await?;
     let problems = parser_problems(parser).await?;
     if !problems.is_empty() {
         return Err(problems.into_error());
@@ -1132,37 +1097,110 @@ async fn check_writer(
     Ok(())
 }
 
-fn name_conflict(err: sqlx::Error, name: &str) -> StoreError {
-    if is_unique_violation(&err) {
-        StoreError::Conflict(format!("the project has a system named {name:?} already"))
-    } else {
-        err.into()
-    }
+/// What [`write_predictions`] wrote.
+struct Written {
+    /// Database keys of the systems, by the parser's index.
+    system_keys: HashMap<usize, i64>,
+    /// The systems created, by parser index and name, in the order the file names them.
+    created: Vec<(usize, String)>,
+    rows: u64,
 }
 
-async fn create_system(
-    conn: &mut SqliteConnection,
+/// Writes the parser's batches of predictions on `raw` (the import's own connection, on a
+/// blocking thread) until the parser is done: each chunk (what the parser has ready, up to
+/// [`CHUNK_BATCHES`] batches) in a short transaction of its own, so no transaction ever waits
+/// for the parser and other writers wait milliseconds.
+fn write_predictions(
+    raw: &RawConnection,
+    rx: &mut mpsc::Receiver<Vec<PredictionRow>>,
+    project_id: i64,
+    spec: &SystemSpec,
+    import_id: i64,
+) -> StoreResult<Written> {
+    let mut written = Written {
+        system_keys: HashMap::new(),
+        created: Vec::new(),
+        rows: 0,
+    };
+    let now = now_ms();
+    while let Some(first) = rx.blocking_recv() {
+        let mut chunk = vec![first];
+        while chunk.len() < CHUNK_BATCHES {
+            match rx.try_recv() {
+                Ok(batch) => chunk.push(batch),
+                Err(_) => break,
+            }
+        }
+        raw.write_transaction(|raw| {
+            for batch in &chunk {
+                for row in batch {
+                    if let Some(name) = &row.new_system {
+                        let key = create_system(raw, project_id, name, spec, import_id, now)?;
+                        written.system_keys.insert(row.system, key);
+                        written.created.push((row.system, name.clone()));
+                    }
+                }
+                written.rows += batch.len() as u64;
+                let keys = &written.system_keys;
+                raw.insert_rows(
+                    "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, p_nei, confidence, retrieval_rank, sentences)",
+                    10,
+                    batch,
+                    |r, b| bind_prediction(r, keys.get(&r.system).copied(), b),
+                )?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(written)
+}
+
+/// Binds a prediction's values in the column order of [`write_predictions`]'s INSERT.
+fn bind_prediction(r: &PredictionRow, system: Option<i64>, b: &mut RowBinder<'_>) {
+    b.integer(system)
+        .integer(Some(r.claim))
+        .integer(Some(r.doc))
+        .text(r.label.map(Label::as_str))
+        .real(r.p_support)
+        .real(r.p_contradict)
+        .real(r.p_nei)
+        .real(Some(r.confidence))
+        .integer(r.rank.map(i64::from))
+        .text(r.sentences.as_deref());
+}
+
+/// Creates a system of a run import (not ready until the import ends); its key.
+fn create_system(
+    raw: &RawConnection,
     project_id: i64,
     name: &str,
     spec: &SystemSpec,
     import_id: i64,
     now: i64,
 ) -> StoreResult<i64> {
-    Ok(sqlx::query(
-        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, scoring, import_id, created_at, ready)
-         VALUES (?, ?, ?, ?, ?, 'order', ?, ?, 0)",
+    raw.insert_rows(
+        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, scoring, import_id, created_at, ready)",
+        9,
+        &[()],
+        |(), b| {
+            b.integer(Some(project_id))
+                .text(Some(name))
+                .text(Some(&spec.description))
+                .text(Some(spec.role.as_str()))
+                .real(spec.negative_sampling_ratio)
+                .text(Some("order"))
+                .integer(Some(import_id))
+                .integer(Some(now))
+                .integer(Some(0));
+        },
     )
-    .bind(project_id)
-    .bind(name)
-    .bind(&spec.description)
-    .bind(spec.role.as_str())
-    .bind(spec.negative_sampling_ratio)
-    .bind(import_id)
-    .bind(now)
-    .execute(conn)
-    .await
-    .map_err(|e| name_conflict(e, name))?
-    .last_insert_rowid())
+    .map_err(|e| match e {
+        StoreError::Conflict(_) => {
+            StoreError::Conflict(format!("the project has a system named {name:?} already"))
+        }
+        other => other,
+    })?;
+    Ok(raw.last_insert_rowid())
 }
 
 /// Parses a claim id given on a command line or form.

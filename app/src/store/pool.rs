@@ -2,7 +2,7 @@
 //! with `domain::pool`, its statistics and its listing.
 
 use super::audit::{json, AuditEvent};
-use super::raw_rows::for_each_row;
+use super::raw_rows::{read_snapshot, RawConnection};
 use super::{now_ms, Db, StoreError, StoreResult};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
@@ -11,7 +11,6 @@ use crate::domain::pool::{
     ScoredPair, Strategy, SystemRun,
 };
 use serde::Serialize;
-use sqlx::SqliteConnection;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The text form of a strategy, as stored and as the CLI takes it.
@@ -118,20 +117,19 @@ impl KeyIndex {
 /// Keys ordered as the external ids, so the pool's claim/doc tie-break follows the ids.
 ///
 /// `sql` selects (database key, external id) rows for the project given as its parameter.
-async fn ordered_keys<T: Ord>(
-    conn: &mut SqliteConnection,
+fn ordered_keys<T: Ord>(
+    conn: &RawConnection,
     sql: &str,
     project_id: i64,
     parse: impl Fn(&str) -> Option<T>,
 ) -> StoreResult<(Vec<(i64, T)>, KeyIndex)> {
     let mut parsed = Vec::new();
-    for_each_row(conn, sql, &[project_id], |row| {
+    conn.for_each_row(sql, &[project_id], |row| {
         let (key, ext) = (row.integer(0)?, row.text(1)?);
         let id = parse(ext).ok_or_else(|| StoreError::Corrupt(format!("stored id {ext:?}")))?;
         parsed.push((key, id));
         Ok(())
-    })
-    .await?;
+    })?;
     parsed.sort_by(|a, b| a.1.cmp(&b.1));
     let index = KeyIndex::new(&parsed);
     Ok((parsed, index))
@@ -139,35 +137,44 @@ async fn ordered_keys<T: Ord>(
 
 /// Loads every system's predictions of a project and ranks them under `strategy`.
 ///
-/// The predictions (millions of rows) are read through [`for_each_row`], on one connection.
+/// The predictions (millions of rows) are read through [`RawConnection::for_each_row`], all
+/// in one snapshot of the database.
 pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
-    let mut conn = db.acquire().await?;
+    read_snapshot(db, move |conn| load_from(conn, project_id, strategy)).await
+}
+
+fn load_from(conn: &RawConnection, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
     let (claims, claim_keys) = ordered_keys(
-        &mut conn,
+        conn,
         "SELECT id, claim_id FROM claims WHERE project_id = ?",
         project_id,
         |s| ClaimId::parse(s).ok(),
-    )
-    .await?;
+    )?;
     let (docs, doc_keys) = ordered_keys(
-        &mut conn,
+        conn,
         "SELECT id, doc_id FROM documents WHERE project_id = ?",
         project_id,
         |s| DocId::parse(s).ok(),
-    )
-    .await?;
-    let systems: Vec<(i64, String, String)> = sqlx::query_as(
+    )?;
+    let mut systems: Vec<(i64, String, Role)> = Vec::new();
+    conn.for_each_row(
         "SELECT id, name, role FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?;
+        &[project_id],
+        |row| {
+            let role = if row.text(2)? == "pooled" {
+                Role::Pooled
+            } else {
+                Role::EvaluationOnly
+            };
+            systems.push((row.integer(0)?, row.text(1)?.to_owned(), role));
+            Ok(())
+        },
+    )?;
     let mut ranking = Ranking::new(strategy);
     let mut system_ids = Vec::with_capacity(systems.len());
     for (system_id, name, role) in systems {
         let mut pairs = Vec::new();
-        for_each_row(
-            &mut conn,
+        conn.for_each_row(
             "SELECT claim_id, doc_id, confidence, retrieval_rank FROM predictions WHERE system_id = ?",
             &[system_id],
             |row| {
@@ -184,13 +191,7 @@ pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<L
                 pairs.push(ScoredPair::new(c, d, score, rank));
                 Ok(())
             },
-        )
-        .await?;
-        let role = if role == "pooled" {
-            Role::Pooled
-        } else {
-            Role::EvaluationOnly
-        };
+        )?;
         ranking
             .add(SystemRun::new(name, role, pairs).map_err(pool_error)?)
             .map_err(pool_error)?;

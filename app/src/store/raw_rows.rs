@@ -1,29 +1,179 @@
-//! Reading and writing millions of rows fast: statements stepped through SQLite's C API on the
-//! handle of a connection sqlx has lent out ([`sqlx::sqlite::SqliteConnection::lock_handle`]).
+//! Reading and writing millions of rows fast: statements stepped through SQLite's C API on a
+//! connection of our own ([`RawConnection`]), used from one blocking thread.
 //!
 //! sqlx copies every value of every row and hands the rows across a channel, about 2.5 µs a
 //! row; pooling reads every prediction of a project (10 million in the issue's benchmark), so
-//! those reads step their query here ([`for_each_row`]), at about 0.2 µs a row, each value read
-//! in place and checked against the storage class the caller expects. A run import writes those
-//! predictions with [`insert_rows`]: multi-row INSERTs bound straight from the rows, which saves
-//! building sqlx's argument lists and SQL text (a quarter of the import's writing time).
+//! those reads step their query here ([`RawConnection::for_each_row`]), at about 0.2 µs a row,
+//! each value read in place and checked against the storage class the caller expects. A run
+//! import writes those predictions with [`RawConnection::insert_rows`]: multi-row INSERTs bound
+//! straight from the rows, which saves building sqlx's argument lists and SQL text (a quarter
+//! of the import's writing time).
 //!
-//! The calls block the thread; on a multi-thread runtime they run in
-//! [`tokio::task::block_in_place`], so other tasks move to other workers meanwhile.
+//! The connection is opened on the database file for the work at hand and closed after it;
+//! reads see one snapshot ([`read_snapshot`]). It is never one of sqlx's: lending out the handle
+//! of a pooled connection (`lock_handle`) stalled in some runs of the fuzz harness, with sqlx's
+//! worker thread and the task each waiting for the connection's lock.
 
-use super::{StoreError, StoreResult};
+use super::{Db, StoreError, StoreResult};
 use libsqlite3_sys as ffi;
-use sqlx::SqliteConnection;
 use std::ffi::{c_int, CStr, CString};
+use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
-/// Runs `work`, which blocks, without stalling other tasks where the runtime allows it.
-fn blocking_section<T>(work: impl FnOnce() -> T) -> T {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
-        _ => work(),
+/// What a [`RawConnection`] may do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Access {
+    /// Read only.
+    Read,
+    /// Read and write, with foreign-key checks off (see the bulk writers for why that holds).
+    Write,
+}
+
+/// A connection to the database file of its own, closed when dropped.
+pub(crate) struct RawConnection {
+    db: NonNull<ffi::sqlite3>,
+}
+
+// SAFETY: a `RawConnection` is moved between threads, never shared (it is not `Sync`, and its
+// methods take `&self` only on the thread that owns it); SQLite (bundled by sqlx, built
+// thread-safe) allows a connection opened with SQLITE_OPEN_NOMUTEX to be used by one thread at
+// a time, whichever thread that is.
+unsafe impl Send for RawConnection {}
+
+impl RawConnection {
+    /// Opens the database file at `path` (which must exist) with a 10-second busy timeout.
+    pub(crate) fn open(path: &Path, access: Access) -> StoreResult<RawConnection> {
+        let shown = path.display().to_string();
+        let text = path
+            .to_str()
+            .and_then(|p| CString::new(p).ok())
+            .ok_or_else(|| {
+                StoreError::Fault(format!(
+                    "cannot open the database {shown}: the path is not UTF-8 without NUL"
+                ))
+            })?;
+        let flags = ffi::SQLITE_OPEN_NOMUTEX
+            | match access {
+                Access::Read => ffi::SQLITE_OPEN_READONLY,
+                Access::Write => ffi::SQLITE_OPEN_READWRITE,
+            };
+        let mut db = ptr::null_mut();
+        // SAFETY: `text` is NUL-terminated and outlives the call; `db` receives the handle,
+        // which SQLite hands out (to be closed) even when the open fails.
+        let rc = unsafe { ffi::sqlite3_open_v2(text.as_ptr(), &mut db, flags, ptr::null()) };
+        let Some(db) = NonNull::new(db) else {
+            return Err(StoreError::Fault(format!(
+                "cannot open the database {shown}: SQLite is out of memory"
+            )));
+        };
+        let conn = RawConnection { db };
+        if rc != ffi::SQLITE_OK {
+            // SAFETY: `db` is a handle SQLite returned; `conn` closes it when dropped.
+            return Err(unsafe { sqlite_error(db, rc, &format!("opening {shown}")) });
+        }
+        // SAFETY: an open connection of ours.
+        unsafe {
+            ffi::sqlite3_extended_result_codes(db.as_ptr(), 1);
+            ffi::sqlite3_busy_timeout(db.as_ptr(), 10_000);
+        }
+        if access == Access::Write {
+            conn.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF")?;
+        }
+        Ok(conn)
     }
+
+    /// Runs `sql` (one or more statements without results).
+    pub(crate) fn execute(&self, sql: &str) -> StoreResult<()> {
+        let text = CString::new(sql)
+            .map_err(|_| StoreError::Fault(format!("a query holds a NUL byte: {sql}")))?;
+        // SAFETY: an open connection of ours; `text` is NUL-terminated and outlives the call;
+        // no callback and no error-message buffer (the message is read from the connection).
+        let rc = unsafe {
+            ffi::sqlite3_exec(
+                self.db.as_ptr(),
+                text.as_ptr(),
+                None,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        if rc == ffi::SQLITE_OK {
+            Ok(())
+        } else {
+            // SAFETY: an open connection of ours.
+            Err(unsafe { sqlite_error(self.db, rc, sql) })
+        }
+    }
+
+    /// Runs `work` in a write transaction (`BEGIN IMMEDIATE`): committed if it succeeds,
+    /// rolled back if it fails.
+    pub(crate) fn write_transaction<T>(
+        &self,
+        work: impl FnOnce(&RawConnection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.execute("BEGIN IMMEDIATE")?;
+        match work(self).and_then(|out| self.execute("COMMIT").map(|()| out)) {
+            Ok(out) => Ok(out),
+            Err(e) => {
+                // A failed COMMIT may leave the transaction open; a rollback of none is harmless.
+                let _ = self.execute("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// The rowid of the last row this connection inserted.
+    pub(crate) fn last_insert_rowid(&self) -> i64 {
+        // SAFETY: an open connection of ours.
+        unsafe { ffi::sqlite3_last_insert_rowid(self.db.as_ptr()) }
+    }
+}
+
+impl Drop for RawConnection {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `sqlite3_open_v2` and is closed only here; every
+        // statement of ours is finalized before its method returns.
+        unsafe { ffi::sqlite3_close(self.db.as_ptr()) };
+    }
+}
+
+/// The file of the database `db` opens.
+fn database_file(db: &Db) -> StoreResult<PathBuf> {
+    let path = db.connect_options().get_filename().to_path_buf();
+    let text = path.to_string_lossy();
+    if text.is_empty() || text.contains(":memory:") {
+        return Err(StoreError::Fault(
+            "an in-memory database cannot be read by a second connection".into(),
+        ));
+    }
+    Ok(path)
+}
+
+/// Runs `work` on a connection of its own to `db`'s file with `access`, on a blocking thread.
+pub(crate) async fn with_connection<T: Send + 'static>(
+    db: &Db,
+    access: Access,
+    work: impl FnOnce(&RawConnection) -> StoreResult<T> + Send + 'static,
+) -> StoreResult<T> {
+    let path = database_file(db)?;
+    tokio::task::spawn_blocking(move || work(&RawConnection::open(&path, access)?))
+        .await
+        .map_err(|e| StoreError::Fault(format!("a database read stopped: {e}")))?
+}
+
+/// Runs `work` (reads) on a read-only connection of its own, in one read transaction: every
+/// query of `work` sees the database as it was when the first one started.
+pub(crate) async fn read_snapshot<T: Send + 'static>(
+    db: &Db,
+    work: impl FnOnce(&RawConnection) -> StoreResult<T> + Send + 'static,
+) -> StoreResult<T> {
+    with_connection(db, Access::Read, move |conn| {
+        conn.execute("BEGIN")?;
+        let out = work(conn)?;
+        conn.execute("COMMIT")?;
+        Ok(out)
+    })
+    .await
 }
 
 /// A prepared statement, finalized when dropped.
@@ -37,7 +187,7 @@ impl Statement {
     /// Safety: `db` is an open connection that nothing else uses while the statement lives.
     unsafe fn prepare(db: NonNull<ffi::sqlite3>, sql: &str) -> StoreResult<Statement> {
         let text = CString::new(sql)
-            .map_err(|_| StoreError::Invalid(format!("a query holds a NUL byte: {sql}")))?;
+            .map_err(|_| StoreError::Fault(format!("a query holds a NUL byte: {sql}")))?;
         let mut stmt = ptr::null_mut();
         // SAFETY: `db` is open and ours (the caller's contract); `text` is NUL-terminated and
         // outlives the call; `stmt` receives the new statement.
@@ -65,15 +215,28 @@ impl Drop for Statement {
     }
 }
 
-/// The error SQLite reports for `rc` on `db`, naming the query.
+/// The error SQLite reports for `rc` on `db`, naming the query: a UNIQUE or PRIMARY KEY
+/// violation is a [`StoreError::Conflict`] (callers name what conflicts), anything else a
+/// fault of the server.
 ///
 /// Safety: `db` is an open connection.
 unsafe fn sqlite_error(db: NonNull<ffi::sqlite3>, rc: c_int, sql: &str) -> StoreError {
     // SAFETY: `db` is open; the message is a NUL-terminated string SQLite owns, copied at once.
-    let message = unsafe { CStr::from_ptr(ffi::sqlite3_errmsg(db.as_ptr())) }
-        .to_string_lossy()
-        .into_owned();
-    StoreError::Invalid(format!("SQLite error {rc} ({message}) in: {sql}"))
+    let (message, code) = unsafe {
+        (
+            CStr::from_ptr(ffi::sqlite3_errmsg(db.as_ptr()))
+                .to_string_lossy()
+                .into_owned(),
+            ffi::sqlite3_extended_errcode(db.as_ptr()),
+        )
+    };
+    let text = format!("SQLite error {rc} ({message}) in: {sql}");
+    match code {
+        ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
+            StoreError::Conflict(text)
+        }
+        _ => StoreError::Fault(text),
+    }
 }
 
 /// The current row of a query run by [`for_each_row`].
@@ -155,46 +318,42 @@ impl RawRow<'_> {
     }
 }
 
-/// Runs `sql` (a read) with the integer parameters `params` on `conn` and calls `each` on every
-/// row, in the query's order; the first error of `each` stops the query and is returned.
-///
-/// The connection's handle is held for the whole query: nothing else uses the connection
-/// meanwhile, and the calls block the current thread (about 0.2 µs a row).
-pub(crate) async fn for_each_row(
-    conn: &mut SqliteConnection,
-    sql: &str,
-    params: &[i64],
-    mut each: impl FnMut(&RawRow<'_>) -> StoreResult<()>,
-) -> StoreResult<()> {
-    let mut handle = conn.lock_handle().await?;
-    let db = handle.as_raw_handle();
-    // SAFETY: `handle` locks the connection for this function: sqlx's worker makes no call on
-    // it until `handle` drops, after `statement` is finalized (declared later, dropped first).
-    let statement = unsafe { Statement::prepare(db, sql)? };
-    for (i, &value) in params.iter().enumerate() {
-        let index = c_int::try_from(i + 1)
-            .map_err(|_| StoreError::Invalid(format!("too many parameters for: {sql}")))?;
-        // SAFETY: a live statement; SQLite checks the index and returns an error code.
-        let rc = unsafe { ffi::sqlite3_bind_int64(statement.stmt.as_ptr(), index, value) };
-        if rc != ffi::SQLITE_OK {
-            // SAFETY: `db` is open and ours.
-            return Err(unsafe { sqlite_error(db, rc, sql) });
+impl RawConnection {
+    /// Runs `sql` (a read) with the integer parameters `params` and calls `each` on every row,
+    /// in the query's order; the first error of `each` stops the query and is returned.
+    ///
+    /// Blocks the thread (about 0.2 µs a row).
+    pub(crate) fn for_each_row(
+        &self,
+        sql: &str,
+        params: &[i64],
+        mut each: impl FnMut(&RawRow<'_>) -> StoreResult<()>,
+    ) -> StoreResult<()> {
+        let db = self.db;
+        // SAFETY: an open connection of ours, used by this thread only.
+        let statement = unsafe { Statement::prepare(db, sql)? };
+        for (i, &value) in params.iter().enumerate() {
+            let index = c_int::try_from(i + 1)
+                .map_err(|_| StoreError::Fault(format!("too many parameters for: {sql}")))?;
+            // SAFETY: a live statement; SQLite checks the index and returns an error code.
+            let rc = unsafe { ffi::sqlite3_bind_int64(statement.stmt.as_ptr(), index, value) };
+            if rc != ffi::SQLITE_OK {
+                // SAFETY: `db` is open and ours.
+                return Err(unsafe { sqlite_error(db, rc, sql) });
+            }
+        }
+        loop {
+            // SAFETY: a live, fully bound statement on a connection nothing else uses.
+            match unsafe { ffi::sqlite3_step(statement.stmt.as_ptr()) } {
+                ffi::SQLITE_ROW => each(&RawRow {
+                    statement: &statement,
+                })?,
+                ffi::SQLITE_DONE => return Ok(()),
+                // SAFETY: `db` is open and ours.
+                rc => return Err(unsafe { sqlite_error(db, rc, sql) }),
+            }
         }
     }
-    blocking_section(|| loop {
-        // SAFETY: a live, fully bound statement on a connection nothing else uses.
-        match unsafe { ffi::sqlite3_step(statement.stmt.as_ptr()) } {
-            ffi::SQLITE_ROW => each(&RawRow {
-                statement: &statement,
-            })?,
-            ffi::SQLITE_DONE => return Ok(()),
-            // SAFETY: `db` is open and ours.
-            rc => return Err(unsafe { sqlite_error(db, rc, sql) }),
-        }
-    })?;
-    drop(statement);
-    drop(handle);
-    Ok(())
 }
 
 /// Rows per INSERT statement of [`insert_rows`]: enough to spread the statement's start-up
@@ -285,106 +444,115 @@ fn insert_sql(head: &str, columns: usize, rows: usize) -> String {
     sql
 }
 
-/// Inserts `rows` with `head` (`INSERT INTO t (a, b, c)`, `columns` names) on `conn`, in the
-/// connection's current transaction: `bind` gives each row's values in column order.
-///
-/// The statements are prepared for this call and finalized before it returns. A constraint
-/// that fails is an error quoting SQLite's message; rows of the call may have been written
-/// before it, so the caller rolls its transaction back.
-pub(crate) async fn insert_rows<R>(
-    conn: &mut SqliteConnection,
-    head: &str,
-    columns: usize,
-    rows: &[R],
-    mut bind: impl FnMut(&R, &mut RowBinder<'_>),
-) -> StoreResult<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    // SQLite takes at most 32,766 parameters per statement.
-    if columns == 0 || columns * ROWS_PER_STATEMENT > 32_766 {
-        return Err(StoreError::Invalid(format!(
+impl RawConnection {
+    /// Inserts `rows` with `head` (`INSERT INTO t (a, b, c)`, `columns` names), in the
+    /// connection's current transaction: `bind` gives each row's values in column order.
+    ///
+    /// The statements are prepared for this call and finalized before it returns. A constraint
+    /// that fails is an error quoting SQLite's message; rows of the call may have been written
+    /// before it, so the caller rolls its transaction back.
+    pub(crate) fn insert_rows<R>(
+        &self,
+        head: &str,
+        columns: usize,
+        rows: &[R],
+        mut bind: impl FnMut(&R, &mut RowBinder<'_>),
+    ) -> StoreResult<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        // SQLite takes at most 32,766 parameters per statement.
+        if columns == 0 || columns * ROWS_PER_STATEMENT > 32_766 {
+            return Err(StoreError::Fault(format!(
             "{columns} columns per row do not fit an INSERT of {ROWS_PER_STATEMENT} rows: {head}"
         )));
-    }
-    let mut handle = conn.lock_handle().await?;
-    let db = handle.as_raw_handle();
-    blocking_section(|| {
-        let mut full: Option<Statement> = None;
-        for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-            let sql = || insert_sql(head, columns, chunk.len());
-            // SAFETY (both): `handle` locks the connection until this function returns, after
-            // the statements (finalized on drop, inside this closure) are gone.
-            let partial;
-            let statement = if chunk.len() == ROWS_PER_STATEMENT {
-                match &mut full {
-                    Some(statement) => &*statement,
-                    slot => &*slot.insert(unsafe { Statement::prepare(db, &sql())? }),
+        }
+        let db = self.db;
+        {
+            let mut full: Option<Statement> = None;
+            for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                let sql = || insert_sql(head, columns, chunk.len());
+                // SAFETY (both): an open connection of ours, used by this thread only; the
+                // statements are finalized (on drop) before this function returns.
+                let partial;
+                let statement = if chunk.len() == ROWS_PER_STATEMENT {
+                    match &mut full {
+                        Some(statement) => &*statement,
+                        slot => &*slot.insert(unsafe { Statement::prepare(db, &sql())? }),
+                    }
+                } else {
+                    partial = unsafe { Statement::prepare(db, &sql())? };
+                    &partial
+                };
+                let mut binder = RowBinder {
+                    statement,
+                    next: 1,
+                    failed: None,
+                };
+                for row in chunk {
+                    let start = binder.next;
+                    bind(row, &mut binder);
+                    let given = usize::try_from(binder.next - start).unwrap_or(0);
+                    if given != columns {
+                        return Err(StoreError::Fault(format!(
+                            "a row gave {given} values for the {columns} columns of: {head}"
+                        )));
+                    }
                 }
-            } else {
-                partial = unsafe { Statement::prepare(db, &sql())? };
-                &partial
-            };
-            let mut binder = RowBinder {
-                statement,
-                next: 1,
-                failed: None,
-            };
-            for row in chunk {
-                let start = binder.next;
-                bind(row, &mut binder);
-                let given = usize::try_from(binder.next - start).unwrap_or(0);
-                if given != columns {
-                    return Err(StoreError::Invalid(format!(
-                        "a row gave {given} values for the {columns} columns of: {head}"
+                let stmt = statement.stmt.as_ptr();
+                if let Some((parameter, rc)) = binder.failed {
+                    return Err(StoreError::Fault(format!(
+                        "SQLite error {rc} binding parameter {parameter} of: {head}"
                     )));
                 }
+                // SAFETY: a live, fully bound statement on a connection nothing else uses; reset
+                // makes it ready for the next chunk (every parameter is bound again).
+                let rc = unsafe { ffi::sqlite3_step(stmt) };
+                if rc != ffi::SQLITE_DONE {
+                    // SAFETY: `db` is open and ours.
+                    return Err(unsafe { sqlite_error(db, rc, head) });
+                }
+                // SAFETY: as for the step.
+                unsafe { ffi::sqlite3_reset(stmt) };
             }
-            let stmt = statement.stmt.as_ptr();
-            if let Some((parameter, rc)) = binder.failed {
-                return Err(StoreError::Invalid(format!(
-                    "SQLite error {rc} binding parameter {parameter} of: {head}"
-                )));
-            }
-            // SAFETY: a live, fully bound statement on a connection nothing else uses; reset
-            // makes it ready for the next chunk (every parameter is bound again).
-            let rc = unsafe { ffi::sqlite3_step(stmt) };
-            if rc != ffi::SQLITE_DONE {
-                // SAFETY: `db` is open and ours.
-                return Err(unsafe { sqlite_error(db, rc, head) });
-            }
-            // SAFETY: as for the step.
-            unsafe { ffi::sqlite3_reset(stmt) };
         }
         Ok(())
-    })?;
-    drop(handle);
-    Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlx::Connection;
 
-    async fn memory() -> SqliteConnection {
-        let mut conn = SqliteConnection::connect("sqlite::memory:").await.unwrap();
-        sqlx::query(
+    /// A database file with table `t`, and a read-write connection to it.
+    fn database() -> (tempfile::TempDir, RawConnection) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        std::fs::File::create(&path).unwrap();
+        let conn = RawConnection::open(&path, Access::Write).unwrap();
+        conn.execute(
             "CREATE TABLE t (i INTEGER, r REAL, s TEXT);
              INSERT INTO t VALUES (1, 0.25, 'a'), (2, 3, 'bé'), (NULL, 0.5, ''), (4, NULL, NULL);",
         )
-        .execute(&mut conn)
-        .await
         .unwrap();
-        conn
+        (dir, conn)
     }
 
-    #[tokio::test]
-    async fn reads_rows_as_sqlx_does_with_parameters_in_order() {
-        let mut conn = memory().await;
+    fn count(conn: &RawConnection, sql: &str) -> i64 {
+        let mut n = None;
+        conn.for_each_row(sql, &[], |row| {
+            n = Some(row.integer(0)?);
+            Ok(())
+        })
+        .unwrap();
+        n.unwrap()
+    }
+
+    #[test]
+    fn reads_rows_with_parameters_in_order() {
+        let (_dir, conn) = database();
         let mut got = Vec::new();
-        for_each_row(
-            &mut conn,
+        conn.for_each_row(
             "SELECT i, r, s FROM t WHERE rowid <= ? AND rowid >= ? ORDER BY rowid",
             &[3, 1],
             |row| {
@@ -396,65 +564,58 @@ mod tests {
                 Ok(())
             },
         )
-        .await
         .unwrap();
-        let want: Vec<(Option<i64>, f64, String)> =
-            sqlx::query_as("SELECT i, r, s FROM t WHERE rowid <= 3 ORDER BY rowid")
-                .fetch_all(&mut conn)
-                .await
-                .unwrap();
-        assert_eq!(got, want);
-        assert_eq!(got[1].1, 3.0, "a whole REAL reads back as a float");
+        let want = vec![
+            (Some(1), 0.25, "a".to_owned()),
+            (Some(2), 3.0, "bé".to_owned()),
+            (None, 0.5, String::new()),
+        ];
+        assert_eq!(got, want, "a whole REAL reads back as a float");
     }
 
-    #[tokio::test]
-    async fn a_value_of_the_wrong_kind_is_an_error_naming_the_column() {
-        let mut conn = memory().await;
-        let err = for_each_row(&mut conn, "SELECT i, r, s FROM t", &[], |row| {
-            row.integer(0)?;
-            Ok(())
-        })
-        .await
-        .unwrap_err();
+    #[test]
+    fn a_value_of_the_wrong_kind_is_an_error_naming_the_column() {
+        let (_dir, conn) = database();
+        let err = conn
+            .for_each_row("SELECT i, r, s FROM t", &[], |row| {
+                row.integer(0)?;
+                Ok(())
+            })
+            .unwrap_err();
         assert!(err.to_string().contains("column 0 holds NULL"), "{err}");
-        let err = for_each_row(&mut conn, "SELECT s FROM t", &[], |row| {
-            row.real(0)?;
-            Ok(())
-        })
-        .await
-        .unwrap_err();
+        let err = conn
+            .for_each_row("SELECT s FROM t", &[], |row| {
+                row.real(0)?;
+                Ok(())
+            })
+            .unwrap_err();
         assert!(err.to_string().contains("holds text"), "{err}");
-        let err = for_each_row(&mut conn, "SELECT absent FROM t", &[], |_| Ok(()))
-            .await
+        let err = conn
+            .for_each_row("SELECT absent FROM t", &[], |_| Ok(()))
             .unwrap_err();
         assert!(err.to_string().contains("no such column"), "{err}");
+        assert!(matches!(err, StoreError::Fault(_)), "{err:?}");
         // The connection is usable afterwards.
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(n, 4);
+        assert_eq!(count(&conn, "SELECT COUNT(*) FROM t"), 4);
     }
 
-    #[tokio::test]
-    async fn an_error_of_the_callback_stops_the_query() {
-        let mut conn = memory().await;
+    #[test]
+    fn an_error_of_the_callback_stops_the_query() {
+        let (_dir, conn) = database();
         let mut seen = 0;
-        let err = for_each_row(&mut conn, "SELECT i FROM t", &[], |_| {
-            seen += 1;
-            Err(StoreError::Invalid("stop".into()))
-        })
-        .await
-        .unwrap_err();
+        let err = conn
+            .for_each_row("SELECT i FROM t", &[], |_| {
+                seen += 1;
+                Err(StoreError::Invalid("stop".into()))
+            })
+            .unwrap_err();
         assert_eq!((seen, err.to_string()), (1, "stop".to_owned()));
     }
 
-    #[tokio::test]
-    async fn inserts_rows_in_full_and_partial_statements_as_sqlx_reads_them() {
-        let mut conn = memory().await;
-        sqlx::query("CREATE TABLE u (k INTEGER PRIMARY KEY, r REAL CHECK (r >= 0), s TEXT)")
-            .execute(&mut conn)
-            .await
+    #[test]
+    fn inserts_rows_in_full_and_partial_statements_as_they_read_back() {
+        let (_dir, conn) = database();
+        conn.execute("CREATE TABLE u (k INTEGER PRIMARY KEY, r REAL CHECK (r >= 0), s TEXT)")
             .unwrap();
         // 2.5 statements' worth, with NULLs and non-ASCII text.
         let rows: Vec<(i64, Option<f64>, Option<String>)> = (0..250)
@@ -464,58 +625,83 @@ mod tests {
                 (k, r, s)
             })
             .collect();
-        insert_rows(&mut conn, "INSERT INTO u (k, r, s)", 3, &rows, |row, b| {
+        conn.insert_rows("INSERT INTO u (k, r, s)", 3, &rows, |row, b| {
             b.integer(Some(row.0)).real(row.1).text(row.2.as_deref());
         })
-        .await
         .unwrap();
-        let stored: Vec<(i64, Option<f64>, Option<String>)> =
-            sqlx::query_as("SELECT k, r, s FROM u ORDER BY k")
-                .fetch_all(&mut conn)
-                .await
-                .unwrap();
+        let mut stored = Vec::new();
+        conn.for_each_row("SELECT k, r, s FROM u ORDER BY k", &[], |row| {
+            let r = match row.optional_integer(1) {
+                Ok(None) => None,
+                _ => Some(row.real(1)?),
+            };
+            let s = match row.optional_integer(2) {
+                Ok(None) => None,
+                _ => Some(row.text(2)?.to_owned()),
+            };
+            stored.push((row.integer(0)?, r, s));
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(stored, rows);
     }
 
-    #[tokio::test]
-    async fn a_failed_constraint_or_a_short_row_is_an_error() {
-        let mut conn = memory().await;
-        sqlx::query("CREATE TABLE u (k INTEGER PRIMARY KEY, r REAL CHECK (r >= 0))")
-            .execute(&mut conn)
-            .await
+    #[test]
+    fn a_failed_constraint_or_a_short_row_is_an_error_and_the_transaction_rolls_back() {
+        let (_dir, conn) = database();
+        conn.execute("CREATE TABLE u (k INTEGER PRIMARY KEY, r REAL CHECK (r >= 0))")
             .unwrap();
-        let err = insert_rows(
-            &mut conn,
-            "INSERT INTO u (k, r)",
-            2,
-            &[(1, 0.5), (2, -1.0)],
-            |row, b| {
-                b.integer(Some(row.0)).real(Some(row.1));
-            },
-        )
-        .await
-        .unwrap_err();
+        let err = conn
+            .write_transaction(|c| {
+                c.insert_rows(
+                    "INSERT INTO u (k, r)",
+                    2,
+                    &[(1, 0.5), (2, -1.0)],
+                    |row, b| {
+                        b.integer(Some(row.0)).real(Some(row.1));
+                    },
+                )
+            })
+            .unwrap_err();
         assert!(err.to_string().contains("CHECK constraint failed"), "{err}");
-        let err = insert_rows(
-            &mut conn,
-            "INSERT INTO u (k, r)",
-            2,
-            &[(3, 0.5)],
-            |row, b| {
+        assert_eq!(count(&conn, "SELECT COUNT(*) FROM u"), 0, "rolled back");
+        let err = conn
+            .insert_rows("INSERT INTO u (k, r)", 2, &[(3, 0.5)], |row, b| {
                 b.integer(Some(row.0));
-            },
-        )
-        .await
-        .unwrap_err();
+            })
+            .unwrap_err();
         assert!(
             err.to_string()
                 .contains("a row gave 1 values for the 2 columns"),
             "{err}"
         );
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM u WHERE k = 3")
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(n, 0);
+        assert_eq!(count(&conn, "SELECT COUNT(*) FROM u WHERE k = 3"), 0);
+        conn.execute("INSERT INTO u VALUES (5, 1)").unwrap();
+        let err = conn.execute("INSERT INTO u VALUES (5, 2)").unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert_eq!(conn.last_insert_rowid(), 5);
+    }
+
+    #[test]
+    fn a_read_only_connection_refuses_writes_and_reads_one_snapshot() {
+        let (dir, writer) = database();
+        writer.execute("PRAGMA journal_mode = WAL").unwrap();
+        let reader = RawConnection::open(&dir.path().join("t.db"), Access::Read).unwrap();
+        assert!(reader.execute("INSERT INTO t VALUES (9, 9, 'x')").is_err());
+        reader.execute("BEGIN").unwrap();
+        assert_eq!(count(&reader, "SELECT COUNT(*) FROM t"), 4);
+        writer.execute("INSERT INTO t VALUES (9, 9, 'x')").unwrap();
+        assert_eq!(count(&reader, "SELECT COUNT(*) FROM t"), 4, "same snapshot");
+        reader.execute("COMMIT").unwrap();
+        assert_eq!(count(&reader, "SELECT COUNT(*) FROM t"), 5);
+    }
+
+    #[test]
+    fn a_missing_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("absent.db");
+        let err = RawConnection::open(&path, Access::Read).err().unwrap();
+        assert!(err.to_string().contains("absent.db"), "{err}");
+        assert!(!path.exists(), "opening never creates the file");
     }
 }
