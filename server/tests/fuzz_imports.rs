@@ -226,16 +226,9 @@ fn run(path: PathBuf, format: RunFormat, system: String) -> RunImport {
     }
 }
 
-// Not in CI: it stalls in some runs (one of four in an earlier session; deterministically in
-// this one while writers briefly took turns through an in-process queue, since removed). The
-// stall is in `pool::build` → `store::pool::load` of the "runs" project (594 systems), inside a
-// `for_each_row` after about 50 systems: sqlx's worker thread waits in `UnlockDb` to take its
-// connection back while the task waits for `lock_handle`; every thread idle. The same build on a
-// copy of the database in a fresh process succeeds, and 60,000 `lock_handle` reads in a stress
-// loop did not stall. Run it with `cargo test -p server --test fuzz_imports -- --ignored`
-// (FUZZ_TRACE=1 names each case); the 60 s bound per import turns a stall in an import into a
-// failure naming the case.
-#[ignore = "stalls in some runs in the pool build after 594 imports; see the comment above"]
+// FUZZ_TRACE=1 names each case; the 60 s bound per import turns a stall into a failure naming
+// the case. (Until the store read through sqlx's lent handles, this harness stalled in some runs
+// in the pool build's reads; see store::raw_rows.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -39,7 +39,7 @@ pub async fn set_password(
     actor_id: Option<i64>,
 ) -> StoreResult<i64> {
     let user = user_named(db, username).await?;
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let version: i64 = sqlx::query_scalar(
         "UPDATE users SET password_hash = ?, credentials_version = credentials_version + 1
          WHERE id = ? RETURNING credentials_version",
@@ -106,7 +106,7 @@ pub async fn set_role(
         check_not_last_admin(db, &user).await?;
     }
     end_unfit_memberships(db, &user, Some(role), actor_id).await?;
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     sqlx::query("UPDATE users SET role = ? WHERE id = ?")
         .bind(role.as_str())
         .bind(user.id)
@@ -145,7 +145,7 @@ pub async fn set_active(
         }
         end_unfit_memberships(db, &user, None, actor_id).await?;
     }
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     sqlx::query("UPDATE users SET active = ? WHERE id = ?")
         .bind(active)
         .bind(user.id)

@@ -19,6 +19,7 @@ use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
 use super::raw_rows::{read_snapshot, with_connection, Access, RawConnection, RowBinder};
 use super::staged::stage;
+use super::write_gate::Gate;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
     ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
@@ -499,6 +500,7 @@ pub async fn corpus(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
+    let _turn = Gate::of(db).turn().await;
     let mut conn = db.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
@@ -657,6 +659,7 @@ pub async fn claims(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
+    let _turn = Gate::of(db).turn().await;
     let mut conn = db.acquire().await?;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     let import_id = begin_import(
@@ -813,6 +816,7 @@ pub async fn run(
             actor_id,
             sha,
             lock_token: lock.token().to_owned(),
+            gate: Gate::of(db),
         },
         reader,
         &mut started,
@@ -839,6 +843,7 @@ struct RunWrite {
     actor_id: Option<i64>,
     sha: String,
     lock_token: String,
+    gate: Gate,
 }
 
 /// [`run`] on the import's own connection; sets `started` once the import's row exists.
@@ -856,6 +861,7 @@ async fn run_on(
         actor_id,
         sha,
         lock_token,
+        gate,
     } = write;
     let path = import.path.clone();
     // The keys are read without the write lock: documents, claims and systems are never
@@ -987,6 +993,7 @@ async fn run_on(
         display_name(&path),
     );
     let import_id = {
+        let _turn = gate.turn().await;
         let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         let id = begin_import(
             &mut tx,
@@ -1006,12 +1013,13 @@ async fn run_on(
     };
     *started = Some(import_id);
     let spec = import.system.clone();
+    let turns = gate.clone();
     let Written {
         system_keys,
         created,
         rows,
     } = with_connection(db, Access::Write, move |raw| {
-        write_predictions(raw, &mut rx, project_id, &spec, import_id)
+        write_predictions(raw, &mut rx, &turns, project_id, &spec, import_id)
     })
     .await?;
     let problems = parser_problems(parser).await?;
@@ -1030,6 +1038,7 @@ async fn run_on(
         )));
     }
     // The last transaction: the systems become ready and the import done, at once.
+    let _turn = gate.turn().await;
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     for (i, _) in &created {
         let scoring = match summary.tallies.get(*i).map(ScoringTally::scoring) {
@@ -1113,6 +1122,7 @@ struct Written {
 fn write_predictions(
     raw: &RawConnection,
     rx: &mut mpsc::Receiver<Vec<PredictionRow>>,
+    gate: &Gate,
     project_id: i64,
     spec: &SystemSpec,
     import_id: i64,
@@ -1131,6 +1141,7 @@ fn write_predictions(
                 Err(_) => break,
             }
         }
+        let _turn = gate.blocking_turn();
         raw.write_transaction(|raw| {
             for batch in &chunk {
                 for row in batch {

@@ -5,7 +5,7 @@
 use super::audit::AuditEvent;
 use super::{now_ms, Db, StoreError, StoreResult};
 use futures::TryStreamExt;
-use sqlx::{Connection, Row};
+use sqlx::Row;
 use std::io::Write;
 use std::path::Path;
 
@@ -92,8 +92,7 @@ pub async fn create(
     params: &serde_json::Value,
     created_by: Option<i64>,
 ) -> StoreResult<i64> {
-    let mut conn = db.acquire().await?;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let waiting: i64 =
         sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
             .fetch_one(&mut *tx)
@@ -132,8 +131,7 @@ pub async fn create(
 /// Cancels a job of the project: a queued one at once, a running one when its worker next
 /// checks ([`cancel_requested`]). A job that has ended is a conflict.
 pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) -> StoreResult<Job> {
-    let mut conn = db.acquire().await?;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let status: Option<String> =
         sqlx::query_scalar("SELECT status FROM jobs WHERE id = ? AND project_id = ?")
             .bind(id)
@@ -249,8 +247,7 @@ async fn end(
     message: Option<&str>,
     result: Option<&serde_json::Value>,
 ) -> StoreResult<()> {
-    let mut conn = db.acquire().await?;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let project: Option<Option<i64>> = sqlx::query_scalar(&format!(
         "UPDATE jobs SET status = ?, message = COALESCE(?, message), result = ?, finished_at = ? \
          WHERE id = ? AND status IN ({from}) RETURNING project_id"

@@ -17,6 +17,7 @@ pub mod report;
 mod staged;
 pub mod users;
 pub mod work;
+pub(crate) mod write_gate;
 
 pub use db::{now_ms, open, Db};
 

@@ -24,7 +24,7 @@ pub async fn create(
     actor_id: Option<i64>,
 ) -> StoreResult<i64> {
     let name = check_name(name)?;
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let id = sqlx::query("INSERT INTO projects (name, description, created_at) VALUES (?, ?, ?)")
         .bind(name)
         .bind(description)

@@ -573,7 +573,7 @@ pub async fn create(
     let manifest = String::from_utf8(built.files.manifest().to_vec())
         .map_err(|e| corrupt(format!("the manifest is not UTF-8: {e}")))?;
     let partial = built.files.counts().unjudged_pooled_pairs > 0;
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     sqlx::query(
         "INSERT INTO releases (project_id, number, partial, manifest, archive, sha256, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

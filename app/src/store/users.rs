@@ -23,7 +23,7 @@ pub async fn create(
     password_hash: &str,
     actor_id: Option<i64>,
 ) -> StoreResult<User> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::write_gate::begin(db).await?;
     let id = sqlx::query(
         "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
     )

@@ -38,10 +38,8 @@ impl Actor {
 
 /// Starts a write transaction that takes the write lock at once, so that concurrent
 /// submissions queue on the busy timeout instead of failing on a stale read.
-pub(crate) async fn begin_write(
-    db: &super::Db,
-) -> StoreResult<sqlx::Transaction<'static, sqlx::Sqlite>> {
-    Ok(db.begin_with("BEGIN IMMEDIATE").await?)
+pub(crate) async fn begin_write(db: &super::Db) -> StoreResult<super::write_gate::WriteTx> {
+    super::write_gate::begin(db).await
 }
 
 /// Not yours, or not there: the same answer, so that nobody learns of others' items.
