@@ -19,7 +19,7 @@ use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
 use super::raw_rows::{read_snapshot, with_connection, Access, RawConnection, RowBinder};
 use super::staged::stage;
-use super::write_gate::Gate;
+use super::write_gate::{self, Gate};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::formats::{
     ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
@@ -454,6 +454,8 @@ pub async fn corpus(
     format: Option<CorpusFormat>,
     actor_id: Option<i64>,
 ) -> StoreResult<ImportReport> {
+    // A crashed import of this file no longer stands in the way.
+    import_writer::reclaim_abandoned(db).await?;
     let format = match format {
         Some(f) => f,
         None => CorpusFormat::detect_file(path).map_err(format_error)?,
@@ -500,53 +502,99 @@ pub async fn corpus(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
-    let _turn = Gate::of(db).turn().await;
-    let mut conn = db.acquire().await?;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let import_id = begin_import(
-        &mut tx,
-        NewImport {
-            project_id,
-            kind: "corpus",
-            path,
-            sha: &sha,
-            format: format_name_corpus(format),
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let rows = staged.rows();
-    loop {
-        let batch: Vec<DocRow> = staged.next_batch(BATCH).await?;
-        if batch.is_empty() {
-            break;
-        }
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "INSERT INTO documents (project_id, doc_id, title, sentences, extra, import_id) ",
-        );
-        q.push_values(batch, |mut b, d| {
-            b.push_bind(project_id)
-                .push_bind(d.doc_id)
-                .push_bind(d.title)
-                .push_bind(d.sentences)
-                .push_bind(d.extra)
-                .push_bind(import_id);
-        });
-        q.build().execute(&mut *tx).await?;
-    }
+    let lock = WriterLock::take(db)?;
+    let import_id = {
+        let mut tx = write_gate::begin(db).await?;
+        let id = begin_import(
+            &mut tx,
+            NewImport {
+                project_id,
+                kind: "corpus",
+                path,
+                sha: &sha,
+                format: format_name_corpus(format),
+                actor_id,
+                lock_token: Some(lock.token()),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        id
+    };
     let report = ImportReport {
         import_id,
         file: display_name(path),
         format: format_name_corpus(format).to_owned(),
-        rows,
+        rows: staged.rows(),
         systems: vec![],
         judgments: 0,
         missing_docs: 0,
     };
-    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-    tx.commit().await?;
-    Ok(report)
+    let written = write_documents(db, &mut staged, project_id, import_id).await;
+    let result = match written {
+        Ok(()) => {
+            // The last transaction: the corpus appears whole.
+            async {
+                let mut tx = write_gate::begin(db).await?;
+                finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+                tx.commit().await?;
+                Ok(report)
+            }
+            .await
+        }
+        Err(e) => Err(e),
+    };
+    if result.is_err() {
+        if let Err(e) = import_writer::discard_on(db, import_id).await {
+            // The lock is released below: the next import or `serve` removes the rows.
+            tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
+        }
+    }
+    lock.release();
+    result
+}
+
+/// Batches of [`BATCH`] documents per write transaction of a corpus import (2,000 abstracts, a
+/// few megabytes: tens of milliseconds of SQLite's write lock).
+const CORPUS_CHUNK_BATCHES: usize = 2;
+
+/// Writes a corpus import's staged documents in short transactions, each in its turn; they stay
+/// hidden (the view `documents`) while the import is `writing`.
+async fn write_documents(
+    db: &Db,
+    staged: &mut super::staged::Staged<DocRow>,
+    project_id: i64,
+    import_id: i64,
+) -> StoreResult<()> {
+    loop {
+        let mut chunk = Vec::with_capacity(CORPUS_CHUNK_BATCHES);
+        while chunk.len() < CORPUS_CHUNK_BATCHES {
+            let batch: Vec<DocRow> = staged.next_batch(BATCH).await?;
+            if batch.is_empty() {
+                break;
+            }
+            chunk.push(batch);
+        }
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let mut tx = write_gate::begin(db).await?;
+        for batch in chunk {
+            let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+                "INSERT INTO document_rows (project_id, doc_id, title, sentences, extra, import_id) ",
+            );
+            q.push_values(batch, |mut b, d| {
+                b.push_bind(project_id)
+                    .push_bind(d.doc_id)
+                    .push_bind(d.title)
+                    .push_bind(d.sentences)
+                    .push_bind(d.extra)
+                    .push_bind(import_id);
+            });
+            q.build().execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+    }
 }
 
 fn format_name_corpus(format: CorpusFormat) -> &'static str {

@@ -1,11 +1,12 @@
-//! Imports written in chunks (run imports: millions of predictions), so that no write
-//! transaction of theirs lasts longer than one chunk and annotators' submissions wait
-//! milliseconds, not the length of an import.
+//! Imports written in chunks (run imports: millions of predictions; corpus imports: hundreds of
+//! thousands of abstracts), so that no write transaction of theirs lasts longer than one chunk
+//! and annotators' submissions wait milliseconds, not the length of an import.
 //!
 //! While an import is written, its `imports` row has state `writing` and names the token of a
 //! lock file its writer holds locked ([`WriterLock`]); its systems have `ready = 0`, which every
-//! reader of systems filters out. The last transaction makes the import `done` and its systems
-//! ready, so the import appears whole or not at all. A writer that fails removes its rows
+//! reader of systems filters out, and its documents are hidden by the view `documents` (the
+//! rows live in `document_rows`). The last transaction makes the import `done` (and its systems
+//! ready), so the import appears whole or not at all. A writer that fails removes its rows
 //! itself ([`discard`]); one that died (killed, power cut) leaves its lock file unlocked (the
 //! operating system releases the lock with the process), and [`reclaim_abandoned`] removes its
 //! rows: every run import calls it before it starts, and `serve` at start.
@@ -126,9 +127,36 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     Ok(removed)
 }
 
-/// Removes what a `writing` import wrote: its predictions (in chunks, each its own short
-/// transaction), its systems and its row. A `done` import is never touched.
+/// [`discard`] on a pooled connection.
+pub(crate) async fn discard_on(db: &Db, import_id: i64) -> StoreResult<()> {
+    discard(&mut *db.acquire().await?, import_id).await
+}
+
+/// Removes what a `writing` import wrote: its predictions and documents (in chunks, each its
+/// own short transaction), its systems and its row. A `done` import is never touched.
 pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> StoreResult<()> {
+    let writing: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM imports WHERE id = ? AND state = 'writing'")
+            .bind(import_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    if writing.is_none() {
+        return Ok(());
+    }
+    loop {
+        let deleted = sqlx::query(
+            "DELETE FROM document_rows WHERE id IN
+               (SELECT id FROM document_rows WHERE import_id = ?1 LIMIT ?2)",
+        )
+        .bind(import_id)
+        .bind(DELETE_CHUNK)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        if deleted == 0 {
+            break;
+        }
+    }
     let systems: Vec<i64> = sqlx::query_scalar(
         "SELECT s.id FROM systems s JOIN imports i ON i.id = s.import_id
          WHERE s.import_id = ? AND s.ready = 0 AND i.state = 'writing'",

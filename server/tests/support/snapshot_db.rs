@@ -62,7 +62,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     let mut docs: HashMap<&str, i64> = HashMap::new();
     for doc in doc_names {
         let id = sqlx::query(
-            "INSERT INTO documents (project_id, doc_id, title, sentences) VALUES (?, ?, '', '[]')",
+            "INSERT INTO document_rows (project_id, doc_id, title, sentences) VALUES (?, ?, '', '[]')",
         )
         .bind(project)
         .bind(doc)
