@@ -52,6 +52,9 @@ enum Command {
     /// The lead report: pool depth and system-count curves, leave-one-out, systems, evidence,
     /// annotation and agreement
     Report(crate::report_cmd::ReportArgs),
+    /// Replay judging orders (depth, mtf, mab, hedge) over the project's pooled runs with its
+    /// final labels as the truth: evidence found against judgments spent
+    Simulate(crate::simulate_cmd::SimulateArgs),
 }
 
 #[derive(Subcommand)]
@@ -478,6 +481,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
         Command::Report(args) => {
             crate::report_cmd::run(&open_db(&db_or_default()).await?, args).await
+        }
+        Command::Simulate(args) => {
+            crate::simulate_cmd::run(&open_db(&db_or_default()).await?, args).await
         }
         Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
             .await

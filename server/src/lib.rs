@@ -8,3 +8,4 @@ pub mod release_cmd;
 pub mod release_http;
 pub mod report_cmd;
 pub mod security;
+pub mod simulate_cmd;

@@ -461,6 +461,46 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let report = &computed.report;
     assert!(computed.not_yet_pooled.is_empty());
 
+    // `claimpool simulate --order depth`: judging in depth order finds, after as many
+    // judgments as the pool at depth d holds, the report's evidence at d plus the citation
+    // evidence in that pool (the simulator's truth counts citation evidence, the curve not).
+    let db_path = app.dir.path().join("test.db");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+        .args(["--db", db_path.to_str().unwrap(), "simulate"])
+        .args(["--project", "scifact", "--order", "depth", "--json"])
+        .args(["--budget", &rows.len().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let simulated: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(simulated["order"], "depth");
+    assert_eq!(simulated["budget"], rows.len());
+    let curve = simulated["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), rows.len(), "one point per judgment");
+    for (i, point) in curve.iter().enumerate() {
+        assert_eq!(point["judgments"], i + 1);
+    }
+    for point in &report.depth_curve.0 {
+        let citation_here = rows
+            .iter()
+            .filter(|r| r.entry_depth <= point.depth)
+            .filter(|r| {
+                gold.citation
+                    .contains_key(&(r.claim_id.clone(), r.doc_id.clone()))
+            })
+            .count() as u64;
+        assert_eq!(
+            curve[point.pool_size - 1]["evidence"].as_u64().unwrap(),
+            point.evidence + citation_here,
+            "simulated depth order at depth {}",
+            point.depth
+        );
+    }
+
     // Depth curve: evidence discovered at each depth, and every system's scores there.
     let depths: Vec<u32> = report.depth_curve.0.iter().map(|p| p.depth).collect();
     assert_eq!(depths, [20, 40, 60]);
@@ -604,7 +644,6 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     assert_eq!(report.evidence.specificity.matches, relations as u64);
 
     // The CLI's JSON is the store-level report.
-    let db_path = app.dir.path().join("test.db");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .args([
             "--db",

@@ -11,6 +11,8 @@ pub mod annotation;
 #[cfg(feature = "ssr")]
 pub mod formats;
 #[cfg(feature = "ssr")]
+pub mod judging;
+#[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod pool;

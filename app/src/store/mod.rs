@@ -9,6 +9,7 @@ mod id_keys;
 pub mod import;
 pub mod import_writer;
 pub mod jobs;
+pub mod judging;
 pub mod pool;
 pub mod projects;
 mod raw_rows;
