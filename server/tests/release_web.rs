@@ -100,7 +100,7 @@ async fn project(app: &TestApp) -> i64 {
     .await
     .unwrap();
     let judgment = sqlx::query(
-        "INSERT INTO judgments (project_id, claim_id, doc_id, stage, label, rationale, specificity,
+        "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, rationale, specificity,
                                 revised_claim, provenance, created_at)
          VALUES (?, ?, ?, 'adjudication', 'CONTRADICT', '[[2], [1, 2]]', 'evidence_more_specific',
                  'B, in mice.', 'pooling', ?)",
@@ -114,7 +114,7 @@ async fn project(app: &TestApp) -> i64 {
     .unwrap()
     .last_insert_rowid();
     sqlx::query(
-        "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+        "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
          VALUES (?, ?, ?, ?, 'CONTRADICT', 'pooling', ?)",
     )
     .bind(project)

@@ -284,7 +284,7 @@ async fn judge(db: &Db, project: i64, judged: &Judged) {
     for (n, j) in judged.written.iter().enumerate() {
         let (claim, doc) = (claims[&j.pair.0], docs[&j.pair.1]);
         let id = sqlx::query(
-            "INSERT INTO judgments (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
+            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
         )
         .bind(project)
@@ -310,7 +310,7 @@ async fn judge(db: &Db, project: i64, judged: &Judged) {
         }
         if j.deciding {
             sqlx::query(
-                "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
                  VALUES (?, ?, ?, ?, ?, 'pooling', 0)",
             )
             .bind(project)

@@ -544,14 +544,7 @@ pub async fn corpus(
         }
         Err(e) => Err(e),
     };
-    if result.is_err() {
-        if let Err(e) = import_writer::discard_on(db, import_id).await {
-            // The lock is released below: the next import or `serve` removes the rows.
-            tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
-        }
-    }
-    lock.release();
-    result
+    finish_chunked(db, import_id, lock, result).await
 }
 
 /// Batches of [`BATCH`] documents per write transaction of a corpus import (2,000 abstracts, a
@@ -624,6 +617,8 @@ pub async fn claims(
     path: &Path,
     actor_id: Option<i64>,
 ) -> StoreResult<ImportReport> {
+    // A crashed import of this file no longer stands in the way.
+    import_writer::reclaim_abandoned(db).await?;
     let sha = file_sha(path).await?;
     refuse_repeat(db, project_id, "claims", path, &sha).await?;
     let reader = ClaimsReader::open(path).map_err(format_error)?;
@@ -707,31 +702,86 @@ pub async fn claims(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
-    let _turn = Gate::of(db).turn().await;
-    let mut conn = db.acquire().await?;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let import_id = begin_import(
-        &mut tx,
-        NewImport {
-            project_id,
-            kind: "claims",
-            path,
-            sha: &sha,
-            format: "scifact-claims",
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
+    let lock = WriterLock::take(db)?;
+    let import_id = {
+        let mut tx = write_gate::begin(db).await?;
+        let id = begin_import(
+            &mut tx,
+            NewImport {
+                project_id,
+                kind: "claims",
+                path,
+                sha: &sha,
+                format: "scifact-claims",
+                actor_id,
+                lock_token: Some(lock.token()),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        id
+    };
+    let result = async {
+        let (rows, judgments) = write_claims(db, &mut staged, project_id, import_id).await?;
+        let report = ImportReport {
+            import_id,
+            file: display_name(path),
+            format: "scifact-claims".into(),
+            rows,
+            systems: vec![],
+            judgments,
+            missing_docs: 0,
+        };
+        // The last transaction: the claims and their evidence appear whole.
+        let mut tx = write_gate::begin(db).await?;
+        finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+        tx.commit().await?;
+        Ok(report)
+    }
+    .await;
+    finish_chunked(db, import_id, lock, result).await
+}
+
+/// Ends a chunked import: on failure its rows are removed (or, if that fails too, left to the
+/// next import or `serve` to reclaim); the writer lock is released either way.
+async fn finish_chunked<T>(
+    db: &Db,
+    import_id: i64,
+    lock: WriterLock,
+    result: StoreResult<T>,
+) -> StoreResult<T> {
+    if result.is_err() {
+        if let Err(e) = import_writer::discard_on(db, import_id).await {
+            // The lock is released below: the next import or `serve` removes the rows.
+            tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
+        }
+    }
+    lock.release();
+    result
+}
+
+/// Claims per write transaction of a claims import (with their evidence: a few thousand rows).
+const CLAIMS_CHUNK: usize = 1_000;
+
+/// Writes a claims import's staged claims, with their evidence as final judgments, in short
+/// transactions, each in its turn; hidden (the views `claims`, `judgments`, `final_labels`)
+/// while the import is `writing`. Returns the claims and judgments written.
+async fn write_claims(
+    db: &Db,
+    staged: &mut super::staged::Staged<ClaimRow>,
+    project_id: i64,
+    import_id: i64,
+) -> StoreResult<(u64, u64)> {
     let (mut rows, mut judgments) = (0u64, 0u64);
     let now = now_ms();
     loop {
-        let batch: Vec<ClaimRow> = staged.next_batch(BATCH).await?;
+        let batch: Vec<ClaimRow> = staged.next_batch(CLAIMS_CHUNK).await?;
         if batch.is_empty() {
-            break;
+            return Ok((rows, judgments));
         }
+        let mut tx = write_gate::begin(db).await?;
         for claim in batch {
-            let key = sqlx::query("INSERT INTO claims (project_id, claim_id, text, cited_doc_ids, import_id) VALUES (?, ?, ?, ?, ?)")
+            let key = sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text, cited_doc_ids, import_id) VALUES (?, ?, ?, ?, ?)")
                 .bind(project_id)
                 .bind(&claim.claim_id)
                 .bind(&claim.text)
@@ -743,7 +793,7 @@ pub async fn claims(
             rows += 1;
             for (doc, label, sets, provenance) in claim.judged {
                 let judgment = sqlx::query(
-                    "INSERT INTO judgments (project_id, claim_id, doc_id, stage, label, rationale, provenance, import_id, created_at)
+                    "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, rationale, provenance, import_id, created_at)
                      VALUES (?, ?, ?, 'final', ?, ?, ?, ?, ?)",
                 )
                 .bind(project_id)
@@ -758,7 +808,7 @@ pub async fn claims(
                 .await?
                 .last_insert_rowid();
                 sqlx::query(
-                    "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                    "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
                      VALUES (?, ?, ?, ?, ?, ?, ?)",
                 )
                 .bind(project_id)
@@ -773,19 +823,8 @@ pub async fn claims(
                 judgments += 1;
             }
         }
+        tx.commit().await?;
     }
-    let report = ImportReport {
-        import_id,
-        file: display_name(path),
-        format: "scifact-claims".into(),
-        rows,
-        systems: vec![],
-        judgments,
-        missing_docs: 0,
-    };
-    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-    tx.commit().await?;
-    Ok(report)
 }
 
 /// How to read a run file.

@@ -1,11 +1,12 @@
 //! Imports written in chunks (run imports: millions of predictions; corpus imports: hundreds of
-//! thousands of abstracts), so that no write transaction of theirs lasts longer than one chunk
+//! thousands of abstracts; claims imports), so that no write transaction of theirs lasts longer than one chunk
 //! and annotators' submissions wait milliseconds, not the length of an import.
 //!
 //! While an import is written, its `imports` row has state `writing` and names the token of a
 //! lock file its writer holds locked ([`WriterLock`]); its systems have `ready = 0`, which every
-//! reader of systems filters out, and its documents are hidden by the view `documents` (the
-//! rows live in `document_rows`). The last transaction makes the import `done` (and its systems
+//! reader of systems filters out, and its documents, claims, judgments and final labels are
+//! hidden by the views `documents`, `claims`, `judgments` and `final_labels` (the rows live in
+//! `*_rows` tables). The last transaction makes the import `done` (and its systems
 //! ready), so the import appears whole or not at all. A writer that fails removes its rows
 //! itself ([`discard`]); one that died (killed, power cut) leaves its lock file unlocked (the
 //! operating system releases the lock with the process), and [`reclaim_abandoned`] removes its
@@ -132,8 +133,9 @@ pub(crate) async fn discard_on(db: &Db, import_id: i64) -> StoreResult<()> {
     discard(&mut *db.acquire().await?, import_id).await
 }
 
-/// Removes what a `writing` import wrote: its predictions and documents (in chunks, each its
-/// own short transaction), its systems and its row. A `done` import is never touched.
+/// Removes what a `writing` import wrote: its final labels, judgments, claims, documents and
+/// predictions (in chunks, each its own short transaction), its systems and its row. A `done`
+/// import is never touched.
 pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> StoreResult<()> {
     let writing: Option<i64> =
         sqlx::query_scalar("SELECT id FROM imports WHERE id = ? AND state = 'writing'")
@@ -143,18 +145,29 @@ pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> Stor
     if writing.is_none() {
         return Ok(());
     }
-    loop {
-        let deleted = sqlx::query(
-            "DELETE FROM document_rows WHERE id IN
-               (SELECT id FROM document_rows WHERE import_id = ?1 LIMIT ?2)",
-        )
-        .bind(import_id)
-        .bind(DELETE_CHUNK)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-        if deleted == 0 {
-            break;
+    // Children before parents: final labels name judgments, judgments name claims and
+    // documents.
+    for sql in [
+        "DELETE FROM final_label_rows WHERE rowid IN
+           (SELECT f.rowid FROM final_label_rows f JOIN judgment_rows j ON j.id = f.judgment_id
+            WHERE j.import_id = ?1 LIMIT ?2)",
+        "DELETE FROM judgment_rows WHERE id IN
+           (SELECT id FROM judgment_rows WHERE import_id = ?1 LIMIT ?2)",
+        "DELETE FROM claim_rows WHERE id IN
+           (SELECT id FROM claim_rows WHERE import_id = ?1 LIMIT ?2)",
+        "DELETE FROM document_rows WHERE id IN
+           (SELECT id FROM document_rows WHERE import_id = ?1 LIMIT ?2)",
+    ] {
+        loop {
+            let deleted = sqlx::query(sql)
+                .bind(import_id)
+                .bind(DELETE_CHUNK)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+            if deleted == 0 {
+                break;
+            }
         }
     }
     let systems: Vec<i64> = sqlx::query_scalar(

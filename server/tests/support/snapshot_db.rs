@@ -74,7 +74,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     }
     let mut claims: HashMap<&str, i64> = HashMap::new();
     for claim in &snapshot.claims {
-        let id = sqlx::query("INSERT INTO claims (project_id, claim_id, text) VALUES (?, ?, 'x')")
+        let id = sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text) VALUES (?, ?, 'x')")
             .bind(project)
             .bind(claim.as_str())
             .execute(&mut *tx)
@@ -178,7 +178,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
             Stage::Adjudication => "adjudication",
         };
         let id = sqlx::query(
-            "INSERT INTO judgments (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
+            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
         )
         .bind(project)
@@ -203,7 +203,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
         let judgment = match judgment_of.get(&f.pair) {
             Some(&id) => id,
             None => sqlx::query(
-                "INSERT INTO judgments (project_id, claim_id, doc_id, stage, label, specificity, provenance, created_at)
+                "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, specificity, provenance, created_at)
                  VALUES (?, ?, ?, 'final', ?, ?, ?, 0)",
             )
             .bind(project)
@@ -218,7 +218,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
             .last_insert_rowid(),
         };
         sqlx::query(
-            "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+            "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
              VALUES (?, ?, ?, ?, ?, ?, 0)",
         )
         .bind(project)

@@ -289,7 +289,7 @@ pub async fn import_judgments(
     let mut per_label: BTreeMap<&'static str, u64> = BTreeMap::new();
     for (l, entry, claim, doc, verdict, after) in &rows {
         let id = sqlx::query(
-            "INSERT INTO judgments (project_id, claim_id, doc_id, annotator_id, stage, label, no_evidence,
+            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, no_evidence,
                                     rationale, provenance, import_id, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'import', ?, ?)",
         )
@@ -315,7 +315,7 @@ pub async fn import_judgments(
             .await?;
         if let PairState::Final(done) = after {
             sqlx::query(
-                "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
                  VALUES (?, ?, ?, ?, ?, 'import', ?)",
             )
             .bind(project_id)

@@ -110,7 +110,7 @@ pub async fn submit(
         .map_err(|e| StoreError::Conflict(e.to_string()))?;
     let now = now_ms();
     let judgment_id = sqlx::query(
-        "INSERT INTO judgments (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
+        "INSERT INTO judgment_rows (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
                                 no_evidence, rationale, specificity, revised_claim, note, seconds_spent,
                                 provenance, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
@@ -148,7 +148,7 @@ pub async fn submit(
     match &after {
         PairState::Final(done) => {
             sqlx::query(
-                "INSERT INTO final_labels (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+                "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
                  VALUES (?, ?, ?, ?, ?, 'pooling', ?)",
             )
             .bind(entry.project_id)
@@ -264,7 +264,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     .await?;
     if plan.withdraws_final_label() {
         sqlx::query(
-            "DELETE FROM final_labels WHERE claim_id = ? AND doc_id = ? AND judgment_id = ?",
+            "DELETE FROM final_label_rows WHERE claim_id = ? AND doc_id = ? AND judgment_id = ?",
         )
         .bind(claim)
         .bind(doc)
