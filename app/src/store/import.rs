@@ -744,7 +744,7 @@ pub async fn claims(
 
 /// Ends a chunked import: on failure its rows are removed (or, if that fails too, left to the
 /// next import or `serve` to reclaim); the writer lock is released either way.
-async fn finish_chunked<T>(
+pub(crate) async fn finish_chunked<T>(
     db: &Db,
     import_id: i64,
     lock: WriterLock,

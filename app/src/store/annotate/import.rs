@@ -10,9 +10,11 @@
 //! label final at once. Any problem rejects the whole file with every problem listed.
 
 use super::super::import::{
-    begin_import, display_name, file_sha, finish_import, format_error, refuse_repeat, ImportReport,
-    NewImport, Problems,
+    begin_import, display_name, file_sha, finish_chunked, finish_import, format_error,
+    refuse_repeat, ImportReport, NewImport, Problems,
 };
+use super::super::import_writer::{self, WriterLock};
+use super::super::write_gate;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_pending;
 use super::begin_write;
@@ -20,7 +22,7 @@ use super::history::project_states;
 use crate::domain::annotation::{check_submission, AnnotatorId, Judged, PairState, Stage, Verdict};
 use crate::domain::formats::{ClaimsReader, Judgment, QrelsReader};
 use crate::domain::label::Label;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// The file's format.
@@ -70,6 +72,10 @@ struct Line {
     label: Label,
     rationale: Vec<Vec<u32>>,
 }
+
+/// A line that passed the checks: the line, its pool entry, claim and doc keys, the verdict and
+/// the pair's state after it.
+type Checked = (Line, i64, i64, i64, Verdict, PairState);
 
 fn detect(path: &std::path::Path) -> JudgmentsFormat {
     let name = path.to_string_lossy().to_lowercase();
@@ -148,7 +154,9 @@ fn read_lines(
 }
 
 /// Imports judgments by `spec.annotator` at `spec.stage` into the project; see the module
-/// documentation. One transaction: a rejected file writes nothing.
+/// documentation. Checked against one snapshot, written in short transactions hidden until
+/// the last (which fails, writing nothing, if someone judged the file's pairs meanwhile): a
+/// rejected file writes nothing.
 pub async fn import_judgments(
     db: &Db,
     project_id: i64,
@@ -160,6 +168,8 @@ pub async fn import_judgments(
             "stage: imports are first, second or final".into(),
         ));
     }
+    // A crashed import of this file no longer stands in the way.
+    import_writer::reclaim_abandoned(db).await?;
     let format = spec.format.unwrap_or_else(|| detect(&spec.path));
     let file = display_name(&spec.path);
     let sha = file_sha(&spec.path).await?;
@@ -200,11 +210,20 @@ pub async fn import_judgments(
         .await
         .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))??
     };
-    let mut tx = begin_write(db).await?;
-    let states = project_states(&mut tx, project_id).await?;
+    // The pairs' states and the last judgment, read in one snapshot; the last transaction
+    // checks that nobody judged the file's pairs since.
+    let (states, watermark) = {
+        let mut read = db.begin().await?;
+        let states = project_states(&mut read, project_id).await?;
+        let watermark: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM judgment_rows")
+            .fetch_one(&mut *read)
+            .await?;
+        read.rollback().await?;
+        (states, watermark)
+    };
     let who = AnnotatorId(annotator);
     let mut seen = HashSet::new();
-    let mut rows = Vec::new();
+    let mut rows: Vec<Checked> = Vec::new();
     for l in lines {
         let field = format!("{} {}", l.claim, l.doc);
         let Some(&(entry, claim, doc, sentence_count)) =
@@ -271,75 +290,154 @@ pub async fn import_judgments(
     if !problems.is_empty() {
         return Err(problems.into_error());
     }
-    let import_id = begin_import(
-        &mut tx,
-        NewImport {
-            project_id,
-            kind: "judgments",
-            path: &spec.path,
-            sha: &sha,
-            format: format.name(),
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let now = now_ms();
-    let mut finals = 0u64;
-    let mut per_label: BTreeMap<&'static str, u64> = BTreeMap::new();
-    for (l, entry, claim, doc, verdict, after) in &rows {
-        let id = sqlx::query(
-            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, no_evidence,
-                                    rationale, provenance, import_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'import', ?, ?)",
+    let lock = WriterLock::take(db)?;
+    let import_id = {
+        let mut tx = write_gate::begin(db).await?;
+        let id = begin_import(
+            &mut tx,
+            NewImport {
+                project_id,
+                kind: "judgments",
+                path: &spec.path,
+                sha: &sha,
+                format: format.name(),
+                actor_id,
+                lock_token: Some(lock.token()),
+            },
         )
-        .bind(project_id)
-        .bind(claim)
-        .bind(doc)
-        .bind(annotator)
-        .bind(spec.stage.as_str())
-        .bind(verdict.label().as_str())
-        .bind(verdict.no_evidence())
-        .bind(serde_json::to_string(&l.rationale).unwrap_or_else(|_| "[]".into()))
+        .await?;
+        tx.commit().await?;
+        id
+    };
+    let result = async {
+        let written = write_judgments(db, project_id, import_id, annotator, spec.stage, &rows).await?;
+        // The last transaction: nobody judged these pairs since the snapshot; the labels that
+        // are final become final, the pairs' open items close, and the import appears whole.
+        let mut tx = begin_write(db).await?;
+        let meanwhile: Option<(String, String)> = sqlx::query_as(
+            "SELECT c.claim_id, d.doc_id FROM judgments j
+             JOIN judgment_rows mine ON mine.claim_id = j.claim_id AND mine.doc_id = j.doc_id
+             JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
+             WHERE mine.import_id = ?1 AND j.id > ?2 AND j.import_id IS NOT ?1 LIMIT 1",
+        )
         .bind(import_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .last_insert_rowid();
-        *per_label.entry(verdict.label().as_str()).or_insert(0) += 1;
+        .bind(watermark)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some((claim, doc)) = meanwhile {
+            return Err(StoreError::Conflict(format!(
+                "{file}: claim {claim} / doc {doc} was judged while the file was imported; nothing was imported, import it again"
+            )));
+        }
+        let now = now_ms();
+        for chunk in written.finals.chunks(FINALS_PER_STATEMENT) {
+            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at) ",
+            );
+            q.push_values(chunk, |mut b, f| {
+                b.push_bind(project_id)
+                    .push_bind(f.claim)
+                    .push_bind(f.doc)
+                    .push_bind(f.judgment)
+                    .push_bind(f.label.as_str())
+                    .push_bind("import")
+                    .push_bind(now);
+            });
+            q.build().execute(&mut *tx).await?;
+        }
         // The work the import did is no longer anyone's open item.
-        sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE pool_entry_id = ? AND status = 'open'")
-            .bind(now)
-            .bind(entry)
-            .execute(&mut *tx)
-            .await?;
-        if let PairState::Final(done) = after {
-            sqlx::query(
-                "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-                 VALUES (?, ?, ?, ?, ?, 'import', ?)",
+        sqlx::query(
+            "UPDATE assignments SET status = 'withdrawn', closed_at = ?
+             WHERE status = 'open' AND pool_entry_id IN
+               (SELECT e.id FROM pool_entries e JOIN judgment_rows j
+                  ON j.claim_id = e.claim_id AND j.doc_id = e.doc_id
+                WHERE j.import_id = ? AND e.project_id = ?)",
+        )
+        .bind(now)
+        .bind(import_id)
+        .bind(project_id)
+        .execute(&mut *tx)
+        .await?;
+        let report = ImportReport {
+            import_id,
+            file: file.clone(),
+            format: format.name().to_owned(),
+            rows: rows.len() as u64,
+            systems: Vec::new(),
+            judgments: written.finals.len() as u64,
+            missing_docs: 0,
+        };
+        finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
+        // After the import is done (in this transaction), so the pairs' new states count.
+        assign_pending(&mut tx, project_id, actor_id).await?;
+        tx.commit().await?;
+        Ok(report)
+    }
+    .await;
+    finish_chunked(db, import_id, lock, result).await
+}
+
+/// Judgments per write transaction of a judgments import.
+const JUDGMENTS_CHUNK: usize = 2_000;
+/// Final labels per INSERT of the last transaction (7 values each, under SQLite's 32,766).
+const FINALS_PER_STATEMENT: usize = 1_000;
+
+/// A final label the last transaction of a judgments import writes.
+struct FinalRow {
+    claim: i64,
+    doc: i64,
+    judgment: i64,
+    label: Label,
+}
+
+/// What [`write_judgments`] wrote.
+struct Written {
+    finals: Vec<FinalRow>,
+}
+
+/// Writes the import's judgments in short transactions, each in its turn, hidden (the view
+/// `judgments`) while the import is `writing`; returns the final labels they make.
+async fn write_judgments(
+    db: &Db,
+    project_id: i64,
+    import_id: i64,
+    annotator: i64,
+    stage: Stage,
+    rows: &[Checked],
+) -> StoreResult<Written> {
+    let now = now_ms();
+    let mut finals = Vec::new();
+    for chunk in rows.chunks(JUDGMENTS_CHUNK) {
+        let mut tx = write_gate::begin(db).await?;
+        for (l, _, claim, doc, verdict, after) in chunk {
+            let id = sqlx::query(
+                "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, no_evidence,
+                                        rationale, provenance, import_id, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'import', ?, ?)",
             )
             .bind(project_id)
             .bind(claim)
             .bind(doc)
-            .bind(id)
-            .bind(done.label.as_str())
+            .bind(annotator)
+            .bind(stage.as_str())
+            .bind(verdict.label().as_str())
+            .bind(verdict.no_evidence())
+            .bind(serde_json::to_string(&l.rationale).unwrap_or_else(|_| "[]".into()))
+            .bind(import_id)
             .bind(now)
             .execute(&mut *tx)
-            .await?;
-            finals += 1;
+            .await?
+            .last_insert_rowid();
+            if let PairState::Final(done) = after {
+                finals.push(FinalRow {
+                    claim: *claim,
+                    doc: *doc,
+                    judgment: id,
+                    label: done.label,
+                });
+            }
         }
+        tx.commit().await?;
     }
-    assign_pending(&mut tx, project_id, actor_id).await?;
-    let report = ImportReport {
-        import_id,
-        file,
-        format: format.name().to_owned(),
-        rows: rows.len() as u64,
-        systems: Vec::new(),
-        judgments: finals,
-        missing_docs: 0,
-    };
-    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-    tx.commit().await?;
-    Ok(report)
+    Ok(Written { finals })
 }
