@@ -37,7 +37,7 @@ function writeRuns(): { good: string; bad: string } {
   return { good, bad };
 }
 
-test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
+test("a lead uploads runs as import jobs, previews and builds the pool", async ({ page }) => {
   const runs = writeRuns();
   await page.goto(`${server.url}/login`);
   await page.getByLabel("User name").fill("lead");
@@ -47,22 +47,30 @@ test("a lead uploads runs, previews and builds the pool", async ({ page }) => {
   await page.goto(`${server.url}/lead/projects/scifact-demo`);
   await expect(page.getByTestId("project-counts")).toContainText("443");
 
-  // A broken file: every problem listed with its line and field; nothing imported.
-  await page.getByText("Upload a run", { exact: true }).click();
-  await page.getByLabel("Run file").setInputFiles(runs.bad);
+  // Uploads become import jobs. A broken file: the job fails listing every problem with its
+  // line and field; nothing imported.
+  await page.getByText("Import data", { exact: true }).click();
+  await page.getByTestId("import-kind").selectOption("run");
+  await page.getByLabel("File (plain or .gz)").setInputFiles(runs.bad);
   await page.getByLabel("System name", { exact: true }).fill("broken");
-  await page.getByRole("button", { name: "Import" }).click();
-  const errors = page.getByTestId("error-list");
-  await expect(errors).toContainText("nothing was imported");
-  await expect(errors).toContainText('broken.jsonl:4: field "p_support"');
-  await expect(errors).toContainText("broken.jsonl:5");
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-queued")).toContainText("imports the run from broken.jsonl");
+  const failed = page.getByTestId("job").filter({ hasText: "run from broken.jsonl" });
+  await expect(failed).toHaveAttribute("data-status", "failed");
+  const problems = failed.getByTestId("job-problems");
+  await expect(problems).toContainText("nothing was imported");
+  await expect(problems).toContainText('broken.jsonl:4: field "p_support"');
+  await expect(problems).toContainText("broken.jsonl:5");
   await expect(page.getByTestId("systems")).not.toContainText("broken");
 
-  // A good file.
-  await page.getByLabel("Run file").setInputFiles(runs.good);
+  // A good file: its job ends done, and the systems table shows the new system.
+  await page.getByLabel("File (plain or .gz)").setInputFiles(runs.good);
   await page.getByLabel("System name", { exact: true }).fill("system-a");
-  await page.getByRole("button", { name: "Import" }).click();
-  await expect(page.getByTestId("upload-result")).toContainText("of system-a");
+  await page.getByTestId("import-submit").click();
+  const done = page.getByTestId("job").filter({ hasText: "run from system-a.jsonl" });
+  await expect(done).toHaveAttribute("data-status", "done");
+  await expect(done).toContainText("1 system");
+  await expect(done).toContainText("lead");
   await expect(page.getByTestId("systems")).toContainText("system-a");
 
   // The demo's pool (BM25, depth 30) is shown; preview and grow it to depth 40 with system-a.

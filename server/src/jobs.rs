@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// Why a job stopped before its end.
 #[derive(Debug)]
 enum Stopped {
-    /// A lead cancelled it after this many of so many claims.
-    Cancelled(u64, u64),
+    /// A lead cancelled it after this many of so many units (claims, bytes).
+    Cancelled(u64, u64, &'static str),
     /// It ran longer than the server allows.
     TimedOut(Duration),
 }
@@ -26,8 +26,8 @@ enum Stopped {
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Stopped::Cancelled(done, total) => {
-                write!(f, "cancelled by a lead after {done} of {total} claims")
+            Stopped::Cancelled(done, total, unit) => {
+                write!(f, "cancelled by a lead after {done} of {total} {unit}")
             }
             Stopped::TimedOut(limit) => {
                 let secs = limit.as_secs();
@@ -82,6 +82,9 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     let id = job.id;
     let outcome = match job.kind.as_str() {
         jobs::PIPELINE => pipeline(db, settings, &job).await,
+        app::store::import_job::IMPORT => {
+            import(db, settings.job_timeout.unwrap_or(JOB_TIMEOUT), &job).await
+        }
         other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
     };
     let recorded = match outcome {
@@ -97,6 +100,76 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     };
     if let Err(e) = recorded {
         tracing::error!(job = id, error = %e, "cannot record the end of a job");
+    }
+}
+
+/// An import job: the uploaded file imported with the same checks as the command line, its
+/// progress the bytes of the file read; a cancel (or the time limit) stops the reading, and
+/// the import then fails and writes nothing. The upload's directory is removed at the end.
+async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<serde_json::Value> {
+    let params: app::store::import_job::ImportJob =
+        serde_json::from_str(&job.params).context("the job's parameters")?;
+    let _upload = RemoveUpload(&params);
+    let project = job.project_id.context("the job has no project")?;
+    let total = params.bytes;
+    jobs::progress(db, job.id, 0, Some(total as i64)).await?;
+    let watch = app::domain::formats::watch(&params.path);
+    let work = params.run(db, project, job.created_by);
+    tokio::pin!(work);
+    let started = Instant::now();
+    let mut reported = 0;
+    let mut stopped = None;
+    let finished = loop {
+        tokio::select! {
+            finished = &mut work => break finished,
+            () = tokio::time::sleep(TICK) => {
+                let now = watch.bytes_read().min(total);
+                if now != reported {
+                    jobs::progress(db, job.id, now as i64, None).await?;
+                    reported = now;
+                }
+                if stopped.is_none() {
+                    if jobs::cancel_requested(db, job.id).await? {
+                        stopped = Some(Stopped::Cancelled(now, total, "bytes"));
+                    } else if started.elapsed() > timeout {
+                        stopped = Some(Stopped::TimedOut(timeout));
+                    }
+                    if stopped.is_some() {
+                        watch.cancel();
+                    }
+                }
+            }
+        }
+    };
+    // Messages name the uploaded file, not the server's directory for it.
+    let prefix = params
+        .path
+        .parent()
+        .map(|dir| format!("{}/", dir.display()))
+        .unwrap_or_default();
+    match (finished, stopped) {
+        // Stopped, and the import failed because it was: say why it stopped.
+        (Err(_), Some(why)) => Err(why.into()),
+        (Err(e), None) => Err(anyhow::anyhow!(e.to_string().replace(&prefix, ""))),
+        (Ok(report), _) => {
+            jobs::progress(db, job.id, total as i64, None).await?;
+            Ok(serde_json::json!({
+                "file": params.file,
+                "rows": report.rows,
+                "systems": report.systems,
+                "judgments": report.judgments,
+                "import_id": report.import_id,
+            }))
+        }
+    }
+}
+
+/// Removes an import job's upload when the job ends, however it ends.
+struct RemoveUpload<'a>(&'a app::store::import_job::ImportJob);
+
+impl Drop for RemoveUpload<'_> {
+    fn drop(&mut self) {
+        self.0.remove_upload();
     }
 }
 
@@ -157,7 +230,7 @@ async fn pipeline(
                 }
                 if stopped.is_none() {
                     if jobs::cancel_requested(db, job.id).await? {
-                        stopped = Some(Stopped::Cancelled(now, total));
+                        stopped = Some(Stopped::Cancelled(now, total, "claims"));
                     } else if started.elapsed() > timeout {
                         stopped = Some(Stopped::TimedOut(timeout));
                     }
@@ -173,7 +246,7 @@ async fn pipeline(
     }
     let pairs = finished?;
     if jobs::cancel_requested(db, job.id).await? {
-        return Err(Stopped::Cancelled(total, total).into());
+        return Err(Stopped::Cancelled(total, total, "claims").into());
     }
     jobs::progress(db, job.id, total as i64, None).await?;
 

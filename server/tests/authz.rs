@@ -85,6 +85,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ("lead/claim", Body::Form("project=B&claim_id=3")),
     ("lead/systems", Body::Form("project=B")),
     ("lead/runs/upload", Body::Upload),
+    ("lead/import/upload", Body::Upload),
+    ("lead/jobs", Body::Form("project=B")),
+    ("lead/job", Body::Form("project=B&id=999999")),
+    ("lead/job/cancel", Body::Form("project=B&id=999999")),
     (
         "lead/pool/preview",
         Body::Form("project=B&strategy=confidence&depths[0]=5"),
@@ -135,7 +139,7 @@ const ARGUMENTS: &[(&str, Body)] = &[
 enum Body {
     Form(&'static str),
     Json(&'static str),
-    /// A multipart run upload naming project B.
+    /// A multipart run upload naming project B (`kind` for the import-job upload).
     Upload,
 }
 
@@ -278,6 +282,7 @@ async fn call(
         Body::Upload => {
             let form = reqwest::multipart::Form::new()
                 .text("project", PROJECT)
+                .text("kind", "run")
                 .text("system", "uploaded")
                 .text("role", "pooled")
                 .part(

@@ -4,12 +4,15 @@
 pub mod admin;
 pub mod annotate;
 pub mod auth;
+pub mod imports;
 pub mod pipeline;
 pub mod pool;
 pub mod projects;
 pub mod release;
 pub mod report;
 pub mod runs;
+#[cfg(feature = "ssr")]
+pub mod upload;
 pub mod work;
 
 use crate::domain::account::{ProjectRole, Role};
@@ -76,6 +79,10 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/claim", LEAD),
     ("lead/systems", LEAD),
     ("lead/runs/upload", LEAD),
+    ("lead/import/upload", LEAD),
+    ("lead/jobs", LEAD),
+    ("lead/job", LEAD),
+    ("lead/job/cancel", LEAD),
     ("lead/pool/preview", LEAD),
     ("lead/pool/build", LEAD),
     ("lead/pool/stats", LEAD),
@@ -98,7 +105,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
 
 /// The server functions that read a multipart form: the server refuses other bodies with 400
 /// before the function runs (server_fn's multipart decoder panics on a body without a boundary).
-pub const MULTIPART_ENDPOINTS: &[&str] = &["lead/runs/upload"];
+pub const MULTIPART_ENDPOINTS: &[&str] = &["lead/runs/upload", "lead/import/upload"];
 
 /// The access of `/api/<endpoint>`; None for a path that is no server function.
 pub fn access(endpoint: &str) -> Option<Access> {

@@ -1,11 +1,12 @@
 //! Domain logic: plain Rust, no Leptos, axum or sqlx types, unit-tested and benchmarked alone.
 //!
-//! `ids`, `label`, `account` and the form rules of `annotation` compile for the browser too (the
+//! `ids`, `label`, `account`, `units` and the form rules of `annotation` compile for the browser too (the
 //! pages show and check them); the rest is server-only.
 
 pub mod account;
 pub mod ids;
 pub mod label;
+pub mod units;
 
 pub mod annotation;
 #[cfg(feature = "ssr")]

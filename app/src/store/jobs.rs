@@ -210,6 +210,28 @@ pub async fn recent(db: &Db, project_id: i64, kind: &str, limit: i64) -> StoreRe
     rows.iter().map(from_row).collect()
 }
 
+/// The project's latest jobs of every kind (or only job `id`), newest first, each with the
+/// name of who started it.
+pub async fn listed(
+    db: &Db,
+    project_id: i64,
+    id: Option<i64>,
+    limit: i64,
+) -> StoreResult<Vec<(Job, Option<String>)>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS}, (SELECT username FROM users u WHERE u.id = jobs.created_by) AS started_by \
+         FROM jobs WHERE project_id = ?1 AND (?2 IS NULL OR id = ?2) ORDER BY id DESC LIMIT ?3"
+    ))
+    .bind(project_id)
+    .bind(id)
+    .bind(limit)
+    .fetch_all(db)
+    .await?;
+    rows.iter()
+        .map(|row| Ok((from_row(row)?, row.try_get("started_by")?)))
+        .collect()
+}
+
 /// Takes the oldest queued job and marks it running (one statement, so two workers cannot take
 /// the same job).
 pub async fn claim_next(db: &Db) -> StoreResult<Option<Job>> {

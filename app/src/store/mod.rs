@@ -7,6 +7,7 @@ pub mod audit;
 pub mod db;
 mod id_keys;
 pub mod import;
+pub mod import_job;
 pub mod import_writer;
 pub mod jobs;
 pub mod judging;

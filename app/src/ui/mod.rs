@@ -5,6 +5,7 @@ mod admin;
 mod annotate;
 mod charts;
 mod home;
+mod imports;
 mod layout;
 mod login;
 mod members;

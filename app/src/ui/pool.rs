@@ -1,8 +1,7 @@
-//! The lead's project tools: systems, run upload, pool preview and build, pool statistics,
+//! The lead's project tools: systems, pool preview and build, pool statistics,
 //! and one claim's pairs.
 
 use crate::api::pool::{get_claim, list_systems, pool_stats, preview_pool, BuildPool};
-use crate::api::runs::upload_run;
 use crate::error::ApiError;
 use crate::model::{ClaimDetail, PoolStatsView, PreviewStep, SystemRow};
 use crate::ui::widgets::{format_count, ErrorNote};
@@ -10,7 +9,6 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
-use web_sys::wasm_bindgen::JsCast;
 
 /// An error as a list when it holds one problem per line (rejected imports).
 #[component]
@@ -40,13 +38,12 @@ pub fn SystemsSection(project: Signal<String>, version: RwSignal<u32>) -> AnyVie
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match systems.await {
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No system yet: upload a run below."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted">"No system yet: import a run (Import data below) or generate one."</p> }.into_any(),
                         Ok(list) => view! { <SystemTable list=list /> }.into_any(),
                         Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                     }
                 })}
             </Suspense>
-            <UploadRun project=project version=version />
         </section>
     }.into_any()
 }
@@ -68,72 +65,6 @@ fn SystemTable(list: Vec<SystemRow>) -> AnyView {
                 }).collect_view()}
             </tbody>
         </table>
-    }.into_any()
-}
-
-#[component]
-fn UploadRun(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
-    let upload = Action::new_local(|data: &web_sys::FormData| upload_run(data.clone().into()));
-    let on_submit = move |ev: web_sys::SubmitEvent| {
-        ev.prevent_default();
-        let Some(form) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlFormElement>().ok())
-        else {
-            return;
-        };
-        if let Ok(data) = web_sys::FormData::new_with_form(&form) {
-            upload.dispatch_local(data);
-        }
-    };
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = upload.value().get() {
-            version.update(|v| *v += 1);
-        }
-    });
-    view! {
-        <details class="card">
-            <summary>"Upload a run"</summary>
-            <form class="form-grid" on:submit=on_submit>
-                <input type="hidden" name="project" prop:value=move || project.get() />
-                <label for="run-file">"Run file"</label>
-                <input id="run-file" type="file" name="file" required />
-                <label for="run-system">"System name"</label>
-                <input id="run-system" name="system" placeholder="as the file names it, if it does" />
-                <label for="run-role">"Role"</label>
-                <select id="run-role" name="role">
-                    <option value="pooled">"pooled"</option>
-                    <option value="evaluation-only">"evaluation-only"</option>
-                </select>
-                <label for="run-format">"Format"</label>
-                <select id="run-format" name="format">
-                    <option value="">"detect from the file"</option>
-                    <option value="canonical">"canonical JSONL"</option>
-                    <option value="scifact-open-parquet">"SciFact-Open parquet"</option>
-                    <option value="leaderboard">"SciFact leaderboard"</option>
-                    <option value="verisci">"VeriSci label predictions"</option>
-                    <option value="trec">"TREC run"</option>
-                    <option value="sentence-scores">"sentence scores"</option>
-                    <option value="retrieved-claims">"retrieved claims"</option>
-                </select>
-                <label for="run-order">"label_probs order"</label>
-                <input id="run-order" name="label_order" value="CONTRADICT,NEI,SUPPORT" />
-                <label for="run-description">"Description"</label>
-                <input id="run-description" name="description" />
-                <span></span>
-                <button type="submit" disabled=move || upload.pending().get()>
-                    {move || if upload.pending().get() { "Importing…" } else { "Import" }}
-                </button>
-            </form>
-            {move || upload.value().get().map(|result| match result {
-                Ok(r) => view! {
-                    <p class="ok" data-testid="upload-result">
-                        {format!("Imported {} predictions of {} from {} ({}).", format_count(r.rows as i64), r.systems.join(", "), r.file, r.format)}
-                    </p>
-                }.into_any(),
-                Err(e) => view! { <ErrorList error=e /> }.into_any(),
-            })}
-        </details>
     }.into_any()
 }
 

@@ -104,6 +104,8 @@ pub fn ProjectPage() -> AnyView {
     };
     // Bumped by uploads and pool builds, so the counts and tables reload.
     let version = RwSignal::new(0u32);
+    // Bumped when an upload queues a job, so the jobs list reloads at once.
+    let jobs_changed = RwSignal::new(0u32);
     let summary = Resource::new(
         move || (name(), version.get()),
         |(name, _)| project_overview(name),
@@ -140,6 +142,8 @@ pub fn ProjectPage() -> AnyView {
             </Suspense>
             <crate::ui::members::MembersSection project=Signal::derive(name) />
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
+            <crate::ui::imports::ImportSection project=Signal::derive(name) jobs_changed=jobs_changed />
+            <crate::ui::imports::JobsSection project=Signal::derive(name) version=version jobs_changed=jobs_changed />
             <crate::ui::pipeline::GenerateRunSection project=Signal::derive(name) version=version />
             <crate::ui::pool::PoolSection project=Signal::derive(name) version=version />
             <section>

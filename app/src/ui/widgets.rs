@@ -36,22 +36,7 @@ pub fn Stat(label: &'static str, value: i64) -> AnyView {
     .into_any()
 }
 
-/// 1234567 → "1,234,567".
-pub fn format_count(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
+pub use crate::domain::units::format_count;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,9 @@ use flate2::bufread::MultiGzDecoder;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 /// A readable input, decompressed when it was gzip.
 pub type Input = Box<dyn BufRead + Send>;
@@ -27,16 +29,81 @@ pub struct Located<T> {
     pub record: T,
 }
 
-/// Opens `path` for reading, decompressing it when its first bytes are the gzip magic.
+/// Opens `path` for reading, decompressing it when its first bytes are the gzip magic. While a
+/// [`Watch`] of the path is held ([`watch`]), reads count towards it and fail once it is
+/// cancelled.
 pub fn open_input(path: &Path) -> Result<Input, FormatError> {
-    let file = File::open(path).map_err(|source| FormatError::Io {
+    let io_error = |source| FormatError::Io {
         file: path.display().to_string(),
         source,
-    })?;
-    decompressed(BufReader::with_capacity(BUFFER_BYTES, file)).map_err(|source| FormatError::Io {
-        file: path.display().to_string(),
-        source,
-    })
+    };
+    let file = File::open(path).map_err(io_error)?;
+    match watch_of(path) {
+        Some(watch) => decompressed(BufReader::with_capacity(
+            BUFFER_BYTES,
+            Watched { inner: file, watch },
+        )),
+        None => decompressed(BufReader::with_capacity(BUFFER_BYTES, file)),
+    }
+    .map_err(io_error)
+}
+
+/// How far the readers of one file have got, and whether they should stop: a background
+/// import's progress bar and cancel button, without threading a handle through every reader.
+#[derive(Debug, Default)]
+pub struct Watch {
+    read: AtomicU64,
+    cancelled: AtomicBool,
+}
+
+impl Watch {
+    /// Bytes of the file read so far (the compressed bytes, for gzip), by every reader of it.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// Makes every further read of the file fail with "the import was cancelled".
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The watches held, by path.
+static WATCHES: Mutex<Vec<(PathBuf, Weak<Watch>)>> = Mutex::new(Vec::new());
+
+/// Watches the reads of the file at `path` for as long as the returned handle lives.
+pub fn watch(path: &Path) -> Arc<Watch> {
+    let watch = Arc::new(Watch::default());
+    let mut watches = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
+    watches.retain(|(_, w)| w.strong_count() > 0);
+    watches.push((path.to_path_buf(), Arc::downgrade(&watch)));
+    watch
+}
+
+fn watch_of(path: &Path) -> Option<Arc<Watch>> {
+    let watches = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
+    watches
+        .iter()
+        .rev()
+        .find(|(p, _)| p == path)
+        .and_then(|(_, w)| w.upgrade())
+}
+
+/// A file whose reads count towards a [`Watch`].
+struct Watched<R> {
+    inner: R,
+    watch: Arc<Watch>,
+}
+
+impl<R: Read> Read for Watched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.watch.cancelled.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("the import was cancelled"));
+        }
+        let n = self.inner.read(buf)?;
+        self.watch.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Wraps `reader` in a gzip decoder (all members) when it starts with the gzip magic.
@@ -58,19 +125,7 @@ pub(crate) fn is_gzip<R: BufRead>(reader: &mut R) -> std::io::Result<bool> {
     Ok(reader.fill_buf()?.starts_with(&GZIP_MAGIC))
 }
 
-/// A byte count for people: "512 KiB", "16 MiB", "8 GiB".
-pub fn size_text(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (unit, name) in UNITS {
-        if bytes >= unit && bytes.is_multiple_of(unit) {
-            return format!("{} {name}", bytes / unit);
-        }
-    }
-    match UNITS.iter().find(|(unit, _)| bytes >= *unit) {
-        Some((unit, name)) => format!("{:.1} {name}", bytes as f64 / *unit as f64),
-        None => format!("{bytes} bytes"),
-    }
-}
+pub use crate::domain::units::size_text;
 
 /// An input that fails with a clear error once it has given more than `limit` bytes: the bound
 /// on what a (decompressed) file may hold.
@@ -422,5 +477,27 @@ mod tests {
             }
         }
         assert!(saw_error);
+    }
+
+    #[test]
+    fn a_watch_counts_the_bytes_read_and_a_cancelled_one_stops_the_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("watched.jsonl");
+        let text: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&path, &text).unwrap();
+        let watch = watch(&path);
+        let mut input = open_input(&path).unwrap();
+        let mut first = String::new();
+        input.read_line(&mut first).unwrap();
+        assert_eq!(first, "line 0\n");
+        let read = watch.bytes_read();
+        assert!(read > 0 && read <= text.len() as u64, "{read}");
+        watch.cancel();
+        let mut rest = String::new();
+        let err = input.read_to_string(&mut rest).unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        // Once the watch is dropped, the file reads as usual.
+        drop(watch);
+        assert_eq!(lines_of(open_input(&path).unwrap()).len(), 100_000);
     }
 }

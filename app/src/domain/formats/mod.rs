@@ -24,7 +24,9 @@ pub mod sentences;
 pub use claims::{Claim, ClaimsReader, Evidence, EvidenceProvenance};
 pub use corpus::{CorpusFormat, CorpusReader, Document};
 pub use error::{FormatError, ParseError};
-pub use input::{decompressed, open_input, size_text, Input, Located, MAX_LINE_BYTES};
+pub use input::{
+    decompressed, open_input, size_text, watch, Input, Located, Watch, MAX_LINE_BYTES,
+};
 pub use qrels::{Judgment, Qrel, QrelsReader};
 pub use run::{
     LabelOrder, RunFormat, RunReadOptions, RunReader, RunRecord, RunWriter, Scoring, ScoringTally,
