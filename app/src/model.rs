@@ -1,6 +1,7 @@
 //! Plain data shared by the store, the server functions and the pages (compiles for both sides).
 
 pub mod annotate;
+pub mod guidelines;
 
 use serde::{Deserialize, Serialize};
 

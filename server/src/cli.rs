@@ -36,7 +36,7 @@ enum Command {
     /// Manage projects
     #[command(subcommand)]
     Project(ProjectCommand),
-    /// Import a corpus, claims or a system run into a project (one transaction per file)
+    /// Import a corpus, claims, a system run or judgments into a project (all or nothing per file)
     #[command(subcommand)]
     Import(ImportCommand),
     /// Build, grow and inspect the annotation pool

@@ -66,6 +66,8 @@ const ARGUMENTS: &[(&str, Body)] = &[
         Body::Form("project=B&assignment_id=999999&note=x"),
     ),
     ("work/comment", Body::Form("entry_id=ENTRY&body=a+remark")),
+    ("guidelines/view", Body::Form("project=B")),
+    ("guidelines/confirm", Body::Form("project=B&version=1")),
     ("lead/projects", Body::Form("")),
     ("lead/project", Body::Form("name=B")),
     (
@@ -80,6 +82,11 @@ const ARGUMENTS: &[(&str, Body)] = &[
     (
         "lead/members/remove",
         Body::Form("project=B&username=nobody"),
+    ),
+    ("lead/guidelines", Body::Form("project=B")),
+    (
+        "lead/guidelines/save",
+        Body::Form("project=B&markdown=%23+Rules"),
     ),
     ("lead/claims", Body::Form("project=B&search=&offset=0")),
     ("lead/claim", Body::Form("project=B&claim_id=3")),

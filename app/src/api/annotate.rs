@@ -41,8 +41,17 @@ mod ssr {
         Ok((db, caller))
     }
 
+    /// The caller's queue head; no item before they confirmed the current guidelines.
     pub async fn head(db: &Db, caller: &ProjectCaller) -> Result<QueueHead, ApiError> {
-        Ok(crate::store::annotate::queue_head(db, actor(caller), caller.project_id()).await?)
+        let mut head =
+            crate::store::annotate::queue_head(db, actor(caller), caller.project_id()).await?;
+        head.guidelines_to_confirm =
+            crate::store::guidelines::to_confirm(db, caller.project_id(), caller.user().id).await?;
+        if head.guidelines_to_confirm.is_some() {
+            head.current = None;
+            head.next = None;
+        }
+        Ok(head)
     }
 
     /// A pair of the caller's project, or not found.

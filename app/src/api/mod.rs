@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod annotate;
 pub mod auth;
+pub mod guidelines;
 pub mod imports;
 pub mod pipeline;
 pub mod pool;
@@ -69,11 +70,15 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("work/skip", MEMBER),
     ("work/flag", MEMBER),
     ("work/comment", MEMBER),
+    ("guidelines/view", MEMBER),
+    ("guidelines/confirm", MEMBER),
     ("lead/projects", Access::Role(Role::Lead)),
     ("lead/project/create", Access::Role(Role::Lead)),
     ("lead/members", LEAD),
     ("lead/members/add", LEAD),
     ("lead/members/remove", LEAD),
+    ("lead/guidelines", LEAD),
+    ("lead/guidelines/save", LEAD),
     ("lead/project", LEAD),
     ("lead/claims", LEAD),
     ("lead/claim", LEAD),

@@ -12,6 +12,8 @@ pub mod annotation;
 #[cfg(feature = "ssr")]
 pub mod formats;
 #[cfg(feature = "ssr")]
+pub mod guidelines;
+#[cfg(feature = "ssr")]
 pub mod judging;
 #[cfg(feature = "ssr")]
 pub mod metrics;

@@ -98,6 +98,10 @@ pub struct QueueHead {
     /// Items the caller finished in this project.
     pub done: i64,
     pub last: Option<LastSubmission>,
+    /// The version of the project's guidelines the caller must confirm before any item; while
+    /// set, `current` and `next` are None.
+    #[serde(default)]
+    pub guidelines_to_confirm: Option<i64>,
 }
 
 /// One annotator's progress in a project (lead view).

@@ -502,25 +502,19 @@ pub async fn corpus(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
-    let lock = WriterLock::take(db)?;
-    let import_id = {
-        let mut tx = write_gate::begin(db).await?;
-        let id = begin_import(
-            &mut tx,
-            NewImport {
-                project_id,
-                kind: "corpus",
-                path,
-                sha: &sha,
-                format: format_name_corpus(format),
-                actor_id,
-                lock_token: Some(lock.token()),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        id
-    };
+    let (lock, import_id) = begin_chunked(
+        db,
+        NewImport {
+            project_id,
+            kind: "corpus",
+            path,
+            sha: &sha,
+            format: format_name_corpus(format),
+            actor_id,
+            lock_token: None,
+        },
+    )
+    .await?;
     let report = ImportReport {
         import_id,
         file: display_name(path),
@@ -702,25 +696,19 @@ pub async fn claims(
         display_name(path),
     );
     let mut staged = stage_checked(rx, parser).await?;
-    let lock = WriterLock::take(db)?;
-    let import_id = {
-        let mut tx = write_gate::begin(db).await?;
-        let id = begin_import(
-            &mut tx,
-            NewImport {
-                project_id,
-                kind: "claims",
-                path,
-                sha: &sha,
-                format: "scifact-claims",
-                actor_id,
-                lock_token: Some(lock.token()),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        id
-    };
+    let (lock, import_id) = begin_chunked(
+        db,
+        NewImport {
+            project_id,
+            kind: "claims",
+            path,
+            sha: &sha,
+            format: "scifact-claims",
+            actor_id,
+            lock_token: None,
+        },
+    )
+    .await?;
     let result = async {
         let (rows, judgments) = write_claims(db, &mut staged, project_id, import_id).await?;
         let report = ImportReport {
@@ -758,6 +746,26 @@ pub(crate) async fn finish_chunked<T>(
     }
     lock.release();
     result
+}
+
+/// Starts a chunked import: takes a writer lock and records the import as `writing` under its
+/// token (`import.lock_token` is set here), in a short transaction of its own.
+pub(crate) async fn begin_chunked(
+    db: &Db,
+    import: NewImport<'_>,
+) -> StoreResult<(WriterLock, i64)> {
+    let lock = WriterLock::take(db)?;
+    let mut tx = write_gate::begin(db).await?;
+    let id = begin_import(
+        &mut tx,
+        NewImport {
+            lock_token: Some(lock.token()),
+            ..import
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((lock, id))
 }
 
 /// Claims per write transaction of a claims import (with their evidence: a few thousand rows).

@@ -128,6 +128,22 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     Ok(removed)
 }
 
+/// Runs `sql` (a DELETE of at most `?2` rows of key `?1`) with [`DELETE_CHUNK`] until it
+/// deletes nothing: each statement its own short transaction.
+async fn delete_in_chunks(conn: &mut SqliteConnection, sql: &str, key: i64) -> StoreResult<()> {
+    loop {
+        let deleted = sqlx::query(sql)
+            .bind(key)
+            .bind(DELETE_CHUNK)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+        if deleted == 0 {
+            return Ok(());
+        }
+    }
+}
+
 /// [`discard`] on a pooled connection.
 pub(crate) async fn discard_on(db: &Db, import_id: i64) -> StoreResult<()> {
     discard(&mut *db.acquire().await?, import_id).await
@@ -158,17 +174,7 @@ pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> Stor
         "DELETE FROM document_rows WHERE id IN
            (SELECT id FROM document_rows WHERE import_id = ?1 LIMIT ?2)",
     ] {
-        loop {
-            let deleted = sqlx::query(sql)
-                .bind(import_id)
-                .bind(DELETE_CHUNK)
-                .execute(&mut *conn)
-                .await?
-                .rows_affected();
-            if deleted == 0 {
-                break;
-            }
-        }
+        delete_in_chunks(conn, sql, import_id).await?;
     }
     let systems: Vec<i64> = sqlx::query_scalar(
         "SELECT s.id FROM systems s JOIN imports i ON i.id = s.import_id
@@ -177,21 +183,14 @@ pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> Stor
     .bind(import_id)
     .fetch_all(&mut *conn)
     .await?;
-    for system in &systems {
-        loop {
-            let deleted = sqlx::query(
-                "DELETE FROM predictions WHERE system_id = ?1 AND (claim_id, doc_id) IN
-                   (SELECT claim_id, doc_id FROM predictions WHERE system_id = ?1 LIMIT ?2)",
-            )
-            .bind(system)
-            .bind(DELETE_CHUNK)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            if deleted == 0 {
-                break;
-            }
-        }
+    for &system in &systems {
+        delete_in_chunks(
+            conn,
+            "DELETE FROM predictions WHERE system_id = ?1 AND (claim_id, doc_id) IN
+               (SELECT claim_id, doc_id FROM predictions WHERE system_id = ?1 LIMIT ?2)",
+            system,
+        )
+        .await?;
     }
     let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
     sqlx::query("DELETE FROM systems WHERE import_id = ? AND ready = 0")

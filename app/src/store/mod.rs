@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod annotate;
 pub mod audit;
 pub mod db;
+pub mod guidelines;
 mod id_keys;
 pub mod import;
 pub mod import_job;

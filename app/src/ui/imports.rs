@@ -159,42 +159,8 @@ pub fn JobsSection(
         },
         |(p, _, _, _)| project_jobs(p),
     );
-    let active = Memo::new(move |_| {
-        jobs.get()
-            .and_then(Result::ok)
-            .is_some_and(|list| list.iter().any(|j| !j.finished()))
-    });
-    Effect::new(move |_| {
-        if let Ok(handle) = set_interval_with_handle(
-            move || {
-                if active.get_untracked() {
-                    tick.update(|t| *t = t.wrapping_add(1));
-                }
-            },
-            POLL,
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    });
-    // A job seen unfinished that is now done: the page's counts and tables reload.
-    let unfinished = StoredValue::new(Vec::<i64>::new());
-    Effect::new(move |_| {
-        let Some(Ok(list)) = jobs.get() else { return };
-        let mut ended = false;
-        unfinished.update_value(|seen| {
-            for job in &list {
-                if !job.finished() && !seen.contains(&job.id) {
-                    seen.push(job.id);
-                } else if job.finished() && seen.contains(&job.id) {
-                    seen.retain(|id| *id != job.id);
-                    ended |= job.status == "done";
-                }
-            }
-        });
-        if ended {
-            version.update(|v| *v += 1);
-        }
-    });
+    // Polled while a job is unfinished; a job that is done reloads the page's counts and tables.
+    crate::ui::job_poll::follow_jobs(jobs, tick, version, POLL);
     view! {
         <section>
             <h2>"Jobs"</h2>

@@ -6,6 +6,7 @@ mod annotate;
 mod charts;
 mod home;
 mod imports;
+mod job_poll;
 mod layout;
 mod login;
 mod members;

@@ -29,43 +29,8 @@ pub fn GenerateRunSection(project: Signal<String>, version: RwSignal<u32>) -> An
         },
         |(p, _, _, _)| pipeline_jobs(p),
     );
-    let active = Memo::new(move |_| {
-        jobs.get()
-            .and_then(Result::ok)
-            .is_some_and(|list| list.iter().any(|j| !j.finished()))
-    });
-    // The browser polls while a job is unfinished (effects do not run on the server).
-    Effect::new(move |_| {
-        if let Ok(handle) = set_interval_with_handle(
-            move || {
-                if active.get_untracked() {
-                    tick.update(|t| *t = t.wrapping_add(1));
-                }
-            },
-            POLL,
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    });
-    // When a job seen unfinished is done, the systems table reloads.
-    let unfinished_seen = StoredValue::new(Vec::<i64>::new());
-    Effect::new(move |_| {
-        let Some(Ok(list)) = jobs.get() else { return };
-        let mut newly_done = false;
-        unfinished_seen.update_value(|seen| {
-            for job in &list {
-                if !job.finished() && !seen.contains(&job.id) {
-                    seen.push(job.id);
-                } else if job.status == "done" && seen.contains(&job.id) {
-                    seen.retain(|id| *id != job.id);
-                    newly_done = true;
-                }
-            }
-        });
-        if newly_done {
-            version.update(|v| *v += 1);
-        }
-    });
+    // Polled while a job is unfinished; a job that is done reloads the systems table.
+    crate::ui::job_poll::follow_jobs(jobs, tick, version, POLL);
     view! {
         <section data-testid="generate-run">
             <h2>"Generate a run"</h2>

@@ -141,6 +141,7 @@ pub fn ProjectPage() -> AnyView {
                 })}
             </Suspense>
             <crate::ui::members::MembersSection project=Signal::derive(name) />
+            <crate::ui::guidelines::GuidelinesSection project=Signal::derive(name) />
             <crate::ui::pool::SystemsSection project=Signal::derive(name) version=version />
             <crate::ui::imports::ImportSection project=Signal::derive(name) jobs_changed=jobs_changed />
             <crate::ui::imports::JobsSection project=Signal::derive(name) version=version jobs_changed=jobs_changed />

@@ -10,10 +10,10 @@
 //! label final at once. Any problem rejects the whole file with every problem listed.
 
 use super::super::import::{
-    begin_import, display_name, file_sha, finish_chunked, finish_import, format_error,
+    begin_chunked, display_name, file_sha, finish_chunked, finish_import, format_error,
     refuse_repeat, ImportReport, NewImport, Problems,
 };
-use super::super::import_writer::{self, WriterLock};
+use super::super::import_writer;
 use super::super::write_gate;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_pending;
@@ -290,25 +290,19 @@ pub async fn import_judgments(
     if !problems.is_empty() {
         return Err(problems.into_error());
     }
-    let lock = WriterLock::take(db)?;
-    let import_id = {
-        let mut tx = write_gate::begin(db).await?;
-        let id = begin_import(
-            &mut tx,
-            NewImport {
-                project_id,
-                kind: "judgments",
-                path: &spec.path,
-                sha: &sha,
-                format: format.name(),
-                actor_id,
-                lock_token: Some(lock.token()),
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        id
-    };
+    let (lock, import_id) = begin_chunked(
+        db,
+        NewImport {
+            project_id,
+            kind: "judgments",
+            path: &spec.path,
+            sha: &sha,
+            format: format.name(),
+            actor_id,
+            lock_token: None,
+        },
+    )
+    .await?;
     let result = async {
         let written = write_judgments(db, project_id, import_id, annotator, spec.stage, &rows).await?;
         // The last transaction: nobody judged these pairs since the snapshot; the labels that

@@ -227,6 +227,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         open,
         done,
         last,
+        guidelines_to_confirm: None,
     })
 }
 

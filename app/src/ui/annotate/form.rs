@@ -175,7 +175,7 @@ pub fn ItemPanel(
             }
             Command::EditRevisedClaim => focus("revised-claim"),
             Command::EditNote => focus("note"),
-            Command::Undo | Command::Skip | Command::Flag => {}
+            Command::Undo | Command::Skip | Command::Flag | Command::Guidelines => {}
         }
     });
     on_cleanup(move || handle.remove());

@@ -17,6 +17,8 @@ pub enum Command {
     Undo,
     Skip,
     Flag,
+    /// Show or hide the project's guidelines (the page's guidelines panel handles it).
+    Guidelines,
     EditRevisedClaim,
     EditNote,
 }
@@ -60,6 +62,7 @@ pub const BINDINGS: &[(&str, &str, Command)] = &[
     ("u", "undo your last submission", Command::Undo),
     (".", "skip: send to the end of the queue", Command::Skip),
     ("f", "flag: needs attention", Command::Flag),
+    ("?", "guidelines: show or hide", Command::Guidelines),
 ];
 
 /// The command of a key (`KeyboardEvent.key`), outside text fields.

@@ -64,6 +64,8 @@ fn Workbench(head: QueueHead) -> AnyView {
     let flagging = RwSignal::new(false);
     // The item on screen changes only when another item comes, not on every queue update.
     let current = Memo::new(move |_| head.with(|h| h.current.clone()));
+    // The guidelines version to confirm before any item (None: nothing to confirm).
+    let to_confirm = Memo::new(move |_| head.with(|h| h.guidelines_to_confirm));
 
     let apply = move |result: Result<QueueHead, ApiError>, fallback: Option<QueueHead>| {
         in_flight.update(|n| *n = n.saturating_sub(1));
@@ -154,6 +156,8 @@ fn Workbench(head: QueueHead) -> AnyView {
                     <span class="muted">{format!("{} done · {} open", format_count(h.done), format_count(h.open))}</span>
                 }
             }}
+            <crate::ui::guidelines::GuidelinesPanel project=project.clone() to_confirm=to_confirm.into()
+                on_confirmed=Callback::new(move |()| run.run("reload")) />
         </div>
         {move || head.get().last.map(|last| view! {
             <p class="last" data-testid="last-submission">
@@ -174,6 +178,12 @@ fn Workbench(head: QueueHead) -> AnyView {
             Err(e) => view! { <div data-testid="form-error"><ErrorNote error=e /></div> }.into_any(),
         })}
         {move || match current.get() {
+            None if to_confirm.get().is_some() => view! {
+                <section class="card" data-testid="confirm-first">
+                    <h2>"Confirm the guidelines first"</h2>
+                    <p class="muted">"Your items wait until you have read this project's current guidelines and confirmed them (in the panel; ? shows it)."</p>
+                </section>
+            }.into_any(),
             None => view! {
                 <section class="card" data-testid="queue-empty">
                     <h2>"Your queue is empty"</h2>
