@@ -4,6 +4,7 @@ mod account;
 mod admin;
 mod annotate;
 mod charts;
+mod guidelines;
 mod home;
 mod imports;
 mod job_poll;

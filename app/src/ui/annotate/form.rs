@@ -434,7 +434,7 @@ fn KeyList(first_pass: bool, in_queue: bool) -> AnyView {
             <summary>"Keys"</summary>
             <dl data-testid="key-list">
                 {BINDINGS.iter().filter(|(_, _, c)| (first_pass || *c != Command::NoEvidence)
-                    && (in_queue || !matches!(c, Command::Undo | Command::Skip | Command::Flag)))
+                    && (in_queue || !matches!(c, Command::Undo | Command::Skip | Command::Flag | Command::Guidelines)))
                     .map(|(k, what, _)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*what}</dd> }).collect_view()}
             </dl>
         </details>
