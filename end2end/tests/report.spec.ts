@@ -52,6 +52,12 @@ test("a lead opens the report of the demo project: SVG plots, tables, CSV downlo
   expect(await bars.count()).toBeGreaterThan(1);
   await expect(page.getByTestId("plot-evidence-per-claim").locator("g.bar title").first()).toContainText("evidence pairs 0: claims");
 
+  // Judging orders: one line per order, and a table of evidence found by judgments spent.
+  const judging = page.getByTestId("plot-judging");
+  await expect(judging).toBeVisible();
+  await expect(judging.locator(".legend-entry text")).toHaveText(["depth", "mtf", "mab-maxmean", "mab-thompson", "hedge"]);
+  await expect(page.getByTestId("judging-table").locator("tbody tr")).toHaveCount(5);
+
   // Tables.
   await expect(page.getByTestId("system-scores")).toContainText("bm25");
   await expect(page.getByTestId("system-scores")).toContainText("±");

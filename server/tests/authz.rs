@@ -139,6 +139,7 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "release/create",
         Body::Form("project=B&partial=false&unjudged=false"),
     ),
+    ("report/judging", Body::Form("project=B")),
     ("report/view", Body::Form("project=B")),
 ];
 

@@ -761,6 +761,38 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         "view F1",
     );
     assert_eq!(view.strategy.as_deref(), Some("confidence"));
+    // The report page's judging orders: every order, each curve the CLI's (thinned), and the
+    // depth order's evidence at each pool size the report's depth curve plus citation evidence.
+    let res = lead
+        .post(app.url("/api/report/judging"))
+        .form(&[("project", "scifact")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let replay: app::api::report::JudgingReplay = res.json().await.unwrap();
+    let orders: Vec<&str> = replay.curves.iter().map(|(o, _)| o.as_str()).collect();
+    assert_eq!(
+        orders,
+        ["depth", "mtf", "mab-maxmean", "mab-thompson", "hedge"]
+    );
+    assert_eq!(
+        replay.budget,
+        (2 * rows.len()).max(2_000).min(replay.candidate_pairs)
+    );
+    let (_, depth_points) = &replay.curves[0];
+    for &(judgments, evidence) in depth_points {
+        let cli = curve
+            .get(judgments as usize - 1)
+            .map(|p| p["evidence"].as_u64().unwrap());
+        if let Some(cli) = cli {
+            assert_eq!(
+                u64::from(evidence),
+                cli,
+                "depth order at {judgments} judgments"
+            );
+        }
+    }
     let csv_url =
         app.url("/lead/projects/scifact/report/csv/depth_curve?step=20&bootstrap=200&seed=7");
     let res = lead.get(&csv_url).send().await.unwrap();

@@ -106,6 +106,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("release/overview", LEAD),
     ("release/create", LEAD),
     ("report/view", LEAD),
+    ("report/judging", LEAD),
 ];
 
 /// The server functions that read a multipart form: the server refuses other bodies with 400

@@ -541,3 +541,119 @@ mod tests {
         assert_eq!(encode_path_segment("scifact-demo"), "scifact-demo");
     }
 }
+
+/// The replayed judging orders of a project, as the report page plots them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgingReplay {
+    /// Judgments replayed: twice the pool, at least 2,000, at most every candidate pair.
+    pub budget: usize,
+    /// Distinct pairs the pooled systems rank.
+    pub candidate_pairs: usize,
+    /// The truth: pairs with a SUPPORT or CONTRADICT final label (citation evidence included).
+    pub evidence_pairs: usize,
+    /// Each order with its curve, (judgments, evidence found), thinned to at most
+    /// [`JudgingReplay::MAX_POINTS`] points (the last judgment always kept).
+    pub curves: Vec<(String, Vec<(u32, u32)>)>,
+}
+
+impl JudgingReplay {
+    pub const MAX_POINTS: usize = 200;
+
+    /// Evidence found by `order` within `budget` judgments (the curve's last point at or
+    /// before it).
+    pub fn evidence_at(&self, order: &str, budget: u32) -> Option<u32> {
+        let (_, points) = self.curves.iter().find(|(o, _)| o == order)?;
+        points
+            .iter()
+            .take_while(|(j, _)| *j <= budget)
+            .last()
+            .map(|&(_, e)| e)
+    }
+}
+
+/// Every judging order replayed over the project's pooled runs, with its final labels as the
+/// truth (what `claimpool simulate --order all` prints).
+#[server(endpoint = "report/judging")]
+pub async fn judging_curves(project: String) -> Result<JudgingReplay, ApiError> {
+    crate::api::respond(
+        async {
+            use crate::domain::judging::Order;
+            let (db, project_id, _) = crate::api::lead_project(&project).await?;
+            let pooled = crate::store::judging::pooled_pairs(&db, project_id).await?;
+            let budget = (2 * pooled).max(2_000);
+            let sims =
+                crate::store::judging::simulate(&db, project_id, &Order::ALL, budget, 0).await?;
+            let candidate_pairs = sims.first().map_or(0, |s| s.candidate_pairs);
+            let evidence_pairs = sims.first().map_or(0, |s| s.evidence_pairs);
+            let curves = sims
+                .into_iter()
+                .map(|s| (s.order.as_str().to_owned(), thin(s.curve.points())))
+                .collect();
+            Ok(JudgingReplay {
+                budget: budget.min(candidate_pairs),
+                candidate_pairs,
+                evidence_pairs,
+                curves,
+            })
+        }
+        .await,
+    )
+}
+
+/// At most [`JudgingReplay::MAX_POINTS`] evenly spaced points of a curve, its last kept.
+#[cfg(feature = "ssr")]
+fn thin(points: &[crate::domain::judging::CurvePoint]) -> Vec<(u32, u32)> {
+    let step = points.len().div_ceil(JudgingReplay::MAX_POINTS).max(1);
+    let as_pair = |p: &crate::domain::judging::CurvePoint| {
+        (
+            u32::try_from(p.judgments).unwrap_or(u32::MAX),
+            u32::try_from(p.evidence).unwrap_or(u32::MAX),
+        )
+    };
+    let mut out: Vec<(u32, u32)> = points
+        .iter()
+        .skip(step - 1)
+        .step_by(step)
+        .map(as_pair)
+        .collect();
+    if let Some(last) = points.last().map(as_pair) {
+        if out.last() != Some(&last) {
+            out.push(last);
+        }
+    }
+    out
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod judging_tests {
+    use super::*;
+    use crate::domain::judging::CurvePoint;
+
+    #[test]
+    fn a_thinned_curve_keeps_every_kth_point_and_the_last() {
+        let points: Vec<CurvePoint> = (1..=450)
+            .map(|j| CurvePoint {
+                judgments: j,
+                evidence: j / 3,
+            })
+            .collect();
+        let thinned = thin(&points);
+        assert!(thinned.len() <= JudgingReplay::MAX_POINTS + 1);
+        assert_eq!(thinned.first(), Some(&(3, 1)));
+        assert_eq!(thinned.last(), Some(&(450, 150)));
+        assert!(thinned.windows(2).all(|w| w[0].0 < w[1].0));
+        let curves = JudgingReplay {
+            budget: 450,
+            candidate_pairs: 450,
+            evidence_pairs: 150,
+            curves: vec![("depth".into(), thinned)],
+        };
+        assert_eq!(curves.evidence_at("depth", 450), Some(150));
+        assert_eq!(curves.evidence_at("depth", 4), Some(1));
+        assert_eq!(curves.evidence_at("mtf", 4), None);
+        assert_eq!(
+            thin(&points[..5]),
+            vec![(1, 0), (2, 0), (3, 1), (4, 1), (5, 1)]
+        );
+    }
+}

@@ -65,3 +65,12 @@ pub async fn simulate(
     .await
     .map_err(|e| StoreError::Fault(format!("the simulation stopped: {e}")))?
 }
+
+/// Pairs in the project's pool.
+pub async fn pooled_pairs(db: &Db, project_id: i64) -> StoreResult<usize> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pool_entries WHERE project_id = ?")
+        .bind(project_id)
+        .fetch_one(db)
+        .await?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}

@@ -16,6 +16,7 @@ mod pool;
 mod projects;
 mod release;
 mod report;
+mod report_judging;
 mod widgets;
 
 use leptos::prelude::*;

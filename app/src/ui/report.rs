@@ -72,6 +72,7 @@ pub fn ReportPage() -> AnyView {
                     }
                 })}
             </Suspense>
+            <crate::ui::report_judging::JudgingSection project=Signal::derive(name) />
         </main>
     }.into_any()
 }
