@@ -162,8 +162,10 @@ struct Scenario<'a> {
 /// How many kills interrupted the command, and the state on which it was done.
 struct Killed {
     interrupted: usize,
-    /// Kills after which an import was left `writing` (its rows not visible).
+    /// Kills after which an import or a pool build was left `writing` (its rows not visible).
     mid_write: usize,
+    /// Kills after which a pool build left `writing` had written some of its entries.
+    mid_chunks: usize,
 }
 
 fn files_in(dir: &Path) -> usize {
@@ -186,10 +188,27 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Entries written by pool builds left `writing` (hidden).
+async fn hidden_pool_entries(db: &Path) -> i64 {
+    visible(
+        db,
+        &[
+            "SELECT COUNT(*) FROM pool_entry_rows e JOIN pool_build_rows b ON b.id = e.build_id
+           WHERE b.state = 'writing'",
+        ],
+    )
+    .await
+    .1[0]
+}
+
+/// Imports and pool builds left `writing` (their rows hidden).
 async fn writing_imports(db: &Path) -> i64 {
     visible(
         db,
-        &["SELECT COUNT(*) FROM imports WHERE state = 'writing'"],
+        &[
+            "SELECT (SELECT COUNT(*) FROM imports WHERE state = 'writing')
+                + (SELECT COUNT(*) FROM pool_build_rows WHERE state = 'writing')",
+        ],
     )
     .await
     .1[0]
@@ -217,6 +236,7 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
     let mut killed = Killed {
         interrupted: 0,
         mid_write: 0,
+        mid_chunks: 0,
     };
     for kill in 0..KILLS {
         let db = dir.join(format!("kill-{kill}.db"));
@@ -257,6 +277,9 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
         if writing_imports(&db).await > 0 {
             killed.mid_write += 1;
         }
+        if hidden_pool_entries(&db).await > 0 {
+            killed.mid_chunks += 1;
+        }
         // The same command then succeeds, and leaves what an uninterrupted run leaves.
         ok((s.command)(&db));
         assert_eq!(visible(&db, s.visible).await, done, "{what}: the rerun");
@@ -268,8 +291,8 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
         std::fs::remove_file(&db).ok();
     }
     eprintln!(
-        "{}: {} of {KILLS} kills interrupted it, {} left an import writing (whole command: {took:?})",
-        s.name, killed.interrupted, killed.mid_write
+        "{}: {} of {KILLS} kills interrupted it, {} left an import or a pool build writing, {} a pool build with entries written (whole command: {took:?})",
+        s.name, killed.interrupted, killed.mid_write, killed.mid_chunks
     );
     assert!(
         killed.interrupted >= KILLS / 4,
@@ -503,21 +526,23 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
 #[tokio::test]
 async fn a_pool_build_and_a_release_export_killed_at_any_moment_leave_all_or_nothing() {
     let steps = Steps::new().await;
-    // A pool grown from depth 300 to 1,200 (new pairs, ranks redone, assignments).
-    kill_at_random(
+    // A pool grown from depth 300 (544 pairs) to 10,000 (10,244 pairs): 9,700 new pairs with
+    // their ranks (3 each) and first passes, about ten chunks of 5,000 rows.
+    let pool = kill_at_random(
         Scenario {
             name: "pool",
             base: &steps.db("pooled"),
             command: &|db| {
                 let mut cmd = claimpool(db);
-                cmd.args(["pool", "build", "--project", "p", "--depth", "1200"]);
+                cmd.args(["pool", "build", "--project", "p", "--depth", "10000"]);
                 cmd
             },
             visible: &[
                 "SELECT COUNT(*) FROM pool_entries",
                 "SELECT COUNT(*) FROM pool_ranks",
                 "SELECT COUNT(*) FROM pool_builds",
-                "SELECT COUNT(*) FROM assignments",
+                // Open items of a build being written are hidden with its entries.
+                "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id",
                 "SELECT pool_depth FROM projects",
                 AUDIT,
             ],
@@ -526,6 +551,12 @@ async fn a_pool_build_and_a_release_export_killed_at_any_moment_leave_all_or_not
         5,
     )
     .await;
+    // It writes in chunks: kills must also land between its transactions.
+    assert!(
+        pool.mid_chunks >= KILLS / 10,
+        "only {} of {KILLS} kills hit the pool build between its chunks",
+        pool.mid_chunks
+    );
     let out = steps.dir.path().join("release");
     kill_at_random(
         Scenario {

@@ -406,3 +406,346 @@ async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing()
         .unwrap();
     assert_eq!(nei, vec![("NEI".to_owned(),)]);
 }
+
+/// A scored pair of every demo claim with every demo abstract: one system's run over the
+/// demo project (17,720 pairs).
+fn demo_pairs() -> Vec<(String, String, f64)> {
+    let claims = common::demo_lines("claims.jsonl");
+    let docs = common::demo_lines("corpus.jsonl");
+    let mut pairs = Vec::new();
+    for (c, claim) in claims.iter().enumerate() {
+        for (d, doc) in docs.iter().enumerate() {
+            let p = ((c * 7919 + d * 104_729) % 10_007) as f64 / 10_007.0;
+            pairs.push((claim["id"].to_string(), doc["doc_id"].to_string(), p));
+        }
+    }
+    pairs
+}
+
+/// The demo project (no evidence: every pooled pair waits for annotation) with two active
+/// annotators, pooled at depth 100; returns the project and the annotators.
+async fn pooled_demo(app: &common::TestApp) -> (i64, [i64; 2]) {
+    let project = app.demo_project("p", true, &demo_pairs()).await;
+    let mut annotators = [0; 2];
+    for (i, name) in ["ann1", "ann2"].iter().enumerate() {
+        annotators[i] = app
+            .add_user(name, app::domain::account::Role::Annotator)
+            .await;
+        app::store::projects::add_member(
+            &app.db,
+            project,
+            annotators[i],
+            app::domain::account::ProjectRole::Annotator,
+            None,
+        )
+        .await
+        .unwrap();
+    }
+    pools::build(&app.db, project, confidence(), 100, None)
+        .await
+        .unwrap();
+    (project, annotators)
+}
+
+fn confidence() -> app::domain::pool::Strategy {
+    pools::parse_strategy("confidence").unwrap()
+}
+
+/// What readers of the project see: the pool's listing and statistics, each annotator's queue
+/// head and open items, the lead's overview, the builds, and the views' counts.
+async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value {
+    let mut queues = Vec::new();
+    for &id in annotators {
+        let actor = app::store::annotate::Actor { id, is_lead: false };
+        queues.push(serde_json::json!({
+            "head": app::store::annotate::queue_head(db, actor, project).await.unwrap(),
+            "open": app::store::work::open_count(db, id).await.unwrap(),
+            "projects": app::store::work::projects_of(db, id).await.unwrap(),
+        }));
+    }
+    let counts: (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM pool_entries), (SELECT COUNT(*) FROM pool_ranks),
+                (SELECT COUNT(*) FROM pool_builds),
+                (SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id)",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap();
+    serde_json::json!({
+        "list": pools::list(db, project).await.unwrap(),
+        "stats": pools::stats(db, project, 50).await.unwrap(),
+        "settings": pools::settings(db, project).await.unwrap(),
+        "queues": queues,
+        "overview": app::store::annotate::overview(db, project).await.unwrap(),
+        "counts": counts,
+    })
+}
+
+/// Rows of builds still being written: (entries, ranks, open assignments of their entries).
+async fn hidden(db: &Db) -> (i64, i64, i64) {
+    sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM pool_entry_rows e JOIN pool_build_rows b ON b.id = e.build_id
+                  WHERE b.state = 'writing'),
+                (SELECT COUNT(*) FROM pool_rank_rows r JOIN pool_build_rows b ON b.id = r.build_id
+                  WHERE b.state = 'writing'),
+                (SELECT COUNT(*) FROM assignments a JOIN pool_entry_rows e ON e.id = a.pool_entry_id
+                  JOIN pool_build_rows b ON b.id = e.build_id WHERE b.state = 'writing')",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap()
+}
+
+/// Build options of `chunk_rows` rows whose hook stops after each chunk until the receiver of
+/// the returned channel resumes it (with the sender it gets).
+fn held(
+    chunk_rows: usize,
+) -> (
+    pools::BuildOptions,
+    tokio::sync::mpsc::UnboundedReceiver<tokio::sync::oneshot::Sender<()>>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let hook: pools::ChunkHook = std::sync::Arc::new(move || {
+        let tx = tx.clone();
+        Box::pin(async move {
+            let (resume, wait) = tokio::sync::oneshot::channel();
+            if tx.send(resume).is_ok() {
+                let _ = wait.await;
+            }
+        })
+    });
+    (
+        pools::BuildOptions {
+            chunk_rows,
+            after_chunk: Some(hook),
+        },
+        rx,
+    )
+}
+
+#[tokio::test]
+async fn a_growing_pool_stays_as_it_was_for_readers_until_the_build_is_done() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let (project, annotators) = pooled_demo(&app).await;
+    let before = readers(db, project, &annotators).await;
+    // Grown from depth 100 to 1,000 in chunks of 200 rows, held after each one.
+    let (options, mut holds) = held(200);
+    let build = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            pools::build_with(&db, project, confidence(), 1_000, None, &options).await
+        })
+    };
+    let (mut chunks, mut most) = (0, (0, 0, 0));
+    while let Some(resume) = holds.recv().await {
+        chunks += 1;
+        let now = hidden(db).await;
+        most = (most.0.max(now.0), most.1.max(now.1), most.2.max(now.2));
+        assert_eq!(
+            readers(db, project, &annotators).await,
+            before,
+            "after chunk {chunks}"
+        );
+        if chunks == 1 {
+            // One build of a project at a time.
+            let err = pools::build(db, project, confidence(), 1_000, None)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, app::store::StoreError::Conflict(_)), "{err}");
+            assert!(err.to_string().contains("is being built"), "{err}");
+        }
+        resume.send(()).unwrap();
+    }
+    let report = build.await.unwrap().unwrap();
+    assert_eq!(report.added, 900);
+    // The new entries, their ranks and their first passes were all written hidden.
+    assert_eq!(
+        most,
+        (900, 900, 900),
+        "most hidden rows after {chunks} chunks"
+    );
+    assert!(chunks >= 10, "{chunks} chunks");
+    assert_eq!(hidden(db).await, (0, 0, 0));
+    let after = readers(db, project, &annotators).await;
+    assert_ne!(after, before);
+    assert_eq!(after["list"].as_array().unwrap().len(), 1_000);
+    assert_eq!(after["counts"], serde_json::json!([1_000, 1_000, 2, 1_000]));
+    // Every pair waits for its first pass, balanced between the two annotators.
+    assert_eq!(after["queues"][0]["open"], 500);
+    assert_eq!(after["queues"][1]["open"], 500);
+}
+
+#[tokio::test]
+async fn a_build_that_dies_midway_leaves_the_pool_as_it_was_and_the_next_removes_its_rows() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let (project, annotators) = pooled_demo(&app).await;
+    let before = readers(db, project, &annotators).await;
+    // The build stops for good after its 6th chunk, and is dropped there (as a killed process
+    // leaves it: rows written, lock file unlocked).
+    let (options, mut holds) = held(200);
+    let build = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            pools::build_with(&db, project, confidence(), 1_000, None, &options).await
+        })
+    };
+    for _ in 1..6 {
+        holds.recv().await.unwrap().send(()).unwrap();
+    }
+    let stopped = holds.recv().await.unwrap();
+    build.abort();
+    drop(stopped);
+    assert!(build.await.unwrap_err().is_cancelled());
+    let left = hidden(db).await;
+    assert!(left.0 > 0, "{left:?}");
+    assert_eq!(readers(db, project, &annotators).await, before);
+    // The next build removes the dead one's rows and grows the pool.
+    let report = pools::build(db, project, confidence(), 1_000, None)
+        .await
+        .unwrap();
+    assert_eq!(report.added, 900);
+    assert_eq!(hidden(db).await, (0, 0, 0));
+    let after = readers(db, project, &annotators).await;
+    assert_eq!(after["counts"], serde_json::json!([1_000, 1_000, 2, 1_000]));
+    let rows: (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM pool_entry_rows), (SELECT COUNT(*) FROM pool_build_rows),
+                (SELECT COUNT(*) FROM assignments)",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap();
+    assert_eq!(rows, (1_000, 2, 1_000));
+
+    // A build left writing by a dead process is removed at `serve` start (reclaim) too.
+    let (options, mut holds) = held(200);
+    let build = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            pools::build_with(&db, project, confidence(), 2_000, None, &options).await
+        })
+    };
+    let resume = holds.recv().await.unwrap();
+    build.abort();
+    drop(resume);
+    let _ = build.await;
+    assert!(hidden(db).await.0 > 0);
+    assert_eq!(pools::reclaim_abandoned(db).await.unwrap(), 1);
+    assert_eq!(hidden(db).await, (0, 0, 0));
+    assert_eq!(readers(db, project, &annotators).await, after);
+}
+
+#[tokio::test]
+async fn work_given_to_an_annotator_who_leaves_during_a_build_goes_to_the_others() {
+    let app = common::TestApp::spawn().await;
+    let db = &app.db;
+    let (project, [ann1, ann2]) = pooled_demo(&app).await;
+    let (options, mut holds) = held(200);
+    let build = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            pools::build_with(&db, project, confidence(), 1_000, None, &options).await
+        })
+    };
+    let mut left = false;
+    while let Some(resume) = holds.recv().await {
+        // Once ann2 holds hidden work of the build, ann2 leaves the project.
+        let theirs: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM assignments a JOIN pool_entry_rows e ON e.id = a.pool_entry_id
+             JOIN pool_build_rows b ON b.id = e.build_id
+             WHERE b.state = 'writing' AND a.annotator_id = ?",
+        )
+        .bind(ann2)
+        .fetch_one(db)
+        .await
+        .unwrap();
+        if theirs > 0 && !left {
+            app::store::projects::remove_member(db, project, "ann2", None)
+                .await
+                .unwrap();
+            left = true;
+        }
+        resume.send(()).unwrap();
+    }
+    assert!(left, "ann2 never held work of the build");
+    build.await.unwrap().unwrap();
+    let open = |who: i64| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+             WHERE a.annotator_id = ? AND a.status = 'open'",
+        )
+        .bind(who)
+        .fetch_one(db)
+    };
+    assert_eq!(open(ann2).await.unwrap(), 0);
+    assert_eq!(open(ann1).await.unwrap(), 1_000);
+}
+
+/// Imports a second pooled system `s2` into the project: the first one's scores, slightly
+/// perturbed (it ranks some of the first one's pairs higher, and pools a few others).
+async fn import_second_system(app: &common::TestApp, project: i64) {
+    let run: String = demo_pairs()
+        .iter()
+        .enumerate()
+        .map(|(i, (claim, doc, p))| {
+            let p = (p * 0.99 + ((i * 31_337) % 9_973) as f64 / 9_973.0 * 0.01).min(1.0);
+            format!("{{\"claim_id\": {claim}, \"doc_id\": {doc}, \"p_support\": {p}, \"p_contradict\": 0.0}}\n")
+        })
+        .collect();
+    let path = app.dir.path().join("s2-run.jsonl");
+    std::fs::write(&path, run).unwrap();
+    let spec = RunImport {
+        path,
+        format: Some(RunFormat::Canonical),
+        options: RunReadOptions::default(),
+        system: SystemSpec {
+            name: Some("s2".into()),
+            role: SystemRole::Pooled,
+            description: String::new(),
+            negative_sampling_ratio: None,
+        },
+        allow_missing_docs: false,
+    };
+    import::run(&app.db, project, spec, None).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_pool_grown_with_a_system_pooled_since_equals_the_pool_built_at_once() {
+    // Grown: depth 100 with s, then s2 imported and the pool grown to depth 150, in chunks.
+    let grown = common::TestApp::spawn().await;
+    let (project, annotators) = pooled_demo(&grown).await;
+    import_second_system(&grown, project).await;
+    let before = readers(&grown.db, project, &annotators).await;
+    let (options, mut holds) = held(100);
+    let build = {
+        let db = grown.db.clone();
+        tokio::spawn(async move {
+            pools::build_with(&db, project, confidence(), 150, None, &options).await
+        })
+    };
+    let mut chunks = 0;
+    while let Some(resume) = holds.recv().await {
+        chunks += 1;
+        assert_eq!(readers(&grown.db, project, &annotators).await, before);
+        resume.send(()).unwrap();
+    }
+    let report = build.await.unwrap().unwrap();
+    assert!(chunks > 3, "{chunks} chunks");
+    // At once: both systems imported, then one build at depth 150.
+    let at_once = common::TestApp::spawn().await;
+    let project2 = at_once.demo_project("p", true, &demo_pairs()).await;
+    import_second_system(&at_once, project2).await;
+    let direct = pools::build(&at_once.db, project2, confidence(), 150, None)
+        .await
+        .unwrap();
+    assert_eq!(report.pool_size, direct.pool_size);
+    let listed = pools::list(&grown.db, project).await.unwrap();
+    assert_eq!(listed, pools::list(&at_once.db, project2).await.unwrap());
+    // Old pairs got s2's ranks, and some a shallower entry depth (s2 ranks them higher).
+    assert!(listed.iter().all(|r| r.model_ranks.len() == 2));
+    assert!(listed.iter().any(|r| {
+        let (s, s2) = (r.model_ranks["s"], r.model_ranks["s2"]);
+        s <= 100 && s2 < s && r.entry_depth == s2
+    }));
+}

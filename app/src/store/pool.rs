@@ -1,8 +1,15 @@
 //! The annotation pool in the database: building and growing it from the stored predictions
-//! with `domain::pool`, its statistics and its listing.
+//! with `domain::pool`, its statistics and its listing. A build writes in short chunks, hidden
+//! until its last transaction (see the `writer` module).
 
+mod writer;
+
+pub use writer::{reclaim_abandoned, CHUNK_ROWS};
+
+use super::annotate::assign;
 use super::audit::{json, AuditEvent};
 use super::raw_rows::{read_snapshot, RawConnection};
+use super::write_gate::WriteTx;
 use super::{now_ms, Db, StoreError, StoreResult};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
@@ -11,7 +18,8 @@ use crate::domain::pool::{
     ScoredPair, Strategy, SystemRun,
 };
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use writer::NewEntry;
 
 /// The text form of a strategy, as stored and as the CLI takes it.
 pub fn strategy_name(strategy: Strategy) -> &'static str {
@@ -245,19 +253,130 @@ pub(super) async fn final_labels(
     Ok(labels)
 }
 
-async fn pool_pairs(db: &Db, project_id: i64, loaded: &Loaded) -> StoreResult<Vec<Pair<u32, u32>>> {
-    let rows: Vec<(i64, i64)> =
-        sqlx::query_as("SELECT claim_id, doc_id FROM pool_entries WHERE project_id = ?")
-            .bind(project_id)
-            .fetch_all(db)
-            .await?;
-    rows.into_iter()
-        .map(|(c, d)| {
-            loaded
-                .pair_key(c, d)
-                .ok_or_else(|| StoreError::Corrupt("pool entry of an unknown pair".into()))
+/// The project's pool as readers see it: each pair's entry (key, entry depth), and the ranks
+/// of those entries, (entry, system, rank) sorted.
+struct Existing {
+    entries: FxHashMap<Pair<u32, u32>, (i64, u32)>,
+    ranks: Vec<(i64, i64, u32)>,
+}
+
+impl Existing {
+    /// The stored ranks of `entry`, by system.
+    fn ranks_of(&self, entry: i64) -> &[(i64, i64, u32)] {
+        let from = self.ranks.partition_point(|r| r.0 < entry);
+        let to = self.ranks.partition_point(|r| r.0 <= entry);
+        self.ranks.get(from..to).unwrap_or_default()
+    }
+}
+
+/// Reads the project's visible pool, in one snapshot.
+async fn existing(db: &Db, project_id: i64, loaded: &Loaded) -> StoreResult<Existing> {
+    type Rows = (Vec<(i64, i64, i64, i64)>, Vec<(i64, i64, u32)>);
+    let (entries, mut ranks): Rows = read_snapshot(db, move |conn| {
+        let mut entries = Vec::new();
+        conn.for_each_row(
+            "SELECT id, claim_id, doc_id, entry_depth FROM pool_entries WHERE project_id = ?",
+            &[project_id],
+            |row| {
+                entries.push((
+                    row.integer(0)?,
+                    row.integer(1)?,
+                    row.integer(2)?,
+                    row.integer(3)?,
+                ));
+                Ok(())
+            },
+        )?;
+        let mut ranks = Vec::new();
+        conn.for_each_row(
+            "SELECT r.pool_entry_id, r.system_id, r.rank FROM pool_entries e
+             JOIN pool_ranks r ON r.pool_entry_id = e.id WHERE e.project_id = ?",
+            &[project_id],
+            |row| {
+                let rank = u32::try_from(row.integer(2)?)
+                    .map_err(|_| StoreError::Corrupt("a pool rank out of range".into()))?;
+                ranks.push((row.integer(0)?, row.integer(1)?, rank));
+                Ok(())
+            },
+        )?;
+        Ok((entries, ranks))
+    })
+    .await?;
+    ranks.sort_unstable();
+    let entries = entries
+        .into_iter()
+        .map(|(id, claim, doc, depth)| {
+            let pair = loaded
+                .pair_key(claim, doc)
+                .ok_or_else(|| StoreError::Corrupt("pool entry of an unknown pair".into()))?;
+            let depth = u32::try_from(depth)
+                .map_err(|_| StoreError::Corrupt("a pool entry depth out of range".into()))?;
+            Ok((pair, (id, depth)))
         })
-        .collect()
+        .collect::<StoreResult<_>>()?;
+    Ok(Existing { entries, ranks })
+}
+
+/// What a build changes, against the pool readers see.
+#[derive(Default)]
+struct Growth {
+    /// Pairs new to the pool, with their ranks: written in chunks, hidden.
+    entries: Vec<NewEntry>,
+    /// Ranks of old entries by a system that had none for them (a system pooled since):
+    /// (entry, system, rank), written in chunks, hidden.
+    ranks: Vec<(i64, i64, u32)>,
+    /// Old entries whose entry depth changes (a system pooled since ranks them shallower):
+    /// written by the last transaction.
+    depths: Vec<(i64, u32)>,
+    /// Old ranks that change or go (a system no longer pooled): the last transaction's.
+    rank_changes: Vec<(i64, i64, u32)>,
+    rank_drops: Vec<(i64, i64)>,
+}
+
+/// Compares the pool computed at the build's depth with the stored one.
+fn growth(
+    pool: &crate::domain::pool::Pool<u32, u32>,
+    loaded: &Loaded,
+    existing: &Existing,
+) -> StoreResult<Growth> {
+    let mut out = Growth::default();
+    for pooled in pool.pairs() {
+        let mut ranks: Vec<(i64, u32)> = pooled
+            .model_ranks
+            .iter()
+            .filter_map(|mr| loaded.systems.get(mr.system).map(|&s| (s, mr.rank)))
+            .collect();
+        ranks.sort_unstable();
+        let Some(&(entry, depth)) = existing.entries.get(&pooled.pair) else {
+            let (claim_id, doc_id) = loaded
+                .pair_ids(&pooled.pair)
+                .ok_or_else(|| StoreError::Corrupt("a pooled pair of no claim".into()))?;
+            out.entries.push(NewEntry {
+                claim_id,
+                doc_id,
+                entry_depth: pooled.entry_depth,
+                ranks,
+            });
+            continue;
+        };
+        if depth != pooled.entry_depth {
+            out.depths.push((entry, pooled.entry_depth));
+        }
+        let stored = existing.ranks_of(entry);
+        for &(system, rank) in &ranks {
+            match stored.iter().find(|r| r.1 == system) {
+                None => out.ranks.push((entry, system, rank)),
+                Some(r) if r.2 != rank => out.rank_changes.push((entry, system, rank)),
+                Some(_) => {}
+            }
+        }
+        for r in stored {
+            if !ranks.iter().any(|&(system, _)| system == r.1) {
+                out.rank_drops.push((entry, r.1));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// What a build or growth step did.
@@ -282,8 +401,42 @@ fn check_strategy(current: Option<(Strategy, u32)>, strategy: Strategy) -> Store
     }
 }
 
+/// What a test does between two chunks of a build (it may hold the build there).
+pub type ChunkHook =
+    std::sync::Arc<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
+/// How a build writes: rows per transaction, and a hook between chunks (tests).
+#[derive(Clone)]
+pub struct BuildOptions {
+    /// The most rows one write transaction of the build writes (entries, ranks, assignments).
+    pub chunk_rows: usize,
+    /// Awaited after each chunk's transaction commits.
+    pub after_chunk: Option<ChunkHook>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> BuildOptions {
+        BuildOptions {
+            chunk_rows: writer::CHUNK_ROWS,
+            after_chunk: None,
+        }
+    }
+}
+
 /// Builds the pool at `depth`, or grows it: pairs already pooled stay, judgments are untouched,
-/// new pairs are added with the step that added them.
+/// new pairs are added with the step that added them, and the pairs without a final label are
+/// given to the active annotators.
+///
+/// Written in chunks of at most [`CHUNK_ROWS`] rows (new entries with their ranks, ranks a
+/// newly pooled system adds to old entries, the new pairs' assignments), each its own short
+/// transaction, hidden until the last one (see the `writer` module). The last transaction
+/// writes only rows readers already see, and the build's `done`: the entry depth of each old
+/// pair a newly pooled system ranks shallower (none when the pool grows deeper under the same
+/// systems), the assignments of old pairs that became assignable since the last assignment
+/// (normally none), the reassignment of work given to an annotator who left during the build
+/// (none unless one left), the project's settings and two audit events. Growing deeper under
+/// the same systems and annotators, it writes four rows (the build, the project, two audit
+/// events).
 pub async fn build(
     db: &Db,
     project_id: i64,
@@ -291,9 +444,86 @@ pub async fn build(
     depth: u32,
     actor_id: Option<i64>,
 ) -> StoreResult<BuildReport> {
+    build_with(
+        db,
+        project_id,
+        strategy,
+        depth,
+        actor_id,
+        &BuildOptions::default(),
+    )
+    .await
+}
+
+/// [`build`] with the chunk size and the hook of `options`.
+pub async fn build_with(
+    db: &Db,
+    project_id: i64,
+    strategy: Strategy,
+    depth: u32,
+    actor_id: Option<i64>,
+    options: &BuildOptions,
+) -> StoreResult<BuildReport> {
     if depth == 0 {
         return Err(StoreError::Invalid("the pool depth is at least 1".into()));
     }
+    if options.chunk_rows == 0 {
+        return Err(StoreError::Invalid(
+            "a build writes at least one row per chunk".into(),
+        ));
+    }
+    // A build whose writer died no longer stands in the way.
+    writer::reclaim_abandoned(db).await?;
+    let lock = writer::BuildLock::take(db)?;
+    let claimed = writer::claim(
+        db,
+        writer::NewBuild {
+            project_id,
+            strategy,
+            depth,
+            actor_id,
+            lock_token: lock.token(),
+        },
+    )
+    .await;
+    let result = match claimed {
+        Ok(build_id) => {
+            let step = Step {
+                build_id,
+                project_id,
+                strategy,
+                depth,
+                actor_id,
+                lock_token: lock.token(),
+            };
+            let result = grow(db, &step, options).await;
+            if result.is_err() {
+                if let Err(e) = writer::discard(db, build_id).await {
+                    // The lock is released below: the next build or `serve` removes the rows.
+                    tracing::warn!(build_id, error = %e, "could not remove a failed pool build's rows");
+                }
+            }
+            result
+        }
+        Err(e) => Err(e),
+    };
+    lock.release();
+    result
+}
+
+/// One build being written.
+struct Step<'a> {
+    build_id: i64,
+    project_id: i64,
+    strategy: Strategy,
+    depth: u32,
+    actor_id: Option<i64>,
+    lock_token: &'a str,
+}
+
+/// Computes the pool, writes what is new in hidden chunks, then makes it visible.
+async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<BuildReport> {
+    let (project_id, strategy, depth) = (step.project_id, step.strategy, step.depth);
     let current = settings(db, project_id).await?;
     check_strategy(current, strategy)?;
     let loaded = load(db, project_id, strategy).await?;
@@ -303,9 +533,9 @@ pub async fn build(
         ));
     }
     let pool = loaded.ranking.pool(depth);
-    let existing = pool_pairs(db, project_id, &loaded).await?;
+    let existing = existing(db, project_id, &loaded).await?;
     let added = pool
-        .added_since(existing.iter().copied())
+        .added_since(existing.entries.keys().copied())
         .map_err(|e| match e {
             PoolError::Shrinks { .. } => StoreError::Conflict(format!(
             "the pool only grows: depth {depth} would drop pairs of the current pool (depth {})",
@@ -319,116 +549,219 @@ pub async fn build(
         .iter()
         .filter(|p| !labels.contains_key(p))
         .count();
-    let system_names: Vec<String> = pool.systems().iter().map(|s| s.name.clone()).collect();
-    let pooled_names: Vec<String> = loaded
-        .ranking
-        .pooled()
-        .map(|(_, run)| run.name().to_owned())
-        .collect();
-
-    let mut tx = super::annotate::begin_write(db).await?;
-    let now = now_ms();
-    let build_id = sqlx::query(
-        "INSERT INTO pool_builds (project_id, strategy, depth, systems, added, built_by, built_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(project_id)
-    .bind(strategy_name(strategy))
-    .bind(i64::from(depth))
-    .bind(serde_json::to_string(&pooled_names).unwrap_or_default())
-    .bind(i64::try_from(added_pairs.len()).unwrap_or(i64::MAX))
-    .bind(actor_id)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
-    sqlx::query("DELETE FROM pool_ranks WHERE pool_entry_id IN (SELECT id FROM pool_entries WHERE project_id = ?)")
-        .bind(project_id)
-        .execute(&mut *tx)
-        .await?;
-    for chunk in pool.pairs().chunks(500) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO pool_entries (project_id, claim_id, doc_id, entry_depth, build_id) ",
-        );
-        let mut any = false;
-        let rows: Vec<(i64, i64, u32)> = chunk
-            .iter()
-            .filter_map(|p| loaded.pair_ids(&p.pair).map(|(c, d)| (c, d, p.entry_depth)))
-            .collect();
-        q.push_values(&rows, |mut b, (c, d, depth)| {
-            any = true;
-            b.push_bind(project_id)
-                .push_bind(*c)
-                .push_bind(*d)
-                .push_bind(i64::from(*depth))
-                .push_bind(build_id);
-        });
-        // Pairs already pooled keep their row and step; their entry depth follows the pool.
-        q.push(" ON CONFLICT (project_id, claim_id, doc_id) DO UPDATE SET entry_depth = excluded.entry_depth");
-        if any {
-            q.build().execute(&mut *tx).await?;
-        }
-    }
-    let entry_ids: HashMap<(i64, i64), i64> = sqlx::query_as::<_, (i64, i64, i64)>(
-        "SELECT claim_id, doc_id, id FROM pool_entries WHERE project_id = ?",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *tx)
-    .await?
-    .into_iter()
-    .map(|(c, d, id)| ((c, d), id))
-    .collect();
-    let mut ranks: Vec<(i64, i64, u32)> = Vec::new();
-    for pooled in pool.pairs() {
-        let Some(entry) = loaded
-            .pair_ids(&pooled.pair)
-            .and_then(|ids| entry_ids.get(&ids))
-        else {
-            continue;
-        };
-        for mr in &pooled.model_ranks {
-            if let Some(&system) = loaded.systems.get(mr.system) {
-                ranks.push((*entry, system, mr.rank));
-            }
-        }
-    }
-    for chunk in ranks.chunks(1000) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO pool_ranks (pool_entry_id, system_id, rank) ",
-        );
-        q.push_values(chunk, |mut b, (e, s, r)| {
-            b.push_bind(*e).push_bind(*s).push_bind(i64::from(*r));
-        });
-        q.build().execute(&mut *tx).await?;
-    }
-    let old = current.map(|(s, d)| serde_json::json!({ "strategy": strategy_name(s), "depth": d }));
-    sqlx::query("UPDATE projects SET pool_strategy = ?, pool_depth = ? WHERE id = ?")
-        .bind(strategy_name(strategy))
-        .bind(i64::from(depth))
-        .bind(project_id)
-        .execute(&mut *tx)
-        .await?;
     let report = BuildReport {
         strategy: strategy_name(strategy).to_owned(),
         depth,
         pool_size: pool.len(),
         added: added_pairs.len(),
         to_annotate,
-        systems: system_names,
+        systems: pool.systems().iter().map(|s| s.name.clone()).collect(),
     };
-    super::annotate::assign_pending(&mut tx, project_id, actor_id).await?;
+    let pooled_names: Vec<String> = loaded
+        .ranking
+        .pooled()
+        .map(|(_, run)| run.name().to_owned())
+        .collect();
+    let changes = growth(&pool, &loaded, &existing)?;
+    drop(existing);
+    let ids =
+        writer::write_entries(db, project_id, step.build_id, &changes.entries, options).await?;
+    writer::write_ranks(db, step.build_id, &changes.ranks, options).await?;
+    // The new pairs without a final label, with the old ones waiting, planned as
+    // `assign_pending` would; the new pairs' work is written now, hidden with them.
+    let new_pending: Vec<assign::Pending> = changes
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let id = *ids.get(&(e.claim_id, e.doc_id))?;
+            let pair = loaded.pair_key(e.claim_id, e.doc_id)?;
+            (!labels.contains_key(&pair)).then_some((
+                id,
+                e.claim_id,
+                e.doc_id,
+                i64::from(e.entry_depth),
+            ))
+        })
+        .collect();
+    let (new_made, old_entries) = plan(db, project_id, new_pending).await?;
+    let (written, left) = writer::write_assignments(db, project_id, &new_made, options).await?;
+    finish(
+        db,
+        step,
+        Finish {
+            changes: &changes,
+            written,
+            to_assign: old_entries.into_iter().chain(left).collect(),
+            pooled_names: &pooled_names,
+            old: current,
+            report: &report,
+        },
+    )
+    .await?;
+    Ok(report)
+}
+
+/// Plans the assignments of the new pairs `new_pending` (hidden) and of the old pairs waiting,
+/// as one [`assign::assign_pending`] would, from one read of the annotators, their loads and
+/// the pairs' states (no write lock held). Returns the new pairs' assignments and the old
+/// pairs the plan gives to someone (the last transaction assigns those afresh).
+async fn plan(
+    db: &Db,
+    project_id: i64,
+    new_pending: Vec<assign::Pending>,
+) -> StoreResult<(Vec<assign::Made>, Vec<i64>)> {
+    let mut tx = db.begin().await?;
+    let mut pending = assign::pending(&mut tx, project_id, None).await?;
+    let old: HashSet<i64> = pending.iter().map(|p| p.0).collect();
+    pending.extend(new_pending);
+    if pending.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let made = assign::Roster::read(&mut tx, project_id)
+        .await?
+        .plan(&pending);
+    tx.rollback().await?;
+    let (old_made, new_made): (Vec<assign::Made>, Vec<assign::Made>) =
+        made.into_iter().partition(|m| old.contains(&m.0 .0));
+    Ok((new_made, old_made.into_iter().map(|m| m.0 .0).collect()))
+}
+
+/// What the last transaction of a build writes.
+struct Finish<'a> {
+    changes: &'a Growth,
+    /// The new pairs' assignments written in chunks.
+    written: Vec<assign::Made>,
+    /// Pairs to assign now: old ones waiting, new ones whose planned annotator left.
+    to_assign: Vec<i64>,
+    pooled_names: &'a [String],
+    old: Option<(Strategy, u32)>,
+    report: &'a BuildReport,
+}
+
+/// Writes the changes to old entries and ranks (their new entry depths, changed or dropped
+/// ranks), in the build's last transaction.
+async fn apply(tx: &mut WriteTx, changes: &Growth) -> StoreResult<()> {
+    for &(entry, depth) in &changes.depths {
+        sqlx::query("UPDATE pool_entry_rows SET entry_depth = ? WHERE id = ?")
+            .bind(i64::from(depth))
+            .bind(entry)
+            .execute(&mut **tx)
+            .await?;
+    }
+    for &(entry, system, rank) in &changes.rank_changes {
+        sqlx::query("UPDATE pool_rank_rows SET rank = ? WHERE pool_entry_id = ? AND system_id = ?")
+            .bind(i64::from(rank))
+            .bind(entry)
+            .bind(system)
+            .execute(&mut **tx)
+            .await?;
+    }
+    for &(entry, system) in &changes.rank_drops {
+        sqlx::query("DELETE FROM pool_rank_rows WHERE pool_entry_id = ? AND system_id = ?")
+            .bind(entry)
+            .bind(system)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Takes back the build's (hidden) work given to annotators no longer active (they left during
+/// the build), drops it from `written` and returns its pairs, to assign afresh.
+async fn take_back(
+    tx: &mut WriteTx,
+    project_id: i64,
+    build_id: i64,
+    written: &mut Vec<assign::Made>,
+) -> StoreResult<Vec<i64>> {
+    let active: HashSet<_> = assign::active_annotators(tx, project_id)
+        .await?
+        .into_iter()
+        .collect();
+    let gone: BTreeSet<i64> = written
+        .iter()
+        .filter(|m| !active.contains(&m.1))
+        .map(|m| m.1 .0)
+        .collect();
+    let mut freed = Vec::new();
+    for annotator in &gone {
+        let entries: Vec<i64> = sqlx::query_scalar(
+            "DELETE FROM assignments WHERE annotator_id = ? AND status = 'open'
+               AND pool_entry_id IN (SELECT id FROM pool_entry_rows WHERE build_id = ?)
+             RETURNING pool_entry_id",
+        )
+        .bind(annotator)
+        .bind(build_id)
+        .fetch_all(&mut **tx)
+        .await?;
+        freed.extend(entries);
+    }
+    written.retain(|m| !gone.contains(&m.1 .0));
+    Ok(freed)
+}
+
+/// The build's last transaction: the changes to rows readers see, then the build `done` (its
+/// rows appear), the project's settings, the assignments left, and the audit events.
+async fn finish(db: &Db, step: &Step<'_>, f: Finish<'_>) -> StoreResult<()> {
+    let Finish {
+        changes,
+        mut written,
+        mut to_assign,
+        pooled_names,
+        old,
+        report,
+    } = f;
+    let (build_id, project_id) = (step.build_id, step.project_id);
+    let mut tx = super::annotate::begin_write(db).await?;
+    let token: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT lock_token FROM pool_build_rows WHERE id = ? AND state = 'writing'",
+    )
+    .bind(build_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if token.flatten().as_deref() != Some(step.lock_token) {
+        return Err(StoreError::Fault(format!(
+            "pool build #{build_id} was removed while it was written"
+        )));
+    }
+    apply(&mut tx, changes).await?;
+    to_assign.extend(take_back(&mut tx, project_id, build_id, &mut written).await?);
+    sqlx::query(
+        "UPDATE pool_build_rows SET state = 'done', lock_token = NULL, systems = ?, added = ?, built_at = ?
+         WHERE id = ?",
+    )
+    .bind(serde_json::to_string(pooled_names).unwrap_or_default())
+    .bind(i64::try_from(report.added).unwrap_or(i64::MAX))
+    .bind(now_ms())
+    .bind(build_id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE projects SET pool_strategy = ?, pool_depth = ? WHERE id = ?")
+        .bind(strategy_name(step.strategy))
+        .bind(i64::from(step.depth))
+        .bind(project_id)
+        .execute(&mut *tx)
+        .await?;
+    if !to_assign.is_empty() {
+        to_assign.sort_unstable();
+        to_assign.dedup();
+        written.extend(assign::assign_pending_among(&mut tx, project_id, &to_assign).await?);
+    }
+    assign::record(&mut tx, project_id, step.actor_id, &written).await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id,
+        actor_id: step.actor_id,
         action: "build_pool",
         entity: "pool",
         entity_id: Some(build_id.to_string()),
-        old_value: old,
-        new_value: json(&report),
+        old_value: old
+            .map(|(s, d)| serde_json::json!({ "strategy": strategy_name(s), "depth": d })),
+        new_value: json(report),
     }
     .record(&mut tx)
     .await?;
     tx.commit().await?;
-    Ok(report)
+    Ok(())
 }
 
 /// How many pairs each candidate depth would pool and add, without building.

@@ -2,10 +2,12 @@
 
 use super::{Db, StoreResult};
 
-/// Open assignments of one annotator.
+/// Open assignments of one annotator (those of a pool build still being written are hidden
+/// with its entries).
 pub async fn open_count(db: &Db, annotator_id: i64) -> StoreResult<i64> {
     Ok(sqlx::query_scalar(
-        "SELECT COUNT(*) FROM assignments WHERE annotator_id = ? AND status = 'open'",
+        "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE a.annotator_id = ? AND a.status = 'open'",
     )
     .bind(annotator_id)
     .fetch_one(db)

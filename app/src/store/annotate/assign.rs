@@ -9,7 +9,7 @@ use crate::domain::annotation::{
     PoolPair, Stage, FRESH_POSITION,
 };
 use sqlx::SqliteConnection;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The project's active annotators: active members with the annotator role and an active account.
 pub(crate) async fn active_annotators(
@@ -126,61 +126,95 @@ pub(crate) async fn assign_next(
     Ok(chosen)
 }
 
-/// Assigns every pooled pair of the project that has no final label and no open assignment to
-/// an eligible active annotator, by the stage it needs: first passes balanced and shallowest
-/// first, then second passes and adjudications. Pairs nobody active may take wait. Returns how
-/// many assignments were made.
-pub async fn assign_pending(
+/// A pooled pair waiting for work: pool entry, claim and document keys, entry depth.
+pub(crate) type Pending = (i64, i64, i64, i64);
+
+/// One assignment to make: the pair, who, which stage.
+pub(crate) type Made = (PoolEntryId, AnnotatorId, Stage);
+
+/// Pooled pairs of the project (visible ones, see `pool_entries`) with no final label and no
+/// open assignment, shallowest first; only those among `among` when given.
+pub(crate) async fn pending(
     conn: &mut SqliteConnection,
     project_id: i64,
-    actor_id: Option<i64>,
-) -> StoreResult<usize> {
-    let pending: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+    among: Option<&[i64]>,
+) -> StoreResult<Vec<Pending>> {
+    let among = among.map(|ids| serde_json::Value::from(ids).to_string());
+    Ok(sqlx::query_as(
         "SELECT e.id, e.claim_id, e.doc_id, e.entry_depth FROM pool_entries e
          WHERE e.project_id = ?
+           AND (?2 IS NULL OR e.id IN (SELECT value FROM json_each(?2)))
            AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
            AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.pool_entry_id = e.id AND a.status = 'open')
          ORDER BY e.entry_depth, e.id",
     )
     .bind(project_id)
+    .bind(among)
     .fetch_all(&mut *conn)
-    .await?;
-    if pending.is_empty() {
-        return Ok(0);
+    .await?)
+}
+
+/// What assigning reads: the pairs' protocol states, the active annotators, their loads and the
+/// project's seed.
+pub(crate) struct Roster {
+    states: HashMap<(i64, i64), PairState>,
+    pub(crate) annotators: Vec<AnnotatorId>,
+    loads: Loads,
+    seed: u64,
+}
+
+impl Roster {
+    /// The project's roster as `conn` sees it.
+    pub(crate) async fn read(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Roster> {
+        Ok(Roster {
+            states: project_states(conn, project_id).await?,
+            annotators: active_annotators(conn, project_id).await?,
+            loads: loads(conn, project_id).await?,
+            seed: history::seed(conn, project_id).await?,
+        })
     }
-    let states = project_states(conn, project_id).await?;
-    let annotators = active_annotators(conn, project_id).await?;
-    let mut loads = loads(conn, project_id).await?;
-    let seed = history::seed(conn, project_id).await?;
-    let mut firsts = Vec::new();
-    let mut later = Vec::new();
-    for (entry, claim, doc, depth) in pending {
-        let entry = PoolEntryId(entry);
-        match states.get(&(claim, doc)) {
-            None | Some(PairState::NeedsFirst) => firsts.push(PoolPair {
-                entry,
-                entry_depth: u32::try_from(depth).unwrap_or(u32::MAX),
-            }),
-            Some(PairState::Final(_)) => {}
-            Some(state) => later.push((entry, *state)),
+
+    /// Who takes each of `pending` (by the stage it needs): first passes balanced and
+    /// shallowest first, then second passes and adjudications. Pairs nobody active may take are
+    /// left out; the loads count what is given.
+    pub(crate) fn plan(&mut self, pending: &[Pending]) -> Vec<Made> {
+        let mut firsts = Vec::new();
+        let mut later = Vec::new();
+        for &(entry, claim, doc, depth) in pending {
+            let entry = PoolEntryId(entry);
+            match self.states.get(&(claim, doc)) {
+                None | Some(PairState::NeedsFirst) => firsts.push(PoolPair {
+                    entry,
+                    entry_depth: u32::try_from(depth).unwrap_or(u32::MAX),
+                }),
+                Some(PairState::Final(_)) => {}
+                Some(state) => later.push((entry, *state)),
+            }
         }
-    }
-    let mut made: Vec<(PoolEntryId, AnnotatorId, Stage)> = Vec::new();
-    if !annotators.is_empty() {
-        if let Ok(list) = assign_first(&firsts, &annotators, &mut loads, seed) {
-            made.extend(list.into_iter().map(|a| (a.entry, a.annotator, a.stage)));
+        let mut made: Vec<Made> = Vec::new();
+        if !self.annotators.is_empty() {
+            if let Ok(list) = assign_first(&firsts, &self.annotators, &mut self.loads, self.seed) {
+                made.extend(list.into_iter().map(|a| (a.entry, a.annotator, a.stage)));
+            }
         }
-    }
-    for (entry, state) in later {
-        if let Some((annotator, stage)) = pick_later(entry, &state, &annotators, &mut loads, seed) {
-            made.push((entry, annotator, stage));
+        for (entry, state) in later {
+            if let Some((annotator, stage)) =
+                pick_later(entry, &state, &self.annotators, &mut self.loads, self.seed)
+            {
+                made.push((entry, annotator, stage));
+            }
         }
+        made
     }
+}
+
+/// Writes `made` as open assignments at the front position.
+pub(crate) async fn write(conn: &mut SqliteConnection, made: &[Made]) -> StoreResult<()> {
+    let now = now_ms();
     for chunk in made.chunks(1000) {
         let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
             "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at) ",
         );
-        let now = now_ms();
         q.push_values(chunk, |mut b, (entry, annotator, stage)| {
             b.push_bind(entry.0)
                 .push_bind(annotator.0)
@@ -191,27 +225,72 @@ pub async fn assign_pending(
         });
         q.build().execute(&mut *conn).await?;
     }
-    if !made.is_empty() {
-        let mut per: BTreeMap<String, BTreeMap<i64, usize>> = BTreeMap::new();
-        for (_, annotator, stage) in &made {
-            *per.entry(stage.as_str().to_owned())
-                .or_default()
-                .entry(annotator.0)
-                .or_insert(0) += 1;
-        }
-        AuditEvent {
-            project_id: Some(project_id),
-            actor_id,
-            action: "assign",
-            entity: "assignments",
-            entity_id: None,
-            old_value: None,
-            new_value: Some(
-                serde_json::json!({ "assigned": made.len(), "per_stage_and_annotator": per }),
-            ),
-        }
-        .record(conn)
-        .await?;
+    Ok(())
+}
+
+/// Records the audit event of assignments made (none when nothing was).
+pub(crate) async fn record(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    actor_id: Option<i64>,
+    made: &[Made],
+) -> StoreResult<()> {
+    if made.is_empty() {
+        return Ok(());
     }
+    let mut per: BTreeMap<String, BTreeMap<i64, usize>> = BTreeMap::new();
+    for (_, annotator, stage) in made {
+        *per.entry(stage.as_str().to_owned())
+            .or_default()
+            .entry(annotator.0)
+            .or_insert(0) += 1;
+    }
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "assign",
+        entity: "assignments",
+        entity_id: None,
+        old_value: None,
+        new_value: Some(
+            serde_json::json!({ "assigned": made.len(), "per_stage_and_annotator": per }),
+        ),
+    }
+    .record(conn)
+    .await
+}
+
+/// [`assign_pending`] for the pairs among `entries` only, without its audit event: returns the
+/// assignments made, for the caller to record.
+pub(crate) async fn assign_pending_among(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    entries: &[i64],
+) -> StoreResult<Vec<Made>> {
+    let pending = pending(conn, project_id, Some(entries)).await?;
+    if pending.is_empty() {
+        return Ok(Vec::new());
+    }
+    let made = Roster::read(conn, project_id).await?.plan(&pending);
+    write(conn, &made).await?;
+    Ok(made)
+}
+
+/// Assigns every pooled pair of the project that has no final label and no open assignment to
+/// an eligible active annotator, by the stage it needs: first passes balanced and shallowest
+/// first, then second passes and adjudications. Pairs nobody active may take wait. Returns how
+/// many assignments were made.
+pub async fn assign_pending(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    actor_id: Option<i64>,
+) -> StoreResult<usize> {
+    let pending = pending(conn, project_id, None).await?;
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    let made = Roster::read(conn, project_id).await?.plan(&pending);
+    write(conn, &made).await?;
+    record(conn, project_id, actor_id, &made).await?;
     Ok(made.len())
 }

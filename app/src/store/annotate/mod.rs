@@ -3,7 +3,7 @@
 //! from [`crate::domain::annotation`]; this module reads and writes the rows the rules act on,
 //! one `BEGIN IMMEDIATE` transaction per change, with its audit event.
 
-mod assign;
+pub(crate) mod assign;
 mod history;
 mod import;
 mod lead;

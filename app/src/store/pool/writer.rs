@@ -1,0 +1,428 @@
+//! A pool build's rows written in chunks, hidden until its last transaction (issue 13): no
+//! write transaction of a build writes more than [`CHUNK_ROWS`] rows, so annotators' submissions
+//! wait milliseconds, not the length of a million-pair growth.
+//!
+//! While a build is written its `pool_build_rows` row says `writing` and names the token of a
+//! lock file its writer holds ([`BuildLock`]); the views `pool_builds`, `pool_entries` and
+//! `pool_ranks` hide that row and the entries and ranks it wrote, and the open assignments of
+//! those entries are hidden with them (every reader of open items joins `pool_entries`). The
+//! build's last transaction ([`super::finish`]) marks it `done`: the grown pool, its ranks and
+//! its assignments appear together. One build of a project at a time: [`claim`] refuses a
+//! second while the first's writer lives. A writer that fails removes its rows itself
+//! ([`discard`]); one that died leaves its lock file unlocked, and [`reclaim_abandoned`] removes
+//! its rows: every build calls it first, and `serve` at start.
+
+use super::super::annotate::assign::{self, Made};
+use super::super::write_gate::{self, WriteTx};
+use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::BuildOptions;
+use crate::domain::pool::Strategy;
+use std::collections::{BTreeSet, HashMap};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The most rows (entries, ranks, assignments) one write transaction of a build writes: a few
+/// tens of milliseconds of SQLite's write lock.
+pub const CHUNK_ROWS: usize = 5_000;
+
+/// Rows per INSERT statement (SQLite binds at most 32,766 parameters per statement).
+const ROWS_PER_STATEMENT: usize = 1_000;
+
+/// The lock a live build holds: an exclusively locked file named by its token, in a directory
+/// beside the database (`<database>.pool-builds/`). Dropping it unlocks the file;
+/// [`BuildLock::release`] also removes it.
+#[derive(Debug)]
+pub(super) struct BuildLock {
+    token: String,
+    path: PathBuf,
+    _file: File,
+}
+
+impl BuildLock {
+    /// Creates and locks a new lock file for a build about to be written.
+    pub(super) fn take(db: &Db) -> StoreResult<BuildLock> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = lock_dir(db);
+        std::fs::create_dir_all(&dir).map_err(|e| fault(&dir, "create", e))?;
+        let token = format!(
+            "{}-{}-{}",
+            std::process::id(),
+            now_ms(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = dir.join(format!("{token}.lock"));
+        let file = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| fault(&path, "create", e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(BuildLock {
+                token,
+                path,
+                _file: file,
+            }),
+            Err(e) => Err(StoreError::Fault(format!(
+                "cannot lock {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
+    pub(super) fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Unlocks and removes the lock file (after the build is done or discarded).
+    pub(super) fn release(self) {
+        // A file left behind is harmless: no `writing` build names its token any more.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// `<database file>.pool-builds`: where the lock files of builds being written live.
+fn lock_dir(db: &Db) -> PathBuf {
+    let mut name = db.connect_options().get_filename().as_os_str().to_owned();
+    name.push(".pool-builds");
+    PathBuf::from(name)
+}
+
+fn fault(path: &Path, what: &str, e: std::io::Error) -> StoreError {
+    StoreError::Fault(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// Whether the writer holding `token` is gone: its lock file is missing or can be locked.
+fn writer_is_gone(db: &Db, token: Option<&str>) -> StoreResult<bool> {
+    let Some(token) = token else { return Ok(true) };
+    let path = lock_dir(db).join(format!("{token}.lock"));
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(fault(&path, "open", e)),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&path);
+            Ok(true)
+        }
+        Err(TryLockError::WouldBlock) => Ok(false),
+        Err(TryLockError::Error(e)) => Err(fault(&path, "lock", e)),
+    }
+}
+
+/// The settings a build starts with.
+pub(super) struct NewBuild<'a> {
+    pub project_id: i64,
+    pub strategy: Strategy,
+    pub depth: u32,
+    pub actor_id: Option<i64>,
+    pub lock_token: &'a str,
+}
+
+/// Starts a build of the project: its row, `writing`, hidden. Refused with a conflict while
+/// another build of the project is being written; a build whose writer died is removed first.
+pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
+    loop {
+        let mut tx = write_gate::begin(db).await?;
+        let other: Option<(i64, Option<String>, i64)> = sqlx::query_as(
+            "SELECT id, lock_token, built_at FROM pool_build_rows
+             WHERE project_id = ? AND state = 'writing' LIMIT 1",
+        )
+        .bind(build.project_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some((other, token, started)) = other {
+            drop(tx);
+            if !writer_is_gone(db, token.as_deref())? {
+                let seconds = (now_ms() - started).max(0) / 1000;
+                return Err(StoreError::Conflict(format!(
+                    "the pool of this project is being built (build #{other}, started {seconds} s ago): try again when it ends"
+                )));
+            }
+            discard(db, other).await?;
+            tracing::warn!(
+                build = other,
+                "removed the rows of a pool build whose writer died"
+            );
+            continue;
+        }
+        let id = sqlx::query(
+            "INSERT INTO pool_build_rows (project_id, strategy, depth, systems, added, built_by, built_at, state, lock_token)
+             VALUES (?, ?, ?, '[]', 0, ?, ?, 'writing', ?)",
+        )
+        .bind(build.project_id)
+        .bind(build.strategy.as_str())
+        .bind(i64::from(build.depth))
+        .bind(build.actor_id)
+        .bind(now_ms())
+        .bind(build.lock_token)
+        .execute(&mut *tx)
+        .await?
+        .last_insert_rowid();
+        tx.commit().await?;
+        return Ok(id);
+    }
+}
+
+/// Removes the rows of every build whose writer died; returns how many builds it removed.
+pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
+    let writing: Vec<(i64, Option<String>)> =
+        sqlx::query_as("SELECT id, lock_token FROM pool_build_rows WHERE state = 'writing'")
+            .fetch_all(db)
+            .await?;
+    let mut removed = 0;
+    for (build, token) in writing {
+        if writer_is_gone(db, token.as_deref())? {
+            discard(db, build).await?;
+            tracing::warn!(build, "removed the rows of a pool build whose writer died");
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether the build is still being written (it may have been removed, or be done).
+async fn is_writing(tx: &mut WriteTx, build_id: i64) -> StoreResult<bool> {
+    Ok(sqlx::query_scalar::<_, i64>(
+        "SELECT 1 FROM pool_build_rows WHERE id = ? AND state = 'writing'",
+    )
+    .bind(build_id)
+    .fetch_optional(&mut **tx)
+    .await?
+    .is_some())
+}
+
+/// A JSON array of ids, for `IN (SELECT value FROM json_each(?))`.
+fn id_list(ids: &[i64]) -> String {
+    serde_json::Value::from(ids).to_string()
+}
+
+/// Removes what a `writing` build wrote, in chunks, each its own short transaction: its
+/// entries with their assignments and ranks, the ranks it added to older entries, then its row.
+/// A `done` build is never touched.
+pub(super) async fn discard(db: &Db, build_id: i64) -> StoreResult<()> {
+    // Entries found through the build's index leave it as they go: each chunk is the next.
+    let per_chunk = i64::try_from(CHUNK_ROWS / 5).unwrap_or(1_000);
+    loop {
+        let mut tx = write_gate::begin(db).await?;
+        if !is_writing(&mut tx, build_id).await? {
+            return Ok(());
+        }
+        let ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM pool_entry_rows WHERE build_id = ? LIMIT ?")
+                .bind(build_id)
+                .bind(per_chunk)
+                .fetch_all(&mut *tx)
+                .await?;
+        if ids.is_empty() {
+            break;
+        }
+        let list = id_list(&ids);
+        for sql in [
+            "DELETE FROM assignments WHERE pool_entry_id IN (SELECT value FROM json_each(?))",
+            "DELETE FROM pool_rank_rows WHERE pool_entry_id IN (SELECT value FROM json_each(?))",
+            "DELETE FROM pool_entry_rows WHERE id IN (SELECT value FROM json_each(?))",
+        ] {
+            sqlx::query(sql).bind(&list).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+    }
+    loop {
+        let mut tx = write_gate::begin(db).await?;
+        let deleted = sqlx::query(
+            "DELETE FROM pool_rank_rows WHERE (pool_entry_id, system_id) IN
+               (SELECT pool_entry_id, system_id FROM pool_rank_rows WHERE build_id = ?1 LIMIT ?2)",
+        )
+        .bind(build_id)
+        .bind(i64::try_from(CHUNK_ROWS).unwrap_or(5_000))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        if deleted == 0 {
+            break;
+        }
+    }
+    let mut tx = write_gate::begin(db).await?;
+    sqlx::query("DELETE FROM pool_build_rows WHERE id = ? AND state = 'writing'")
+        .bind(build_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A pair new to the pool, as written: claim and document keys, entry depth, and its ranks
+/// (system key, rank).
+pub(super) struct NewEntry {
+    pub claim_id: i64,
+    pub doc_id: i64,
+    pub entry_depth: u32,
+    pub ranks: Vec<(i64, u32)>,
+}
+
+/// Groups consecutive items into chunks of at most [`BuildOptions::chunk_rows`] rows, each
+/// item weighing `rows(item)` (an item heavier than a chunk makes a chunk of its own).
+fn chunks<'a, T>(
+    items: &'a [T],
+    limit: usize,
+    rows: impl Fn(&T) -> usize + 'a,
+) -> impl Iterator<Item = &'a [T]> + 'a {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut taken = 0;
+        let mut weight = 0;
+        while let Some(item) = rest.get(taken) {
+            let w = rows(item);
+            if taken > 0 && weight + w > limit {
+                break;
+            }
+            weight += w;
+            taken += 1;
+        }
+        let (chunk, tail) = rest.split_at(taken);
+        rest = tail;
+        Some(chunk)
+    })
+}
+
+/// Commits a chunk's transaction, then lets the test hook run, if any.
+async fn commit_chunk(
+    tx: WriteTx,
+    options: &BuildOptions,
+    started: std::time::Instant,
+) -> StoreResult<()> {
+    tx.commit().await?;
+    tracing::debug!(
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "pool build chunk written"
+    );
+    if let Some(hook) = &options.after_chunk {
+        hook().await;
+    }
+    Ok(())
+}
+
+/// Writes the build's new entries and their ranks, hidden, in chunks; returns each written
+/// entry's key with its pair's claim and document keys.
+pub(super) async fn write_entries(
+    db: &Db,
+    project_id: i64,
+    build_id: i64,
+    entries: &[NewEntry],
+    options: &BuildOptions,
+) -> StoreResult<HashMap<(i64, i64), i64>> {
+    let mut ids = HashMap::with_capacity(entries.len());
+    for chunk in chunks(entries, options.chunk_rows, |e| 1 + e.ranks.len()) {
+        let started = std::time::Instant::now();
+        let mut tx = write_gate::begin(db).await?;
+        for batch in chunk.chunks(ROWS_PER_STATEMENT) {
+            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id) ",
+            );
+            q.push_values(batch, |mut b, e| {
+                b.push_bind(project_id)
+                    .push_bind(e.claim_id)
+                    .push_bind(e.doc_id)
+                    .push_bind(i64::from(e.entry_depth))
+                    .push_bind(build_id);
+            });
+            q.push(" RETURNING claim_id, doc_id, id");
+            let written: Vec<(i64, i64, i64)> = q.build_query_as().fetch_all(&mut *tx).await?;
+            ids.extend(written.into_iter().map(|(c, d, id)| ((c, d), id)));
+        }
+        let mut ranks = Vec::new();
+        for e in chunk {
+            let entry = ids
+                .get(&(e.claim_id, e.doc_id))
+                .copied()
+                .ok_or_else(|| StoreError::Fault("a pool entry just written is missing".into()))?;
+            ranks.extend(e.ranks.iter().map(|&(system, rank)| (entry, system, rank)));
+        }
+        insert_ranks(&mut tx, build_id, &ranks).await?;
+        commit_chunk(tx, options, started).await?;
+    }
+    Ok(ids)
+}
+
+async fn insert_ranks(
+    tx: &mut WriteTx,
+    build_id: i64,
+    ranks: &[(i64, i64, u32)],
+) -> StoreResult<()> {
+    for batch in ranks.chunks(ROWS_PER_STATEMENT) {
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO pool_rank_rows (pool_entry_id, system_id, rank, build_id) ",
+        );
+        q.push_values(batch, |mut b, (entry, system, rank)| {
+            b.push_bind(*entry)
+                .push_bind(*system)
+                .push_bind(i64::from(*rank))
+                .push_bind(build_id);
+        });
+        q.build().execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// Writes ranks the build adds to entries already pooled (a system pooled since), hidden, in
+/// chunks: (entry, system, rank).
+pub(super) async fn write_ranks(
+    db: &Db,
+    build_id: i64,
+    ranks: &[(i64, i64, u32)],
+    options: &BuildOptions,
+) -> StoreResult<()> {
+    for chunk in chunks(ranks, options.chunk_rows, |_| 1) {
+        let started = std::time::Instant::now();
+        let mut tx = write_gate::begin(db).await?;
+        insert_ranks(&mut tx, build_id, chunk).await?;
+        commit_chunk(tx, options, started).await?;
+    }
+    Ok(())
+}
+
+/// Writes the planned assignments of the build's new entries, hidden with them, in chunks.
+/// Each chunk gives work only to annotators active when it is written; the entries of the
+/// others are returned, for the last transaction to assign. Returns what was written too.
+pub(super) async fn write_assignments(
+    db: &Db,
+    project_id: i64,
+    made: &[Made],
+    options: &BuildOptions,
+) -> StoreResult<(Vec<Made>, Vec<i64>)> {
+    let mut written = Vec::with_capacity(made.len());
+    let mut left = Vec::new();
+    for chunk in chunks(made, options.chunk_rows, |_| 1) {
+        let started = std::time::Instant::now();
+        let mut tx = write_gate::begin(db).await?;
+        let active: BTreeSet<_> = assign::active_annotators(&mut tx, project_id)
+            .await?
+            .into_iter()
+            .collect();
+        let (keep, away): (Vec<Made>, Vec<Made>) =
+            chunk.iter().partition(|(_, who, _)| active.contains(who));
+        assign::write(&mut tx, &keep).await?;
+        commit_chunk(tx, options, started).await?;
+        written.extend(keep);
+        left.extend(away.into_iter().map(|(entry, _, _)| entry.0));
+    }
+    Ok((written, left))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn chunks_hold_at_most_the_limit_and_keep_every_item_once_in_order() {
+        let items: Vec<usize> = vec![1, 4, 2, 2, 7, 1, 1, 3];
+        let got: Vec<Vec<usize>> = chunks(&items, 5, |&w| w).map(<[usize]>::to_vec).collect();
+        assert_eq!(got, vec![vec![1, 4], vec![2, 2], vec![7], vec![1, 1, 3]]);
+        assert_eq!(chunks(&[] as &[usize], 5, |&w| w).count(), 0);
+    }
+}
