@@ -12,93 +12,29 @@
 //! operating system releases the lock with the process), and [`reclaim_abandoned`] removes its
 //! rows: every run import calls it before it starts, and `serve` at start.
 
-use super::{Db, StoreError, StoreResult};
+use super::writer_lock::{writer_is_gone, LockKind};
+use super::{Db, StoreResult};
 use sqlx::{Connection, SqliteConnection};
-use std::fs::{File, OpenOptions, TryLockError};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Predictions deleted per statement when an import's rows are removed.
 const DELETE_CHUNK: i64 = 20_000;
 
-/// The lock a live chunked import holds: an exclusively locked file named by its token, in a
-/// directory beside the database (`<database>.imports/`). Dropping it unlocks the file;
-/// [`WriterLock::release`] also removes it.
-#[derive(Debug)]
-pub(crate) struct WriterLock {
-    token: String,
-    path: PathBuf,
-    _file: File,
-}
+/// The lock of a live chunked import ([`super::writer_lock`], in `<database>.imports/`).
+pub(crate) struct WriterLock(super::writer_lock::WriterLock);
 
 impl WriterLock {
     /// Creates and locks a new lock file for an import about to be written.
     pub(crate) fn take(db: &Db) -> StoreResult<WriterLock> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = lock_dir(db);
-        std::fs::create_dir_all(&dir).map_err(|e| fault(&dir, "create", e))?;
-        let token = format!(
-            "{}-{}-{}",
-            std::process::id(),
-            super::now_ms(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = dir.join(format!("{token}.lock"));
-        let file = OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| fault(&path, "create", e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(WriterLock {
-                token,
-                path,
-                _file: file,
-            }),
-            Err(e) => Err(StoreError::Fault(format!(
-                "cannot lock {}: {e}",
-                path.display()
-            ))),
-        }
+        super::writer_lock::WriterLock::take(db, LockKind::Import).map(WriterLock)
     }
 
     pub(crate) fn token(&self) -> &str {
-        &self.token
+        self.0.token()
     }
 
     /// Unlocks and removes the lock file (after the import is done or discarded).
     pub(crate) fn release(self) {
-        // A file left behind is harmless: no `writing` import names its token any more.
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-/// `<database file>.imports`: where the lock files of chunked imports live.
-fn lock_dir(db: &Db) -> PathBuf {
-    let mut name = db.connect_options().get_filename().as_os_str().to_owned();
-    name.push(".imports");
-    PathBuf::from(name)
-}
-
-fn fault(path: &Path, what: &str, e: std::io::Error) -> StoreError {
-    StoreError::Fault(format!("cannot {what} {}: {e}", path.display()))
-}
-
-/// Whether the writer holding `token` is gone: its lock file is missing or can be locked.
-fn writer_is_gone(dir: &Path, token: &str) -> StoreResult<bool> {
-    let path = dir.join(format!("{token}.lock"));
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
-        Err(e) => return Err(fault(&path, "open", e)),
-    };
-    match file.try_lock_shared() {
-        Ok(()) => {
-            let _ = std::fs::remove_file(&path);
-            Ok(true)
-        }
-        Err(TryLockError::WouldBlock) => Ok(false),
-        Err(TryLockError::Error(e)) => Err(fault(&path, "lock", e)),
+        self.0.release();
     }
 }
 
@@ -111,14 +47,10 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     if writing.is_empty() {
         return Ok(0);
     }
-    let dir = lock_dir(db);
     let mut removed = 0;
     let mut conn = db.acquire().await?;
     for (import_id, token) in writing {
-        let gone = match token {
-            Some(token) => writer_is_gone(&dir, &token)?,
-            None => true,
-        };
+        let gone = writer_is_gone(db, LockKind::Import, token.as_deref())?;
         if gone {
             discard(&mut conn, import_id).await?;
             tracing::warn!(import_id, "removed the rows of an import whose writer died");

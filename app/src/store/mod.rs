@@ -21,6 +21,7 @@ mod staged;
 pub mod users;
 pub mod work;
 pub(crate) mod write_gate;
+mod writer_lock;
 
 pub use db::{now_ms, open, Db};
 

@@ -14,13 +14,11 @@
 
 use super::super::annotate::assign::{self, Made};
 use super::super::write_gate::{self, WriteTx};
+use super::super::writer_lock::{writer_is_gone, LockKind, WriterLock};
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::BuildOptions;
 use crate::domain::pool::Strategy;
 use std::collections::{BTreeSet, HashMap};
-use std::fs::{File, OpenOptions, TryLockError};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most rows (entries, ranks, assignments) one write transaction of a build writes: a few
 /// tens of milliseconds of SQLite's write lock.
@@ -29,86 +27,28 @@ pub const CHUNK_ROWS: usize = 5_000;
 /// Rows per INSERT statement (SQLite binds at most 32,766 parameters per statement).
 const ROWS_PER_STATEMENT: usize = 1_000;
 
-/// The lock a live build holds: an exclusively locked file named by its token, in a directory
-/// beside the database (`<database>.pool-builds/`). Dropping it unlocks the file;
-/// [`BuildLock::release`] also removes it.
-#[derive(Debug)]
-pub(super) struct BuildLock {
-    token: String,
-    path: PathBuf,
-    _file: File,
-}
+/// The lock of a live build ([`super::super::writer_lock`], in `<database>.pool-builds/`).
+pub(super) struct BuildLock(WriterLock);
 
 impl BuildLock {
     /// Creates and locks a new lock file for a build about to be written.
     pub(super) fn take(db: &Db) -> StoreResult<BuildLock> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = lock_dir(db);
-        std::fs::create_dir_all(&dir).map_err(|e| fault(&dir, "create", e))?;
-        let token = format!(
-            "{}-{}-{}",
-            std::process::id(),
-            now_ms(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = dir.join(format!("{token}.lock"));
-        let file = OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| fault(&path, "create", e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(BuildLock {
-                token,
-                path,
-                _file: file,
-            }),
-            Err(e) => Err(StoreError::Fault(format!(
-                "cannot lock {}: {e}",
-                path.display()
-            ))),
-        }
+        WriterLock::take(db, LockKind::PoolBuild).map(BuildLock)
     }
 
     pub(super) fn token(&self) -> &str {
-        &self.token
+        self.0.token()
     }
 
     /// Unlocks and removes the lock file (after the build is done or discarded).
     pub(super) fn release(self) {
-        // A file left behind is harmless: no `writing` build names its token any more.
-        let _ = std::fs::remove_file(&self.path);
+        self.0.release();
     }
 }
 
-/// `<database file>.pool-builds`: where the lock files of builds being written live.
-fn lock_dir(db: &Db) -> PathBuf {
-    let mut name = db.connect_options().get_filename().as_os_str().to_owned();
-    name.push(".pool-builds");
-    PathBuf::from(name)
-}
-
-fn fault(path: &Path, what: &str, e: std::io::Error) -> StoreError {
-    StoreError::Fault(format!("cannot {what} {}: {e}", path.display()))
-}
-
-/// Whether the writer holding `token` is gone: its lock file is missing or can be locked.
-fn writer_is_gone(db: &Db, token: Option<&str>) -> StoreResult<bool> {
-    let Some(token) = token else { return Ok(true) };
-    let path = lock_dir(db).join(format!("{token}.lock"));
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
-        Err(e) => return Err(fault(&path, "open", e)),
-    };
-    match file.try_lock_shared() {
-        Ok(()) => {
-            let _ = std::fs::remove_file(&path);
-            Ok(true)
-        }
-        Err(TryLockError::WouldBlock) => Ok(false),
-        Err(TryLockError::Error(e)) => Err(fault(&path, "lock", e)),
-    }
+/// Whether the build writer holding `token` is gone.
+fn build_writer_is_gone(db: &Db, token: Option<&str>) -> StoreResult<bool> {
+    writer_is_gone(db, LockKind::PoolBuild, token)
 }
 
 /// The settings a build starts with.
@@ -134,7 +74,7 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
         .await?;
         if let Some((other, token, started)) = other {
             drop(tx);
-            if !writer_is_gone(db, token.as_deref())? {
+            if !build_writer_is_gone(db, token.as_deref())? {
                 let seconds = (now_ms() - started).max(0) / 1000;
                 return Err(StoreError::Conflict(format!(
                     "the pool of this project is being built (build #{other}, started {seconds} s ago): try again when it ends"
@@ -173,7 +113,7 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
             .await?;
     let mut removed = 0;
     for (build, token) in writing {
-        if writer_is_gone(db, token.as_deref())? {
+        if build_writer_is_gone(db, token.as_deref())? {
             discard(db, build).await?;
             tracing::warn!(build, "removed the rows of a pool build whose writer died");
             removed += 1;
