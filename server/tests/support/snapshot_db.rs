@@ -74,13 +74,14 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     }
     let mut claims: HashMap<&str, i64> = HashMap::new();
     for claim in &snapshot.claims {
-        let id = sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text) VALUES (?, ?, 'x')")
-            .bind(project)
-            .bind(claim.as_str())
-            .execute(&mut *tx)
-            .await
-            .unwrap()
-            .last_insert_rowid();
+        let id =
+            sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text) VALUES (?, ?, 'x')")
+                .bind(project)
+                .bind(claim.as_str())
+                .execute(&mut *tx)
+                .await
+                .unwrap()
+                .last_insert_rowid();
         claims.insert(claim.as_str(), id);
     }
     let key = |pair: &PairId| (claims[pair.claim.as_str()], docs[pair.doc.as_str()]);
