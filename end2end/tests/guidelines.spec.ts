@@ -35,6 +35,7 @@ test("a lead writes guidelines; an annotator reads them with ?, confirms, and ge
   await expect(lead.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
   const editor = lead.getByTestId("guidelines-editor");
   await expect(editor.getByTestId("guidelines-versions")).toContainText("No guidelines yet");
+  await expect(editor.getByTestId("guidelines-text")).toHaveAttribute("data-ready", "true");
   await editor
     .getByLabel("Guidelines (Markdown)")
     .fill("# Labelling rules\n\n- **SUPPORT**: the abstract says so.\n- *NEI*: it does not.\n\n<script>alert(1)</script>\n");
@@ -56,6 +57,8 @@ test("a lead writes guidelines; an annotator reads them with ?, confirms, and ge
   // Raw HTML is shown as text, never run.
   await expect(panel).toContainText("<script>alert(1)</script>");
   await expect(panel.locator("script")).toHaveCount(0);
+  // The button works once the page has hydrated it.
+  await expect(panel.getByTestId("confirm-guidelines")).toHaveAttribute("data-ready", "true");
   await panel.getByRole("button", { name: "I have read version 1" }).click();
 
   // Confirmed: the panel closes and the first item comes.
@@ -74,6 +77,7 @@ test("a lead writes guidelines; an annotator reads them with ?, confirms, and ge
   await expect(panel).toBeHidden();
 
   // A new version: the annotator confirms again before the next item.
+  await expect(editor.getByTestId("guidelines-text")).toHaveAttribute("data-ready", "true");
   await editor.getByLabel("Guidelines (Markdown)").fill("# Labelling rules\n\nSUPPORT needs a rationale sentence.\n");
   await editor.getByRole("button", { name: "Save as version 2" }).click();
   await expect(editor.getByTestId("guidelines-saved")).toHaveText("Saved version 2.");
@@ -81,6 +85,7 @@ test("a lead writes guidelines; an annotator reads them with ?, confirms, and ge
   await expect(ann.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
   await expect(ann.getByTestId("confirm-first")).toBeVisible();
   await expect(panel).toContainText("SUPPORT needs a rationale sentence.");
+  await expect(panel.getByTestId("confirm-guidelines")).toHaveAttribute("data-ready", "true");
   await panel.getByRole("button", { name: "I have read version 2" }).click();
   await expect(ann.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
 

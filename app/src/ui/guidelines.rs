@@ -149,8 +149,11 @@ fn ConfirmBar(
             }
         });
     };
-    // The button has the focus, so Enter confirms (effects run only in the browser).
+    // The button has the focus, so Enter confirms. Effects run only in the browser, once the
+    // button works: `data-ready` says so (tests wait for it).
+    let ready = RwSignal::new(false);
     Effect::new(move |_| {
+        ready.set(true);
         request_animation_frame(|| {
             if let Some(el) = document()
                 .get_element_by_id("confirm-guidelines")
@@ -163,7 +166,8 @@ fn ConfirmBar(
     view! {
         <div class="confirm-bar" role="status">
             <span>"Read the guidelines below; confirm them to get your items."</span>
-            <button id="confirm-guidelines" data-testid="confirm-guidelines" disabled=move || busy.get() on:click=confirm>
+            <button id="confirm-guidelines" data-testid="confirm-guidelines" data-ready=move || ready.get().to_string()
+                disabled=move || busy.get() on:click=confirm>
                 {format!("I have read version {version}")}
             </button>
             {move || error.get().map(|e| view! { <ErrorNote error=e /> })}
@@ -217,6 +221,9 @@ fn GuidelinesForm(
     let next = editor.current.as_ref().map_or(1, |(v, _)| v + 1);
     let text = editor.current.map(|(_, t)| t).unwrap_or_default();
     let area = NodeRef::<leptos::html::Textarea>::new();
+    // Set in the browser once the form works (the text is set on hydration): tests wait for it.
+    let ready = RwSignal::new(false);
+    Effect::new(move |_| ready.set(true));
     let save_now = move || {
         if let Some(el) = area.get_untracked() {
             save.dispatch(SaveGuidelines {
@@ -229,6 +236,7 @@ fn GuidelinesForm(
         <ActionForm action=save attr:class="guidelines-form">
             <input type="hidden" name="project" prop:value=move || project.get() />
             <textarea name="markdown" node_ref=area rows="14" aria-label="Guidelines (Markdown)" data-testid="guidelines-text"
+                data-ready=move || ready.get().to_string()
                 prop:value=text
                 on:keydown=move |ev| if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) { ev.prevent_default(); save_now(); }
             ></textarea>
