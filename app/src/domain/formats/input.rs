@@ -71,7 +71,8 @@ impl Watch {
 /// The watches held, by path.
 static WATCHES: Mutex<Vec<(PathBuf, Weak<Watch>)>> = Mutex::new(Vec::new());
 
-/// Watches the reads of the file at `path` for as long as the returned handle lives.
+/// Watches the reads of the file at `path` for as long as the returned handle (or a reader
+/// opened meanwhile, which holds it too) lives.
 pub fn watch(path: &Path) -> Arc<Watch> {
     let watch = Arc::new(Watch::default());
     let mut watches = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
@@ -496,7 +497,8 @@ mod tests {
         let mut rest = String::new();
         let err = input.read_to_string(&mut rest).unwrap_err();
         assert!(err.to_string().contains("cancelled"), "{err}");
-        // Once the watch is dropped, the file reads as usual.
+        // Once the watch and the readers that hold it are dropped, the file reads as usual.
+        drop(input);
         drop(watch);
         assert_eq!(lines_of(open_input(&path).unwrap()).len(), 100_000);
     }
