@@ -58,24 +58,10 @@ async fn queued(res: reqwest::Response) -> JobRow {
     job
 }
 
-/// Polls the job until it has ended (at most two minutes).
+/// Polls the job until it has ended.
 async fn wait(app: &TestApp, client: &reqwest::Client, id: i64) -> JobRow {
-    for _ in 0..1200 {
-        let job: JobRow = client
-            .post(app.url("/api/lead/job"))
-            .form(&[("project", "p"), ("id", &id.to_string())])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if job.finished() {
-            return job;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("job {id} did not finish in two minutes");
+    app.wait_for_job(client, "/api/lead/job", "p", id, JobRow::finished)
+        .await
 }
 
 async fn count(app: &TestApp, sql: &str) -> i64 {

@@ -60,24 +60,10 @@ async fn start(
         .unwrap()
 }
 
-/// Polls the job until it has ended (at most two minutes), returning what the page would show.
+/// Polls the job until it has ended, returning what the page would show.
 async fn wait(app: &TestApp, client: &reqwest::Client, id: i64) -> JobView {
-    for _ in 0..600 {
-        let job: JobView = client
-            .post(app.url("/api/pipeline/job"))
-            .form(&[("project", "demo"), ("id", &id.to_string())])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if job.finished() {
-            return job;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    panic!("job {id} did not finish in two minutes");
+    app.wait_for_job(client, "/api/pipeline/job", "demo", id, JobView::finished)
+        .await
 }
 
 /// The predictions of a system: (claim, doc) → (rank, confidence).

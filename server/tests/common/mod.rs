@@ -195,6 +195,47 @@ impl TestApp {
             .expect("login request")
     }
 
+    /// Posts `form` to the server function at `path` as `client`; the response.
+    pub async fn post_form(
+        &self,
+        client: &reqwest::Client,
+        path: &str,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        client
+            .post(self.url(path))
+            .form(form)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Polls the job server function at `path` (form `project`, `id`) until `finished` says the
+    /// job has ended (at most two minutes); the job as it ended.
+    pub async fn wait_for_job<T: serde::de::DeserializeOwned>(
+        &self,
+        client: &reqwest::Client,
+        path: &str,
+        project: &str,
+        id: i64,
+        finished: impl Fn(&T) -> bool,
+    ) -> T {
+        let id_text = id.to_string();
+        for _ in 0..1200 {
+            let job: T = self
+                .post_form(client, path, &[("project", project), ("id", &id_text)])
+                .await
+                .json()
+                .await
+                .expect("a job");
+            if finished(&job) {
+                return job;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("job {id} did not finish in two minutes");
+    }
+
     /// A client logged in as `name`.
     pub async fn logged_in(&self, name: &str) -> reqwest::Client {
         let client = self.client();
