@@ -1,9 +1,7 @@
 //! A project's annotation guidelines: the panel on the annotation page (key `?`), where an
 //! annotator confirms the current version, and the editor on the lead's project page.
 
-use crate::api::guidelines::{
-    confirm_guidelines, lead_guidelines, view_guidelines, SaveGuidelines,
-};
+use crate::api::guidelines::{confirm_guidelines, lead_guidelines, SaveGuidelines};
 use crate::error::ApiError;
 use crate::model::guidelines::{GuidelinesEditor, GuidelinesVersion, GuidelinesView};
 use crate::ui::widgets::{format_count, ErrorNote};
@@ -38,21 +36,31 @@ fn in_field(ev: &web_sys::KeyboardEvent) -> bool {
         .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
 }
 
+/// The guidelines of the annotation page, as [`crate::api::guidelines::view_guidelines`] gives them.
+pub type GuidelinesResource = Resource<Result<Option<GuidelinesView>, ApiError>>;
+
 /// The guidelines button and panel of the annotation page. `?` shows or hides the panel; it
 /// shows by itself while `to_confirm` names a version the caller must confirm before any item.
-/// `on_confirmed` runs once they did.
+/// `on_confirmed` runs once they did. The page makes `guidelines` (outside its Suspense, so
+/// that the server renders and sends the same text) and reloads it when `changed` is bumped,
+/// which the panel does when the version to confirm changes.
 #[component]
 pub fn GuidelinesPanel(
     project: String,
     to_confirm: Signal<Option<i64>>,
     on_confirmed: Callback<()>,
+    guidelines: GuidelinesResource,
+    changed: RwSignal<u32>,
 ) -> AnyView {
     let open = RwSignal::new(false);
-    let name = StoredValue::new(project.clone());
-    let guidelines = Resource::new(
-        move || (project.clone(), to_confirm.get()),
-        |(project, _)| view_guidelines(project),
-    );
+    let name = StoredValue::new(project);
+    Effect::new(move |seen: Option<Option<i64>>| {
+        let now = to_confirm.get();
+        if seen.is_some_and(|before| before != now) {
+            changed.update(|v| *v += 1);
+        }
+        now
+    });
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || in_field(&ev) {
             return;

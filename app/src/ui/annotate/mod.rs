@@ -36,13 +36,22 @@ pub fn WorkPage() -> AnyView {
     let params = use_params_map();
     let project = move || params.read().get("project").unwrap_or_default();
     let initial = Resource::new(project, load_queue);
+    // The guidelines panel's text, loaded here and not inside the Suspense below: on the server,
+    // a resource made inside a `Suspend` may fetch after its owner is gone ("the server state is
+    // missing"), and the error it sends the browser does not match the page it rendered, which
+    // panics the hydration. Bumped when the version to confirm changes.
+    let guidelines_changed = RwSignal::new(0u32);
+    let guidelines = Resource::new(
+        move || (project(), guidelines_changed.get()),
+        |(project, _)| crate::api::guidelines::view_guidelines(project),
+    );
     view! {
         <Title text="Annotate" />
         <main class="page work">
             <Suspense fallback=|| view! { <p class="muted">"Loading your queue…"</p> }>
                 {move || Suspend::new(async move {
                     match initial.await {
-                        Ok(head) => view! { <Workbench head=head /> }.into_any(),
+                        Ok(head) => view! { <Workbench head=head guidelines=guidelines guidelines_changed=guidelines_changed /> }.into_any(),
                         Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                     }
                 })}
@@ -54,7 +63,11 @@ pub fn WorkPage() -> AnyView {
 
 /// The queue head and the form of its current item.
 #[component]
-fn Workbench(head: QueueHead) -> AnyView {
+fn Workbench(
+    head: QueueHead,
+    guidelines: crate::ui::guidelines::GuidelinesResource,
+    guidelines_changed: RwSignal<u32>,
+) -> AnyView {
     let project = head.project.clone();
     let head = RwSignal::new(head);
     let state = FormState::new();
@@ -157,6 +170,7 @@ fn Workbench(head: QueueHead) -> AnyView {
                 }
             }}
             <crate::ui::guidelines::GuidelinesPanel project=project.clone() to_confirm=to_confirm.into()
+                guidelines=guidelines changed=guidelines_changed
                 on_confirmed=Callback::new(move |()| run.run("reload")) />
         </div>
         {move || head.get().last.map(|last| view! {
