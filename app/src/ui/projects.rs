@@ -47,9 +47,7 @@ fn NewProject(create: ServerAction<CreateProject>) -> AnyView {
             Some(Ok(name)) => view! {
                 <p class="ok" data-testid="project-created">
                     "Created "<A href=format!("/lead/projects/{name}")>{name.clone()}</A>
-                    ": add its members; its corpus and claims are imported with "
-                    <code>"claimpool import corpus"</code>" and "<code>"claimpool import claims"</code>
-                    ", its runs here or with "<code>"claimpool import run"</code>"."
+                    ": add its members, then import its corpus, claims and runs on its page (Import data)."
                 </p>
             }.into_any(),
             Some(Err(e)) => view! { <ErrorNote error=e /> }.into_any(),
