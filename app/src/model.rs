@@ -5,6 +5,19 @@ pub mod guidelines;
 
 use serde::{Deserialize, Serialize};
 
+/// The run formats a form offers, as (name, title): the names are those of
+/// `domain::formats::RunFormat` (a test checks they are the same, in the same order), which is
+/// server-only.
+pub const RUN_FORMATS: &[(&str, &str)] = &[
+    ("canonical", "canonical JSONL"),
+    ("scifact-open-parquet", "SciFact-Open parquet"),
+    ("leaderboard", "SciFact leaderboard"),
+    ("verisci", "VeriSci label predictions"),
+    ("trec", "TREC run"),
+    ("sentence-scores", "sentence scores"),
+    ("retrieved-claims", "retrieved claims"),
+];
+
 /// A project with the counts its overview shows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProjectSummary {

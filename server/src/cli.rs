@@ -158,9 +158,8 @@ enum ImportCommand {
         /// pooled or evaluation-only
         #[arg(long, default_value = "pooled")]
         role: String,
-        /// canonical, scifact-open-parquet, leaderboard, verisci, trec, sentence-scores, retrieved
-        /// [default: detected from the file]
-        #[arg(long)]
+        /// The run's format [default: detected from the file]
+        #[arg(long, value_parser = run_formats())]
         format: Option<String>,
         /// Order of `label_probs` in leaderboard files, e.g. REFUTE,NEI,SUPPORT
         #[arg(long, default_value = "CONTRADICT,NEI,SUPPORT")]
@@ -191,6 +190,13 @@ enum ImportCommand {
         format: Option<String>,
         file: PathBuf,
     },
+}
+
+/// `--format` of a run: one of the names of [`RunFormat::ALL`].
+fn run_formats() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        app::domain::formats::RunFormat::ALL.map(|format| format.as_str()),
+    )
 }
 
 #[derive(Subcommand)]

@@ -505,6 +505,15 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
             "removed the rows of pool builds a crashed process left"
         );
     }
+    let abandoned = app::store::release_parts::reclaim_abandoned(&db)
+        .await
+        .context("removing the rows of releases a crashed process left")?;
+    if abandoned > 0 {
+        tracing::info!(
+            abandoned,
+            "removed the rows of releases a crashed process left"
+        );
+    }
     crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
     let app = router_with(db.clone(), bound, options).await?;
     tokio::spawn(async move {

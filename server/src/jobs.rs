@@ -103,6 +103,56 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     }
 }
 
+/// How a running job's work is followed: how much of it is done, and how to stop it.
+struct Progress<'a> {
+    /// Units of the whole work (bytes of a file, claims).
+    total: u64,
+    unit: &'static str,
+    /// The longest the work may run.
+    timeout: Duration,
+    /// Units done so far.
+    done: &'a (dyn Fn() -> u64 + Sync),
+    /// Asks the work to stop early (it then ends with an error).
+    stop: &'a (dyn Fn() + Sync),
+}
+
+/// Runs `work` to its end, writing its progress into the job's row every [`TICK`], and asks it
+/// to stop when a lead cancels the job or it outlives its time limit: gives the work's outcome
+/// and why it was asked to stop, if it was.
+async fn supervise<T>(
+    db: &Db,
+    job_id: i64,
+    progress: Progress<'_>,
+    work: impl std::future::Future<Output = T>,
+) -> anyhow::Result<(T, Option<Stopped>)> {
+    tokio::pin!(work);
+    let started = Instant::now();
+    let mut reported = 0;
+    let mut stopped = None;
+    loop {
+        tokio::select! {
+            finished = &mut work => return Ok((finished, stopped)),
+            () = tokio::time::sleep(TICK) => {
+                let now = (progress.done)();
+                if now != reported {
+                    jobs::progress(db, job_id, now as i64, None).await?;
+                    reported = now;
+                }
+                if stopped.is_none() {
+                    if jobs::cancel_requested(db, job_id).await? {
+                        stopped = Some(Stopped::Cancelled(now, progress.total, progress.unit));
+                    } else if started.elapsed() > progress.timeout {
+                        stopped = Some(Stopped::TimedOut(progress.timeout));
+                    }
+                    if stopped.is_some() {
+                        (progress.stop)();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// An import job: the uploaded file imported with the same checks as the command line, its
 /// progress the bytes of the file read; a cancel (or the time limit) stops the reading, and
 /// the import then fails and writes nothing. The upload's directory is removed at the end.
@@ -115,32 +165,14 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
     jobs::progress(db, job.id, 0, Some(total as i64)).await?;
     let watch = app::domain::formats::watch(&params.path);
     let work = params.run(db, project, job.created_by);
-    tokio::pin!(work);
-    let started = Instant::now();
-    let mut reported = 0;
-    let mut stopped = None;
-    let finished = loop {
-        tokio::select! {
-            finished = &mut work => break finished,
-            () = tokio::time::sleep(TICK) => {
-                let now = watch.bytes_read().min(total);
-                if now != reported {
-                    jobs::progress(db, job.id, now as i64, None).await?;
-                    reported = now;
-                }
-                if stopped.is_none() {
-                    if jobs::cancel_requested(db, job.id).await? {
-                        stopped = Some(Stopped::Cancelled(now, total, "bytes"));
-                    } else if started.elapsed() > timeout {
-                        stopped = Some(Stopped::TimedOut(timeout));
-                    }
-                    if stopped.is_some() {
-                        watch.cancel();
-                    }
-                }
-            }
-        }
+    let progress = Progress {
+        total,
+        unit: "bytes",
+        timeout,
+        done: &|| watch.bytes_read().min(total),
+        stop: &|| watch.cancel(),
     };
+    let (finished, stopped) = supervise(db, job.id, progress, work).await?;
     // Messages name the uploaded file, not the server's directory for it.
     let prefix = params
         .path
@@ -214,33 +246,15 @@ async fn pipeline(
             )
         })
     };
-    tokio::pin!(work);
-    let timeout = settings.job_timeout.unwrap_or(JOB_TIMEOUT);
-    let started = Instant::now();
-    let mut reported = 0;
-    let mut stopped = None;
-    let finished = loop {
-        tokio::select! {
-            finished = &mut work => break finished.context("the pipeline stopped")?,
-            () = tokio::time::sleep(TICK) => {
-                let now = done.load(Ordering::Relaxed);
-                if now != reported {
-                    jobs::progress(db, job.id, now as i64, None).await?;
-                    reported = now;
-                }
-                if stopped.is_none() {
-                    if jobs::cancel_requested(db, job.id).await? {
-                        stopped = Some(Stopped::Cancelled(now, total, "claims"));
-                    } else if started.elapsed() > timeout {
-                        stopped = Some(Stopped::TimedOut(timeout));
-                    }
-                    if stopped.is_some() {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
-        }
+    let progress = Progress {
+        total,
+        unit: "claims",
+        timeout: settings.job_timeout.unwrap_or(JOB_TIMEOUT),
+        done: &|| done.load(Ordering::Relaxed),
+        stop: &|| stop.store(true, Ordering::Relaxed),
     };
+    let (finished, stopped) = supervise(db, job.id, progress, work).await?;
+    let finished = finished.context("the pipeline stopped")?;
     if let Some(why) = stopped {
         return Err(why.into());
     }

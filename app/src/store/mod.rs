@@ -16,6 +16,7 @@ pub mod pool;
 pub mod projects;
 mod raw_rows;
 pub mod release;
+pub mod release_parts;
 pub mod report;
 mod staged;
 pub mod users;

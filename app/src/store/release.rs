@@ -1,6 +1,6 @@
 //! Releases of a project's test collection: the project's state gathered into a
-//! [`ReleaseInput`], and numbered, immutable releases (table `releases`: the manifest, the
-//! `.tar.gz` archive and its SHA-256).
+//! [`ReleaseInput`], and numbered, immutable releases (view `releases`: the manifest and the
+//! SHA-256 and size of the `.tar.gz` archive, whose bytes are in `release_parts`).
 //!
 //! What a release holds (see [`input`]):
 //! - every claim; the final label of every judged pair (`final_labels`), with the rationale
@@ -14,6 +14,8 @@
 //! retraction, a final label, a pool build, a system), never the wall clock, so exporting the
 //! same state twice gives the same bytes.
 //!
+//! The archive is written in parts, hidden until whole ([`super::release_parts`]).
+//!
 //! Numbering ([`create`]): releases are numbered 1, 2, ... per project and never change. When
 //! the state and the options give the same files as the latest release (the same manifest, which
 //! holds the SHA-256 of every file), that release is returned and nothing is recorded; otherwise
@@ -21,7 +23,8 @@
 //! same state with `qrels_unjudged` switched gives a new release.
 
 use super::audit::{json, AuditEvent};
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::release_parts::{self, NewRelease};
+use super::{Db, StoreError, StoreResult};
 use crate::domain::annotation::{Provenance, Specificity};
 use crate::domain::formats::{Document, RunRecord};
 use crate::domain::ids::{ClaimId, DocId};
@@ -573,32 +576,24 @@ pub async fn create(
     let manifest = String::from_utf8(built.files.manifest().to_vec())
         .map_err(|e| corrupt(format!("the manifest is not UTF-8: {e}")))?;
     let partial = built.files.counts().unjudged_pooled_pairs > 0;
-    let mut tx = super::write_gate::begin(db).await?;
-    sqlx::query(
-        "INSERT INTO releases (project_id, number, partial, manifest, archive, sha256, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    let writing = release_parts::start(
+        db,
+        &NewRelease {
+            project_id,
+            number: built.number,
+            partial,
+            manifest: &manifest,
+            sha256: &sha256,
+            archive_bytes: archive.len(),
+            actor_id,
+        },
     )
-    .bind(project_id)
-    .bind(i64::from(built.number))
-    .bind(partial)
-    .bind(&manifest)
-    .bind(&archive)
-    .bind(&sha256)
-    .bind(actor_id)
-    .bind(now_ms())
-    .execute(&mut *tx)
-    .await
-    .map_err(|e| {
-        if is_unique_violation(&e) {
-            StoreError::Conflict(format!(
-                "release {} of this project was recorded meanwhile; try again",
-                built.number
-            ))
-        } else {
-            e.into()
-        }
-    })?;
-    AuditEvent {
+    .await?;
+    if let Err(e) = writing.write(db, &archive).await {
+        writing.abandon(db).await?;
+        return Err(e);
+    }
+    let event = AuditEvent {
         project_id: Some(project_id),
         actor_id,
         action: "release",
@@ -612,10 +607,8 @@ pub async fn create(
             "sha256": sha256,
             "counts": built.files.counts(),
         })),
-    }
-    .record(&mut tx)
-    .await?;
-    tx.commit().await?;
+    };
+    writing.finish(db, event).await?;
     Ok(Created {
         release: get(db, project_id, built.number).await?,
         new: true,
@@ -624,7 +617,7 @@ pub async fn create(
 }
 
 const RELEASE_COLUMNS: &str =
-    "number, partial, manifest, created_at, sha256, length(archive) AS archive_bytes";
+    "number, partial, manifest, created_at, sha256, archive_bytes";
 
 #[derive(sqlx::FromRow)]
 struct ReleaseRow {
@@ -677,15 +670,17 @@ pub async fn get(db: &Db, project_id: i64, number: u32) -> StoreResult<Release> 
 /// A release's archive, with the file name to download it as
 /// (`<project>-release-<number>.tar.gz`, the name of the directory it unpacks into).
 pub async fn archive(db: &Db, project_id: i64, number: u32) -> StoreResult<(String, Vec<u8>)> {
-    let row: Option<(String, Vec<u8>)> = sqlx::query_as(
-        "SELECT p.name, r.archive FROM releases r JOIN projects p ON p.id = r.project_id
+    let row: Option<(String, i64, i64)> = sqlx::query_as(
+        "SELECT p.name, r.id, r.archive_bytes FROM releases r JOIN projects p ON p.id = r.project_id
          WHERE r.project_id = ? AND r.number = ?",
     )
     .bind(project_id)
     .bind(i64::from(number))
     .fetch_optional(db)
     .await?;
-    let (project, bytes) = row.ok_or_else(|| StoreError::NotFound(format!("release {number}")))?;
+    let (project, id, archive_bytes) =
+        row.ok_or_else(|| StoreError::NotFound(format!("release {number}")))?;
+    let bytes = release_parts::read(db, id, archive_bytes).await?;
     Ok((
         format!("{}-release-{number}.tar.gz", file_stem(&project)),
         bytes,

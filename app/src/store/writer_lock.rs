@@ -1,4 +1,4 @@
-//! The lock a live chunked writer holds (an import, a pool build): an exclusively locked file
+//! The lock a live chunked writer holds (an import, a pool build, a release): an exclusively locked file
 //! named by its token, in a directory beside the database. The writer's rows name the token
 //! while they are `writing`; the operating system releases the lock when the process dies, so a
 //! free lock file (or none) means the writer is gone and its rows can be removed.
@@ -15,6 +15,8 @@ pub(crate) enum LockKind {
     Import,
     /// Pool builds: `<database>.pool-builds/`.
     PoolBuild,
+    /// Releases, their archives written in parts: `<database>.releases/`.
+    Release,
 }
 
 impl LockKind {
@@ -23,6 +25,7 @@ impl LockKind {
         name.push(match self {
             LockKind::Import => ".imports",
             LockKind::PoolBuild => ".pool-builds",
+            LockKind::Release => ".releases",
         });
         PathBuf::from(name)
     }

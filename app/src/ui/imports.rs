@@ -101,13 +101,10 @@ fn RunFields() -> AnyView {
         <label for="import-run-format">"Format"</label>
         <select id="import-run-format" name="format">
             <option value="">"detect from the file"</option>
-            <option value="canonical">"canonical JSONL"</option>
-            <option value="scifact-open-parquet">"SciFact-Open parquet"</option>
-            <option value="leaderboard">"SciFact leaderboard"</option>
-            <option value="verisci">"VeriSci label predictions"</option>
-            <option value="trec">"TREC run"</option>
-            <option value="sentence-scores">"sentence scores"</option>
-            <option value="retrieved-claims">"retrieved claims"</option>
+            {crate::model::RUN_FORMATS
+                .iter()
+                .map(|(name, title)| view! { <option value=*name>{*title}</option> })
+                .collect_view()}
         </select>
         <label for="import-order">"label_probs order"</label>
         <input id="import-order" name="label_order" value="CONTRADICT,NEI,SUPPORT" />

@@ -840,3 +840,13 @@ fn a_pair_repeated_under_another_run_tag_is_a_duplicate_when_the_file_is_one_sys
         "{err}"
     );
 }
+
+#[test]
+fn the_forms_list_every_run_format_by_its_name_in_order() {
+    let forms: Vec<&str> = crate::model::RUN_FORMATS.iter().map(|(n, _)| *n).collect();
+    let formats: Vec<&str> = RunFormat::ALL.iter().map(|f| f.as_str()).collect();
+    assert_eq!(forms, formats);
+    for name in forms {
+        assert_eq!(name.parse::<RunFormat>().unwrap().as_str(), name);
+    }
+}
