@@ -1,5 +1,6 @@
-//! Authentication: argon2id password hashes, login with throttling, and the role check every
-//! server function and page runs on the server.
+//! Authentication: argon2id password hashes, login with throttling, the one rule that resolves a
+//! request's caller (API token or session, [`request_user`]), and the role check every server
+//! function and page runs on the server.
 
 use crate::domain::account::{
     may_act_in_project, NewPassword, ProjectRole, Role, ThrottlePolicy, User, MAX_LOGIN_NAME_CHARS,
@@ -201,10 +202,48 @@ pub async fn session() -> ApiResult<Session> {
         .map_err(|e| ApiError::Internal(format!("no session layer: {e}")))
 }
 
-/// The logged-in user of the current request, if any.
+/// The credential a request presents in its `Authorization` header, if it has one: the value
+/// after `Bearer ` (any other scheme is a credential claimpool does not accept).
+pub fn authorization(headers: &axum::http::HeaderMap) -> Option<Result<&str, ()>> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?;
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    Some(token.ok_or(()))
+}
+
+/// The caller of a request, by the one rule every page, server function and API route uses:
+/// a request with an `Authorization` header is its API token's user, and a token that is not
+/// live (wrong, revoked, its user deactivated) is [`ApiError::BadToken`], never anonymous;
+/// otherwise the session's user, if any. A token acts with its user's account role and project
+/// roles (read at every request).
+pub async fn request_user(
+    headers: &axum::http::HeaderMap,
+    session: &Session,
+    db: &Db,
+) -> ApiResult<Option<User>> {
+    match authorization(headers) {
+        Some(Ok(token)) => store::api_tokens::user_for(db, token)
+            .await?
+            .map(Some)
+            .ok_or(ApiError::BadToken),
+        Some(Err(())) => Err(ApiError::BadToken),
+        None => session_user(session, db).await,
+    }
+}
+
+/// The caller of the current server-function call or page render (see [`request_user`]).
 pub async fn current_user() -> ApiResult<Option<User>> {
     let db = crate::state::db()?;
-    session_user(&session().await?, &db).await
+    let headers = leptos_axum::extract::<axum::http::HeaderMap>()
+        .await
+        .map_err(|e| ApiError::Internal(format!("request headers: {e}")))?;
+    request_user(&headers, &session().await?, &db).await
 }
 
 /// The logged-in user, who must hold `role` (admins hold every role, leads the annotator's).

@@ -15,6 +15,10 @@ pub enum ApiError {
     Forbidden(String),
     #[error("wrong user name or password")]
     BadCredentials,
+    /// The request's `Authorization` is no live API token of an active user (a token that is
+    /// present but wrong never falls back to anonymous).
+    #[error("the API token is invalid or revoked, or its user is deactivated")]
+    BadToken,
     #[error("too many failed logins for {username}; try again in {retry_after_secs} s")]
     Throttled {
         username: String,
@@ -52,7 +56,9 @@ impl ApiError {
     pub fn status(&self) -> axum::http::StatusCode {
         use axum::http::StatusCode;
         match self {
-            ApiError::Unauthenticated | ApiError::BadCredentials => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthenticated | ApiError::BadCredentials | ApiError::BadToken => {
+                StatusCode::UNAUTHORIZED
+            }
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Throttled { .. } | ApiError::Busy => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,

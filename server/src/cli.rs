@@ -52,6 +52,9 @@ enum Command {
     /// The lead report: pool depth and system-count curves, leave-one-out, systems, evidence,
     /// annotation and agreement
     Report(crate::report_cmd::ReportArgs),
+    /// Personal API tokens of a user (for scripts calling the HTTP API)
+    #[command(subcommand)]
+    Token(crate::token_cmd::TokenCommand),
     /// Replay judging orders (depth, mtf, mab, hedge) over the project's pooled runs with its
     /// final labels as the truth: evidence found against judgments spent
     Simulate(crate::simulate_cmd::SimulateArgs),
@@ -487,6 +490,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
         Command::Report(args) => {
             crate::report_cmd::run(&open_db(&db_or_default()).await?, args).await
+        }
+        Command::Token(command) => {
+            crate::token_cmd::run(&open_db(&db_or_default()).await?, command).await
         }
         Command::Simulate(args) => {
             crate::simulate_cmd::run(&open_db(&db_or_default()).await?, args).await

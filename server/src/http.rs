@@ -243,7 +243,7 @@ async fn guard_pages(
     if access == PageAccess::Open {
         return next.run(req).await;
     }
-    let user = match app::auth::session_user(&session, &state.db).await {
+    let user = match app::auth::request_user(req.headers(), &session, &state.db).await {
         Ok(Some(user)) => user,
         Ok(None) => {
             let target = req
@@ -255,8 +255,11 @@ async fn guard_pages(
                 .into_response();
         }
         Err(e) => {
-            tracing::error!(error = %e, "page guard");
-            return (StatusCode::INTERNAL_SERVER_ERROR, "server error").into_response();
+            let e = e.opaque();
+            if e.status().is_server_error() {
+                tracing::error!(error = %e, "page guard");
+            }
+            return (e.status(), e.to_string()).into_response();
         }
     };
     match access {
@@ -325,7 +328,7 @@ async fn guard_api(
         )));
     };
     if let Some(role) = access.account_role() {
-        match app::auth::session_user(session, &state.db).await {
+        match app::auth::request_user(req.headers(), session, &state.db).await {
             Ok(Some(user)) if user.role.satisfies(role) => {}
             Ok(Some(_)) => {
                 return api_error(ApiError::Forbidden(format!("this needs the {role} role")))

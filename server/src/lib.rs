@@ -9,3 +9,4 @@ pub mod release_http;
 pub mod report_cmd;
 pub mod security;
 pub mod simulate_cmd;
+pub mod token_cmd;

@@ -48,8 +48,15 @@ fn is_safe(method: &Method) -> bool {
 /// with every POST and `Sec-Fetch-Site` with every request; either one naming another site
 /// refuses the request. A request with neither is not a browser's (scripts, the CLI's tests) and
 /// cannot carry a victim's cookie by itself, so it passes.
+///
+/// A request with an API token (`Authorization`) and no cookie carries no ambient credential: a
+/// page of another site cannot make a browser add the token, so it passes whatever its headers
+/// say. A request with a cookie is checked, token or not.
 pub fn cross_site(method: &Method, headers: &HeaderMap, public: &PublicOrigin) -> Option<String> {
     if is_safe(method) {
+        return None;
+    }
+    if headers.contains_key(header::AUTHORIZATION) && !headers.contains_key(header::COOKIE) {
         return None;
     }
     if let Some(site) = headers.get("sec-fetch-site") {
@@ -168,6 +175,22 @@ mod tests {
         .is_none());
         // Scripts send neither header.
         assert!(cross_site(&post, &headers(&[host]), &none).is_none());
+        // A token without a cookie carries no ambient credential; with a cookie it is checked.
+        let bearer = ("authorization", "Bearer cp_x");
+        let evil = ("origin", "http://evil.example");
+        assert!(cross_site(&post, &headers(&[host, bearer, evil]), &none).is_none());
+        assert!(cross_site(
+            &post,
+            &headers(&[host, bearer, evil, ("cookie", "claimpool_session=x")]),
+            &none
+        )
+        .is_some());
+        assert!(cross_site(
+            &post,
+            &headers(&[host, evil, ("cookie", "claimpool_session=x")]),
+            &none
+        )
+        .is_some());
         // Reads never change state.
         assert!(cross_site(
             &Method::GET,

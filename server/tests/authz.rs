@@ -50,6 +50,15 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "account/password",
         Body::Form("current=not-the-password&new=a+new+long+password"),
     ),
+    ("account/tokens", Body::Form("user=")),
+    (
+        "account/token/create",
+        Body::Form("name=made+by+the+matrix"),
+    ),
+    (
+        "account/token/revoke",
+        Body::Form("name=no-such-token&user="),
+    ),
     ("work/projects", Body::Form("")),
     ("work/open-count", Body::Form("")),
     ("work/queue", Body::Form("project=B")),

@@ -12,6 +12,7 @@ pub mod projects;
 pub mod release;
 pub mod report;
 pub mod runs;
+pub mod tokens;
 #[cfg(feature = "ssr")]
 pub mod upload;
 pub mod work;
@@ -62,6 +63,9 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("admin/user/role", Access::Role(Role::Admin)),
     ("admin/user/active", Access::Role(Role::Admin)),
     ("account/password", Access::Role(Role::Annotator)),
+    ("account/tokens", Access::Role(Role::Annotator)),
+    ("account/token/create", Access::Role(Role::Annotator)),
+    ("account/token/revoke", Access::Role(Role::Annotator)),
     ("work/projects", Access::Role(Role::Annotator)),
     ("work/open-count", Access::Role(Role::Annotator)),
     ("work/queue", MEMBER),

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod annotate;
+pub mod api_tokens;
 pub mod audit;
 pub mod db;
 pub mod guidelines;
