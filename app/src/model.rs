@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod guidelines;
+pub mod survey;
 
 use serde::{Deserialize, Serialize};
 

@@ -208,11 +208,23 @@ enum PoolCommand {
     Build {
         #[arg(long)]
         project: String,
-        #[arg(long)]
-        depth: u32,
+        #[arg(long, required_unless_present = "sample", conflicts_with = "sample")]
+        depth: Option<u32>,
         /// confidence (SciFact-Open: each system's top d pairs over all claims) or per-claim (TREC depth-k)
         #[arg(long, default_value = "confidence")]
         strategy: String,
+        /// Instead of growing the pool: add a stratified random sample of N unjudged pairs beyond
+        /// its depth d (drawn pairs are annotated like any pooled pair), for the report's and
+        /// `eval --estimate`'s estimates
+        #[arg(long, value_name = "N")]
+        sample: Option<usize>,
+        /// Rank bands of the sample: (d, 2d], (2d, 4d], ... up to d·2^K (1 band: a simple random
+        /// sample, which the stopping test needs)
+        #[arg(long, value_name = "K", default_value_t = 3, requires = "sample")]
+        strata: u32,
+        /// Seed of the sample's draw
+        #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
+        seed: u64,
     },
     /// How many pairs each depth would pool and add
     Preview {
@@ -503,6 +515,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => {
             crate::release_cmd::export(&open_db(&db_or_default()).await?, args).await
         }
+        Command::Eval(args) if args.estimate() => {
+            let args = tokio::task::spawn_blocking(move || args.estimate_args())
+                .await
+                .context("reading the run stopped")??;
+            crate::estimate_cmd::eval_estimate(&open_db(&db_or_default()).await?, args).await
+        }
         Command::Eval(args) => tokio::task::spawn_blocking(move || crate::release_cmd::eval(args))
             .await
             .context("the evaluation stopped")?,
@@ -668,16 +686,23 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
             project,
             depth,
             strategy,
+            sample,
+            strata,
+            seed,
         } => {
-            let report = pools::build(
-                db,
-                project_id(db, &project).await?,
-                pools::parse_strategy(&strategy)?,
-                depth,
-                None,
-            )
-            .await?;
-            emit!("{}", serde_json::to_string_pretty(&report)?);
+            let project = project_id(db, &project).await?;
+            if let Some(size) = sample {
+                let request = pools::SampleRequest::new(size, strata, seed)?;
+                let report =
+                    pools::build_sample(db, project, request, None, &Default::default()).await?;
+                emit!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                let depth = depth.context("--depth is required without --sample")?;
+                let report =
+                    pools::build(db, project, pools::parse_strategy(&strategy)?, depth, None)
+                        .await?;
+                emit!("{}", serde_json::to_string_pretty(&report)?);
+            }
         }
         PoolCommand::Preview {
             project,

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod estimate_cmd;
 pub mod http;
 pub mod jobs;
 pub mod release_cmd;

@@ -37,8 +37,8 @@ pub struct ExportArgs {
 #[derive(Args)]
 pub struct EvalArgs {
     /// The gold: a release's claims.jsonl, or SciFact claims_*.jsonl (plain or .gz)
-    #[arg(long, value_name = "CLAIMS")]
-    claims: PathBuf,
+    #[arg(long, value_name = "CLAIMS", required_unless_present = "estimate")]
+    claims: Option<PathBuf>,
     /// The run, in any format `import run` reads (plain or .gz; parquet too)
     #[arg(long, value_name = "RUN")]
     run: PathBuf,
@@ -64,6 +64,65 @@ pub struct EvalArgs {
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
+    /// Horvitz–Thompson estimates of the run's precision, recall and F1 (and of the total
+    /// evidence) with 95% intervals, from the judged pool and sample of `--project` (drawn with
+    /// `pool build --sample`) instead of a claims file
+    #[arg(long, requires = "project", conflicts_with_all = ["claims", "bootstrap", "by_claim"])]
+    estimate: bool,
+    /// The project whose judged sample `--estimate` uses
+    #[arg(long, requires = "estimate")]
+    project: Option<String>,
+    /// The target recall of the stopping test printed with `--estimate`
+    #[arg(long, default_value_t = 0.9, requires = "estimate")]
+    target_recall: f64,
+    /// The stopping test's significance level (0.05: 95% confidence)
+    #[arg(long, default_value_t = 0.05, requires = "estimate")]
+    alpha: f64,
+}
+
+/// What `eval --estimate` needs: the project, the run's name and predicted evidence pairs,
+/// the stopping test's target and JSON output.
+pub struct EstimateArgs {
+    pub project: String,
+    pub name: String,
+    pub pairs: Vec<(app::domain::ids::ClaimId, app::domain::ids::DocId)>,
+    pub target_recall: f64,
+    pub alpha: f64,
+    pub json: bool,
+}
+
+impl EvalArgs {
+    /// Whether `--estimate` was given.
+    pub fn estimate(&self) -> bool {
+        self.estimate
+    }
+
+    /// Reads the run for `--estimate` (blocking): the pairs it predicts as evidence
+    /// (SUPPORT or CONTRADICT, or every pair of a run without labels).
+    pub fn estimate_args(self) -> anyhow::Result<EstimateArgs> {
+        let project = self.project.context("--estimate needs --project")?;
+        let (format, options) = run_options(self.format.as_deref(), &self.label_order, &self.run)?;
+        let run = read_run(&self.run, format, &options, self.system.as_deref())?;
+        let pairs = run
+            .pairs()
+            .iter()
+            .filter(|p| p.prediction.claims_evidence())
+            .map(|p| (p.claim.clone(), p.doc.clone()))
+            .collect();
+        let name = self.system.clone().unwrap_or_else(|| {
+            self.run
+                .file_name()
+                .map_or_else(|| "run".to_owned(), |n| n.to_string_lossy().into_owned())
+        });
+        Ok(EstimateArgs {
+            project,
+            name,
+            pairs,
+            target_recall: self.target_recall,
+            alpha: self.alpha,
+            json: self.json,
+        })
+    }
 }
 
 /// Writes a line to standard output; when the reader has gone (`claimpool eval ... | head`),
@@ -161,7 +220,11 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         })
         .transpose()
         .context("--bootstrap")?;
-    let gold = read_gold(&args.claims)?;
+    let claims = args
+        .claims
+        .as_deref()
+        .context("--claims is required without --estimate")?;
+    let gold = read_gold(claims)?;
     let (format, options) = run_options(args.format.as_deref(), &args.label_order, &args.run)?;
     let run = read_run(&args.run, format, &options, args.system.as_deref())?;
     let report = evaluate(&gold, &run, bootstrap, args.by_claim)?;

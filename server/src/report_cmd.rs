@@ -28,17 +28,36 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Print the report as one JSON object (keys depth_curve, system_count_curve, inclusion,
-    /// systems, agreement, evidence, annotation)
+    /// systems, agreement, evidence, annotation, survey, survey_note)
     #[arg(long)]
     json: bool,
+    /// The target recall of the stopping test
+    #[arg(long, default_value_t = 0.9)]
+    target_recall: f64,
+    /// The stopping test's significance level (0.05: 95% confidence)
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
 }
 
 /// Runs `claimpool report`.
 pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
     let options = ReportOptions::parse(args.step, args.bootstrap, args.seed, u32::MAX)
         .map_err(|e| anyhow::anyhow!("--{e}"))?;
+    let target = crate::estimate_cmd::target(args.target_recall, args.alpha)?;
     let project = store::projects::id_by_name(db, &args.project).await?;
     let computed = store::report::report(db, project, options).await?;
+    // The sample's estimates, the stopping test and the planner; why not, when they cannot be
+    // computed (no pool yet, a pool changed since the sample).
+    let (survey, survey_note) =
+        match store::pool::survey(db, project, target, store::pool::Estimated::Project).await {
+            Ok(survey) => (Some(survey), None),
+            Err(
+                e @ (store::StoreError::Invalid(_)
+                | store::StoreError::Conflict(_)
+                | store::StoreError::NotFound(_)),
+            ) => (None, Some(e.to_string())),
+            Err(e) => return Err(e.into()),
+        };
     if !computed.not_yet_pooled.is_empty() {
         eprintln!(
             "note: pooled systems added after the last pool build are counted as evaluation-only until the pool is grown: {}",
@@ -46,11 +65,24 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
         );
     }
     let text = if args.json {
-        let mut text = serde_json::to_string(&computed.report).context("writing the JSON")?;
+        let mut value = serde_json::to_value(&computed.report).context("writing the JSON")?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("survey".into(), serde_json::to_value(&survey)?);
+            object.insert("survey_note".into(), serde_json::to_value(&survey_note)?);
+        }
+        let mut text = serde_json::to_string(&value).context("writing the JSON")?;
         text.push('\n');
         text
     } else {
-        tables(&args.project, &options, &computed)
+        let mut text = tables(&args.project, &options, &computed);
+        match (&survey, &survey_note) {
+            (Some(survey), _) => crate::estimate_cmd::survey_text(&mut text, survey),
+            (None, Some(note)) => {
+                let _ = writeln!(text, "\nBeyond the depth: {note}");
+            }
+            (None, None) => {}
+        }
+        text
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -114,6 +114,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
         Body::Form("project=B&strategy=confidence&depth=1"),
     ),
     ("lead/pool/stats", Body::Form("project=B")),
+    (
+        "lead/pool/sample",
+        Body::Form("project=B&size=1&strata=1&seed=0"),
+    ),
     ("lead/annotation", Body::Form("project=B")),
     (
         "lead/annotation/member",
@@ -149,6 +153,7 @@ const ARGUMENTS: &[(&str, Body)] = &[
         Body::Form("project=B&partial=false&unjudged=false"),
     ),
     ("report/judging", Body::Form("project=B")),
+    ("report/survey", Body::Form("project=B")),
     ("report/view", Body::Form("project=B")),
 ];
 

@@ -12,6 +12,7 @@ pub mod projects;
 pub mod release;
 pub mod report;
 pub mod runs;
+pub mod sample;
 pub mod tokens;
 #[cfg(feature = "ssr")]
 pub mod upload;
@@ -95,6 +96,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/pool/preview", LEAD),
     ("lead/pool/build", LEAD),
     ("lead/pool/stats", LEAD),
+    ("lead/pool/sample", LEAD),
     ("lead/annotation", LEAD),
     ("lead/annotation/member", LEAD),
     ("lead/annotation/open", LEAD),
@@ -111,6 +113,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("release/create", LEAD),
     ("report/view", LEAD),
     ("report/judging", LEAD),
+    ("report/survey", LEAD),
 ];
 
 /// The server functions that read a multipart form: the server refuses other bodies with 400

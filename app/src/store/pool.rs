@@ -2,8 +2,10 @@
 //! with `domain::pool`, its statistics and its listing. A build writes in short chunks, hidden
 //! until its last transaction (see the `writer` module).
 
+mod sample;
 mod writer;
 
+pub use sample::{build_sample, survey, Estimated, SampleReport, SampleRequest, MAX_STRATA};
 pub use writer::{reclaim_abandoned, CHUNK_ROWS};
 
 use super::annotate::assign;
@@ -534,8 +536,16 @@ async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<B
     }
     let pool = loaded.ranking.pool(depth);
     let existing = existing(db, project_id, &loaded).await?;
+    // Pairs a sample drew beyond the depth are entries the depth-`depth` pool need not hold.
+    let drawn = sample::drawn_pairs(db, project_id, &loaded).await?;
     let added = pool
-        .added_since(existing.entries.keys().copied())
+        .added_since(
+            existing
+                .entries
+                .keys()
+                .copied()
+                .filter(|pair| !drawn.contains(pair)),
+        )
         .map_err(|e| match e {
             PoolError::Shrinks { .. } => StoreError::Conflict(format!(
             "the pool only grows: depth {depth} would drop pairs of the current pool (depth {})",
@@ -543,7 +553,11 @@ async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<B
         )),
             other => pool_error(other),
         })?;
-    let added_pairs: HashSet<Pair<u32, u32>> = added.iter().map(|p| p.pair).collect();
+    let added_pairs: HashSet<Pair<u32, u32>> = added
+        .iter()
+        .map(|p| p.pair)
+        .filter(|pair| !existing.entries.contains_key(pair))
+        .collect();
     let labels = final_labels(db, project_id, &loaded).await?;
     let to_annotate = added_pairs
         .iter()

@@ -17,6 +17,7 @@ mod projects;
 mod release;
 mod report;
 mod report_judging;
+mod sample;
 mod widgets;
 
 use leptos::prelude::*;

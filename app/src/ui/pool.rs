@@ -121,6 +121,7 @@ pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
                 }.into_any(),
                 Err(e) => view! { <ErrorNote error=e /> }.into_any(),
             })}
+            <crate::ui::sample::SampleControl project=project version=version />
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match stats.await {

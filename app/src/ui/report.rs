@@ -73,6 +73,7 @@ pub fn ReportPage() -> AnyView {
                 })}
             </Suspense>
             <crate::ui::report_judging::JudgingSection project=Signal::derive(name) />
+            <crate::ui::sample::SurveySection project=Signal::derive(name) />
         </main>
     }.into_any()
 }

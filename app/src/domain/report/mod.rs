@@ -25,6 +25,7 @@ mod evidence;
 mod prepared;
 mod snapshot;
 mod subsets;
+pub mod survey;
 mod systems;
 
 #[cfg(test)]

@@ -185,6 +185,10 @@ pub(super) async fn discard(db: &Db, build_id: i64) -> StoreResult<()> {
         }
     }
     let mut tx = write_gate::begin(db).await?;
+    if !is_writing(&mut tx, build_id).await? {
+        return Ok(());
+    }
+    super::sample::discard_rows(&mut tx, build_id).await?;
     sqlx::query("DELETE FROM pool_build_rows WHERE id = ? AND state = 'writing'")
         .bind(build_id)
         .execute(&mut *tx)
