@@ -99,6 +99,7 @@ pub async fn router_with(
     let app_state = state.clone();
     let router = Router::new()
         .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
+        .merge(crate::api_v1::router(&state))
         .leptos_routes_with_context(
             &state,
             routes,
@@ -235,6 +236,10 @@ async fn guard_pages(
     let path = req.uri().path().to_owned();
     if !is_normalised(&path) {
         return (StatusCode::BAD_REQUEST, "path with . or .. segments").into_response();
+    }
+    if crate::api_v1::owns(&path) {
+        // The HTTP API authorizes each route by its table (crate::api_v1::ROUTES).
+        return next.run(req).await;
     }
     if let Some(endpoint) = path.strip_prefix("/api/") {
         return guard_api(&state, &session, endpoint, req, next).await;

@@ -1,10 +1,12 @@
 //! The claimpool server and command line, as a library so tests can run the real app.
 
+pub mod api_v1;
 pub mod cli;
 pub mod demo;
 pub mod estimate_cmd;
 pub mod http;
 pub mod jobs;
+pub mod openapi;
 pub mod release_cmd;
 pub mod release_http;
 pub mod report_cmd;

@@ -28,25 +28,8 @@ pub async fn download(
     Extension(caller): Extension<ProjectCaller>,
     Path((_, number)): Path<(String, String)>,
 ) -> Response {
-    let Some(number) = number.parse::<u32>().ok().filter(|n| *n > 0) else {
-        return plain(
-            StatusCode::NOT_FOUND,
-            format!("{number:?} is not a release number"),
-        );
-    };
-    let found = store::release::archive(&state.db, caller.project_id(), number).await;
-    match found {
-        Ok((file_name, bytes)) => (
-            [
-                (header::CONTENT_TYPE, "application/gzip".to_owned()),
-                (
-                    header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{file_name}\""),
-                ),
-            ],
-            bytes,
-        )
-            .into_response(),
+    match archive(&state.db, &caller, &number).await {
+        Ok(response) => response,
         Err(StoreError::NotFound(what)) => {
             plain(StatusCode::NOT_FOUND, format!("not found: {what}"))
         }
@@ -55,4 +38,30 @@ pub async fn download(
             plain(StatusCode::INTERNAL_SERVER_ERROR, "server error")
         }
     }
+}
+
+/// The archive of release `number` (as the path gives it) of the caller's project, as a
+/// `.tar.gz` attachment: the page's download link and the HTTP API's route alike.
+pub async fn archive(
+    db: &store::Db,
+    caller: &ProjectCaller,
+    number: &str,
+) -> Result<Response, StoreError> {
+    let Some(number) = number.parse::<u32>().ok().filter(|n| *n > 0) else {
+        return Err(StoreError::NotFound(format!(
+            "{number:?} is not a release number"
+        )));
+    };
+    let (file_name, bytes) = store::release::archive(db, caller.project_id(), number).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/gzip".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{file_name}\""),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
 }

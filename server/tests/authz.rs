@@ -518,3 +518,119 @@ async fn every_page_checks_the_account_and_project_role_on_the_server() {
         .unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }
+
+/// The arguments each HTTP API route (by operationId) is called with, naming project B: its
+/// query string and body. Path parameters: `{project}` B, `{kind}` run, `{id}` a job that does
+/// not exist, `{number}` release 1. A route of `server::api_v1::ROUTES` missing here fails the
+/// test.
+const API_ARGUMENTS: &[(&str, &str, &str)] = &[
+    ("createProject", "", r#"{"name": "made by the API matrix"}"#),
+    (
+        "importFile",
+        "?system=via-api&role=pooled",
+        "{\"claim_id\": 3, \"doc_id\": 4983, \"p_support\": 0.5, \"p_contradict\": 0.1}\n",
+    ),
+    ("getJob", "", ""),
+    ("buildPool", "", r#"{"depth": 10}"#),
+    ("getPoolStats", "", ""),
+    ("getReport", "?bootstrap=10", ""),
+    ("listReleases", "", ""),
+    ("createRelease", "", r#"{"partial": true}"#),
+    ("downloadRelease", "", ""),
+];
+
+#[tokio::test]
+async fn every_api_route_checks_the_token_and_project_role() {
+    use server::api_v1::{Verb, ROUTES};
+    let app = TestApp::spawn().await;
+    let (callers, _) = setup(&app).await;
+    let table: BTreeSet<&str> = API_ARGUMENTS.iter().map(|(op, _, _)| *op).collect();
+    let routes: BTreeSet<&str> = ROUTES.iter().map(|r| r.operation).collect();
+    assert_eq!(
+        table, routes,
+        "the API argument table must list every route of server::api_v1::ROUTES"
+    );
+    // Each logged-in caller's token; a token that is no token.
+    let mut tokens: Vec<(&Caller, Option<String>)> = Vec::new();
+    for caller in &callers {
+        let token = match caller.role {
+            None => None,
+            Some(_) => {
+                let id = app::store::users::id_by_name(&app.db, caller.name)
+                    .await
+                    .unwrap();
+                let issued = app::store::api_tokens::create(&app.db, id, "matrix", None)
+                    .await
+                    .unwrap();
+                Some(issued.secret)
+            }
+        };
+        tokens.push((caller, token));
+    }
+    let bad = Caller {
+        name: "bad token",
+        role: None,
+        in_b: None,
+        client: app.client(),
+    };
+    let bad_token =
+        "cp_0000000000000000000000000000000000000000000000000000000000000000".to_owned();
+    tokens.push((&bad, Some(bad_token.clone())));
+    let script = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut wrong = Vec::new();
+    let mut cells = 0;
+    for route in ROUTES {
+        let (_, query, body) = API_ARGUMENTS
+            .iter()
+            .find(|(op, _, _)| *op == route.operation)
+            .unwrap();
+        let path = route
+            .full_path()
+            .replace("{project}", PROJECT)
+            .replace("{kind}", "run")
+            .replace("{id}", "999999")
+            .replace("{number}", "1");
+        let method = match route.verb {
+            Verb::Get => reqwest::Method::GET,
+            Verb::Post => reqwest::Method::POST,
+        };
+        for (caller, token) in &tokens {
+            let mut request = script
+                .request(method.clone(), app.url(&format!("{path}{query}")))
+                .body(body.to_string());
+            if let Some(token) = token {
+                request = request.bearer_auth(token);
+            }
+            let res = request.send().await.unwrap();
+            let status = res.status();
+            cells += 1;
+            let expected = if token.as_deref() == Some(bad_token.as_str()) {
+                Some(StatusCode::UNAUTHORIZED)
+            } else {
+                refusal(route.access, caller)
+            };
+            let ok = match expected {
+                Some(expected) => status == expected,
+                None => {
+                    status != StatusCode::UNAUTHORIZED
+                        && status != StatusCode::FORBIDDEN
+                        && !status.is_server_error()
+                }
+            };
+            let body = res.text().await.unwrap_or_default();
+            let is_json = serde_json::from_str::<serde_json::Value>(&body).is_ok();
+            if !ok || (!status.is_success() && !is_json) {
+                wrong.push(format!(
+                    "{} {path} as {}: {status} {body}",
+                    route.verb.as_str(),
+                    caller.name
+                ));
+            }
+        }
+    }
+    assert_eq!(cells, ROUTES.len() * 7);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -131,23 +131,69 @@ pub async fn upload_import(data: MultipartData) -> Result<JobRow, ApiError> {
 
 #[cfg(feature = "ssr")]
 async fn queue(data: MultipartData) -> Result<JobRow, ApiError> {
-    use crate::store::import_job::IMPORT;
     let limits = crate::state::limits()?;
     let db = crate::state::db()?;
     let saved = crate::api::upload::save(data, "upload.jsonl").await?;
-    let job = saved.job(saved.what(None)?, &limits)?;
+    let what = saved.what(None)?;
+    queue_saved(&db, saved, what, &limits).await
+}
+
+/// Queues the import of a saved upload as `what` (the browser's form and the HTTP API's body
+/// alike): the job owns the upload's directory from here and removes it when it ends.
+#[cfg(feature = "ssr")]
+pub(crate) async fn queue_saved(
+    db: &crate::store::Db,
+    saved: crate::api::upload::SavedUpload,
+    what: crate::store::import_job::ImportWhat,
+    limits: &crate::state::UploadLimits,
+) -> Result<JobRow, ApiError> {
+    use crate::store::import_job::IMPORT;
+    let job = saved.job(what, limits)?;
     let (project, user) = (saved.caller.project_id(), saved.caller.user().clone());
     let params = serde_json::to_value(&job)
         .map_err(|e| ApiError::Internal(format!("the job's parameters: {e}")))?;
-    // The job owns the directory from here: it removes it when it ends.
     let dir = saved.dir.keep();
-    match crate::store::jobs::create(&db, project, IMPORT, &params, Some(user.id)).await {
-        Ok(id) => one(&db, project, id).await,
+    match crate::store::jobs::create(db, project, IMPORT, &params, Some(user.id)).await {
+        Ok(id) => one(db, project, id).await,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
             Err(e.into())
         }
     }
+}
+
+/// Queues the import of a request body that is the file itself (the HTTP API): `kind` is
+/// `corpus`, `claims`, `run` or `judgments`, `options` the import's options (as the upload
+/// form's fields; `file_name` names the file in messages). The options are checked before the
+/// body is read; the body is streamed to disk under the server's limits and imported by the
+/// same background job as a browser's upload.
+#[cfg(feature = "ssr")]
+pub async fn queue_body(
+    db: &crate::store::Db,
+    caller: crate::auth::ProjectCaller,
+    kind: &str,
+    options: std::collections::HashMap<String, String>,
+    body: axum::body::Body,
+    limits: &crate::state::UploadLimits,
+) -> Result<JobRow, ApiError> {
+    let what = crate::api::upload::what_of(kind, &options)?;
+    let file_name = options
+        .get("file_name")
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| format!("{kind}.jsonl"));
+    let saved = crate::api::upload::save_body(caller, options, &file_name, body, limits).await?;
+    queue_saved(db, saved, what, limits).await
+}
+
+/// The job `id` of the caller's project (any kind), as the jobs list shows it.
+#[cfg(feature = "ssr")]
+pub async fn job_of(
+    db: &crate::store::Db,
+    caller: &crate::auth::ProjectCaller,
+    id: i64,
+) -> Result<JobRow, ApiError> {
+    one(db, caller.project_id(), id).await
 }
 
 /// The project's 20 latest jobs of every kind, newest first.
@@ -171,8 +217,10 @@ pub async fn project_jobs(project: String) -> Result<Vec<JobRow>, ApiError> {
 pub async fn project_job(project: String, id: i64) -> Result<JobRow, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, _) = crate::api::lead_project(&project).await?;
-            one(&db, project_id, id).await
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            job_of(&db, &caller, id).await
         }
         .await,
     )

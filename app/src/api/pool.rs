@@ -6,6 +6,8 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 use crate::api::lead_project;
+#[cfg(feature = "ssr")]
+use crate::domain::account::ProjectRole;
 
 #[server(endpoint = "lead/systems")]
 pub async fn list_systems(project: String) -> Result<Vec<SystemRow>, ApiError> {
@@ -51,19 +53,38 @@ pub async fn build_pool(
 ) -> Result<BuildSummary, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = lead_project(&project).await?;
-            let strategy = crate::store::pool::parse_strategy(&strategy)?;
-            let r = crate::store::pool::build(&db, id, strategy, depth, Some(user.id)).await?;
-            Ok(BuildSummary {
-                strategy: r.strategy,
-                depth: r.depth,
-                pool_size: r.pool_size,
-                added: r.added,
-                to_annotate: r.to_annotate,
-            })
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            build(&db, &caller, &strategy, depth).await
         }
         .await,
     )
+}
+
+/// Builds the project's pool at `depth` with `strategy` (`confidence` or `per-claim`), or grows
+/// it (judgments stay): the command behind the page's button and the HTTP API. Audited.
+#[cfg(feature = "ssr")]
+pub async fn build(
+    db: &crate::store::Db,
+    caller: &crate::auth::ProjectCaller,
+    strategy: &str,
+    depth: u32,
+) -> Result<BuildSummary, ApiError> {
+    let strategy = crate::store::pool::parse_strategy(strategy)?;
+    let r = crate::store::pool::build(
+        db,
+        caller.project_id(),
+        strategy,
+        depth,
+        Some(caller.user().id),
+    )
+    .await?;
+    Ok(BuildSummary {
+        strategy: r.strategy,
+        depth: r.depth,
+        pool_size: r.pool_size,
+        added: r.added,
+        to_annotate: r.to_annotate,
+    })
 }
 
 /// The pool statistics, or None before the first build.
@@ -71,61 +92,71 @@ pub async fn build_pool(
 pub async fn pool_stats(project: String) -> Result<Option<PoolStatsView>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = lead_project(&project).await?;
-            if crate::store::pool::settings(&db, id).await?.is_none() {
-                return Ok(None);
-            }
-            let r = crate::store::pool::stats(&db, id, 50).await?;
-            let s = r.stats;
-            let p = r.prior_evidence;
-            Ok(Some(PoolStatsView {
-                strategy: r.strategy,
-                depth: s.depth,
-                pool_size: s.pool_size,
-                judged: s.judged,
-                evidence: s.evidence,
-                by_system_count: s
-                    .by_system_count
-                    .into_iter()
-                    .map(|row| {
-                        (
-                            row.systems,
-                            row.pooled,
-                            row.judged,
-                            row.evidence,
-                            row.percent_evidence,
-                        )
-                    })
-                    .collect(),
-                per_system: s
-                    .per_system
-                    .into_iter()
-                    .map(|row| (row.system, row.pooled, row.unique))
-                    .collect(),
-                prior_total: p.total,
-                prior_in_pool: p.in_pool,
-                top_k: p.top_k,
-                prior: p
-                    .per_system
-                    .into_iter()
-                    .map(|row| {
-                        let role = match row.role {
-                            crate::domain::pool::Role::Pooled => "pooled",
-                            crate::domain::pool::Role::EvaluationOnly => "evaluation-only",
-                        };
-                        (
-                            row.system,
-                            role.to_owned(),
-                            row.retrieved,
-                            row.in_top_k,
-                            row.in_top_depth,
-                        )
-                    })
-                    .collect(),
-            }))
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            stats(&db, &caller).await
         }
         .await,
     )
+}
+
+/// The project's pool statistics (Tables 2b and 2c), or None before the first build.
+#[cfg(feature = "ssr")]
+pub async fn stats(
+    db: &crate::store::Db,
+    caller: &crate::auth::ProjectCaller,
+) -> Result<Option<PoolStatsView>, ApiError> {
+    let id = caller.project_id();
+    if crate::store::pool::settings(db, id).await?.is_none() {
+        return Ok(None);
+    }
+    let r = crate::store::pool::stats(db, id, 50).await?;
+    let s = r.stats;
+    let p = r.prior_evidence;
+    Ok(Some(PoolStatsView {
+        strategy: r.strategy,
+        depth: s.depth,
+        pool_size: s.pool_size,
+        judged: s.judged,
+        evidence: s.evidence,
+        by_system_count: s
+            .by_system_count
+            .into_iter()
+            .map(|row| {
+                (
+                    row.systems,
+                    row.pooled,
+                    row.judged,
+                    row.evidence,
+                    row.percent_evidence,
+                )
+            })
+            .collect(),
+        per_system: s
+            .per_system
+            .into_iter()
+            .map(|row| (row.system, row.pooled, row.unique))
+            .collect(),
+        prior_total: p.total,
+        prior_in_pool: p.in_pool,
+        top_k: p.top_k,
+        prior: p
+            .per_system
+            .into_iter()
+            .map(|row| {
+                let role = match row.role {
+                    crate::domain::pool::Role::Pooled => "pooled",
+                    crate::domain::pool::Role::EvaluationOnly => "evaluation-only",
+                };
+                (
+                    row.system,
+                    role.to_owned(),
+                    row.retrieved,
+                    row.in_top_k,
+                    row.in_top_depth,
+                )
+            })
+            .collect(),
+    }))
 }
 
 #[server(endpoint = "lead/claim")]

@@ -62,13 +62,30 @@ pub async fn create_project(name: String, description: String) -> Result<String,
     crate::api::respond(
         async {
             let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
-            let db = crate::state::db()?;
-            let name = crate::store::projects::check_name(&name)?.to_owned();
-            crate::store::projects::create(&db, &name, description.trim(), Some(user.id)).await?;
-            Ok(name)
+            new_project(&crate::state::db()?, &user, &name, &description).await
         }
         .await,
     )
+}
+
+/// Creates a project led by `creator`, who must hold the lead role (the page's form and the
+/// HTTP API); returns its name as stored (trimmed). Audited.
+#[cfg(feature = "ssr")]
+pub async fn new_project(
+    db: &crate::store::Db,
+    creator: &crate::domain::account::User,
+    name: &str,
+    description: &str,
+) -> Result<String, ApiError> {
+    let lead = crate::domain::account::Role::Lead;
+    if !creator.role.satisfies(lead) {
+        return Err(ApiError::Forbidden(format!("this needs the {lead} role")));
+    }
+    let name = crate::store::projects::check_name(name)
+        .map_err(|e| ApiError::from(e).map_message(|m| format!("name: {m}")))?
+        .to_owned();
+    crate::store::projects::create(db, &name, description.trim(), Some(creator.id)).await?;
+    Ok(name)
 }
 
 /// The project's members with their roles (leads first).

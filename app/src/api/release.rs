@@ -3,7 +3,7 @@
 //! `/lead/projects/NAME/releases/NUMBER/download` (see [`download_path`]).
 
 #[cfg(feature = "ssr")]
-use crate::api::lead_project;
+use crate::domain::account::ProjectRole;
 use crate::error::ApiError;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -89,18 +89,28 @@ fn row(release: crate::store::release::Release) -> ReleaseRow {
 pub async fn releases_overview(project: String) -> Result<ReleasesView, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = lead_project(&project).await?;
-            let state = crate::store::release::completeness(&db, id).await?;
-            let releases = crate::store::release::list(&db, id).await?;
-            Ok(ReleasesView {
-                pooled: state.pooled,
-                unjudged: state.unjudged,
-                final_labels: state.final_labels,
-                releases: releases.into_iter().map(row).collect(),
-            })
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            overview(&db, &caller).await
         }
         .await,
     )
+}
+
+/// How complete the project's collection is, and its releases (latest first).
+#[cfg(feature = "ssr")]
+pub async fn overview(
+    db: &crate::store::Db,
+    caller: &crate::auth::ProjectCaller,
+) -> Result<ReleasesView, ApiError> {
+    let id = caller.project_id();
+    let state = crate::store::release::completeness(db, id).await?;
+    let releases = crate::store::release::list(db, id).await?;
+    Ok(ReleasesView {
+        pooled: state.pooled,
+        unjudged: state.unjudged,
+        final_labels: state.final_labels,
+        releases: releases.into_iter().map(row).collect(),
+    })
 }
 
 /// Releases the project's current state (or returns the latest release when nothing changed).
@@ -114,21 +124,35 @@ pub async fn create_release(
 ) -> Result<CreatedRelease, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = lead_project(&project).await?;
-            let request = crate::store::release::ReleaseRequest {
-                partial,
-                options: crate::domain::release::ReleaseOptions {
-                    qrels_unjudged: unjudged,
-                },
-            };
-            let created = crate::store::release::create(&db, id, request, Some(user.id)).await?;
-            Ok(CreatedRelease {
-                new: created.new,
-                release: row(created.release),
-            })
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            create(&db, &caller, partial, unjudged).await
         }
         .await,
     )
+}
+
+/// Releases the project's current state (see [`create_release`]): the command behind the
+/// releases page and the HTTP API. Audited.
+#[cfg(feature = "ssr")]
+pub async fn create(
+    db: &crate::store::Db,
+    caller: &crate::auth::ProjectCaller,
+    partial: bool,
+    unjudged: bool,
+) -> Result<CreatedRelease, ApiError> {
+    let request = crate::store::release::ReleaseRequest {
+        partial,
+        options: crate::domain::release::ReleaseOptions {
+            qrels_unjudged: unjudged,
+        },
+    };
+    let created =
+        crate::store::release::create(db, caller.project_id(), request, Some(caller.user().id))
+            .await?;
+    Ok(CreatedRelease {
+        new: created.new,
+        release: row(created.release),
+    })
 }
 
 #[cfg(test)]

@@ -35,40 +35,11 @@ impl SavedUpload {
         self.fields.get(name).cloned().unwrap_or_default()
     }
 
-    /// A text field, None when absent or blank.
-    pub fn optional(&self, name: &str) -> Option<String> {
-        Some(self.field(name)).filter(|v| !v.is_empty())
-    }
-
     /// What the form imports, by its `kind` field (`corpus`, `claims`, `run`, `judgments`), or
     /// by `kind` when given.
     pub fn what(&self, kind: Option<&str>) -> Result<ImportWhat, ApiError> {
         let kind = kind.map_or_else(|| self.field("kind"), str::to_owned);
-        let what = match kind.as_str() {
-            "corpus" => ImportWhat::Corpus {
-                format: self.optional("format"),
-            },
-            "claims" => ImportWhat::Claims,
-            "run" => ImportWhat::Run {
-                system: self.optional("system"),
-                role: self.optional("role").unwrap_or_else(|| "pooled".into()),
-                format: self.optional("format"),
-                label_order: self.optional("label_order"),
-                description: self.field("description"),
-            },
-            "judgments" => ImportWhat::Judgments {
-                annotator: self.field("annotator"),
-                stage: self.optional("stage").unwrap_or_else(|| "final".into()),
-                format: self.optional("format"),
-            },
-            other => {
-                return Err(ApiError::Invalid(format!(
-                    "kind: {other:?} is not corpus, claims, run or judgments"
-                )))
-            }
-        };
-        what.check()?;
-        Ok(what)
+        what_of(&kind, &self.fields)
     }
 
     /// The import of the saved file as `what`, read under `limits`.
@@ -88,6 +59,100 @@ impl SavedUpload {
             },
             what,
         })
+    }
+}
+
+/// What a file of `kind` (`corpus`, `claims`, `run`, `judgments`) imports, with the options in
+/// `fields` (as the command line's: `format`; runs: `system`, `role`, `label_order`,
+/// `description`; judgments: `annotator`, `stage`), checked.
+pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportWhat, ApiError> {
+    let field = |name: &str| {
+        fields
+            .get(name)
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_default()
+    };
+    let optional = |name: &str| Some(field(name)).filter(|v| !v.is_empty());
+    let what = match kind {
+        "corpus" => ImportWhat::Corpus {
+            format: optional("format"),
+        },
+        "claims" => ImportWhat::Claims,
+        "run" => ImportWhat::Run {
+            system: optional("system"),
+            role: optional("role").unwrap_or_else(|| "pooled".into()),
+            format: optional("format"),
+            label_order: optional("label_order"),
+            description: field("description"),
+        },
+        "judgments" => ImportWhat::Judgments {
+            annotator: field("annotator"),
+            stage: optional("stage").unwrap_or_else(|| "final".into()),
+            format: optional("format"),
+        },
+        other => {
+            return Err(ApiError::Invalid(format!(
+                "kind: {other:?} is not corpus, claims, run or judgments"
+            )))
+        }
+    };
+    what.check()?;
+    Ok(what)
+}
+
+/// A file being saved to an upload's directory, refused once larger than the server's limit.
+struct FileSink {
+    original: String,
+    path: PathBuf,
+    out: tokio::fs::File,
+    written: u64,
+    max_bytes: u64,
+}
+
+impl FileSink {
+    /// A new file in `dir` for the upload named `original` (`default` when it names nothing
+    /// safe).
+    async fn create(
+        dir: &std::path::Path,
+        original: &str,
+        default: &str,
+        max_bytes: u64,
+    ) -> Result<FileSink, ApiError> {
+        let path = dir.join(safe_name(original, default));
+        let out = tokio::fs::File::create(&path)
+            .await
+            .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
+        Ok(FileSink {
+            original: original.to_owned(),
+            path,
+            out,
+            written: 0,
+            max_bytes,
+        })
+    }
+
+    async fn write(&mut self, chunk: &[u8]) -> Result<(), ApiError> {
+        self.written += chunk.len() as u64;
+        if self.written > self.max_bytes {
+            return Err(ApiError::Invalid(format!(
+                "{}: larger than this server's upload limit of {} (claimpool serve --max-upload-mb); import it with `claimpool import` instead",
+                self.original,
+                size_text(self.max_bytes)
+            )));
+        }
+        self.out
+            .write_all(chunk)
+            .await
+            .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))
+    }
+
+    /// The file as uploaded (its name) and as saved.
+    async fn finish(mut self) -> Result<(String, PathBuf), ApiError> {
+        self.out
+            .flush()
+            .await
+            .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
+        Ok((self.original, self.path))
     }
 }
 
@@ -141,31 +206,16 @@ pub(crate) async fn save(data: MultipartData, default: &str) -> Result<SavedUplo
                 ));
             }
             let original = field.file_name().unwrap_or(default).to_owned();
-            let path = dir.path().join(safe_name(&original, default));
-            let mut out = tokio::fs::File::create(&path)
-                .await
-                .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
-            let mut written = 0u64;
+            let mut sink =
+                FileSink::create(dir.path(), &original, default, limits.max_file_bytes).await?;
             while let Some(chunk) = field
                 .chunk()
                 .await
                 .map_err(|e| ApiError::Invalid(format!("reading the upload: {e}")))?
             {
-                written += chunk.len() as u64;
-                if written > limits.max_file_bytes {
-                    return Err(ApiError::Invalid(format!(
-                        "{original}: larger than this server's upload limit of {} (claimpool serve --max-upload-mb); import it with `claimpool import` instead",
-                        size_text(limits.max_file_bytes)
-                    )));
-                }
-                out.write_all(&chunk)
-                    .await
-                    .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
+                sink.write(&chunk).await?;
             }
-            out.flush()
-                .await
-                .map_err(|e| ApiError::Internal(format!("saving the upload: {e}")))?;
-            file = Some((original, path));
+            file = Some(sink.finish().await?);
         } else {
             let mut value = Vec::new();
             while let Some(chunk) = field
@@ -191,6 +241,34 @@ pub(crate) async fn save(data: MultipartData, default: &str) -> Result<SavedUplo
     }
     let caller = caller.ok_or_else(|| ApiError::Invalid("the form names no project".into()))?;
     let file = file.ok_or_else(|| ApiError::Invalid("choose a file to upload".into()))?;
+    Ok(SavedUpload {
+        caller,
+        fields,
+        file,
+        dir,
+    })
+}
+
+/// Saves a request body that is the file itself (the HTTP API's imports): the caller already
+/// leads the project, `fields` are the import's options, `file_name` names the file in messages.
+/// Streamed to disk under the server's limits, as a form's file is.
+pub(crate) async fn save_body(
+    caller: ProjectCaller,
+    fields: HashMap<String, String>,
+    file_name: &str,
+    body: axum::body::Body,
+    limits: &UploadLimits,
+) -> Result<SavedUpload, ApiError> {
+    use futures::StreamExt;
+    let dir = new_dir()?;
+    let mut sink =
+        FileSink::create(dir.path(), file_name, "upload.jsonl", limits.max_file_bytes).await?;
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::Invalid(format!("reading the body: {e}")))?;
+        sink.write(&chunk).await?;
+    }
+    let file = sink.finish().await?;
     Ok(SavedUpload {
         caller,
         fields,
