@@ -493,3 +493,160 @@ fn next_depth_evidence<C: Key, D: Key>(
         .sum();
     certain_evidence as f64 + band
 }
+
+#[cfg(test)]
+mod tests {
+    //! A survey worked by hand: pairs `i` at best rank `i + 1`, depth 2, two bands to rank 8.
+
+    use super::*;
+    use crate::domain::judging::StratumDesign;
+
+    fn p(i: u32) -> Pair<u32, u32> {
+        Pair::new(i, 0)
+    }
+
+    #[test]
+    fn a_small_survey_equals_its_hand_computation() {
+        // Ranks 1-2 (pairs 0, 1): the depth-2 pool. Pair 2 (rank 3) was judged before the
+        // sample: certain. Band 0, ranks 3-4: pair 3 alone, drawn (a census). Band 1, ranks
+        // 5-8: pairs 4-7, of which 4 and 5 drawn. Evidence: 0, 2, 3, 4; NEI: 1, 5; 6 and 7
+        // unknown.
+        let ranked: Vec<(Pair<u32, u32>, u32)> = (0..8).map(|i| (p(i), i + 1)).collect();
+        let labels: HashMap<Pair<u32, u32>, bool> = [
+            (0, true),
+            (1, false),
+            (2, true),
+            (3, true),
+            (4, true),
+            (5, false),
+        ]
+        .into_iter()
+        .map(|(i, e)| (p(i), e))
+        .collect();
+        let design = vec![
+            StratumDesign {
+                stratum: 0,
+                population: 1,
+                sampled: 1,
+            },
+            StratumDesign {
+                stratum: 1,
+                population: 4,
+                sampled: 2,
+            },
+        ];
+        let sample = Sample::from_parts(design, vec![(p(3), 0), (p(4), 1), (p(5), 1)]).unwrap();
+        let survey = survey(SurveyInput {
+            depth: 2,
+            sample: Some(StoredSample {
+                depth: 2,
+                reach: 8,
+                sample,
+                judged_beyond: vec![p(2)],
+            }),
+            ranked: &ranked,
+            labels: &labels,
+            // Pair 9 is outside the universe.
+            systems: vec![("a".into(), vec![p(0), p(3), p(4), p(6), p(9)])],
+            seconds: vec![10.0, 30.0, 20.0, 40.0],
+            target: RecallTarget::new(0.9, 0.05).unwrap(),
+        })
+        .unwrap();
+        let e = survey.estimates.expect("estimates");
+        // Ŷ = 2 certain + 1/1·1 + 4/2·1 = 5; V = 0 + 4²·(1 − 2/4)·s²/2 with s² = 0.5: 2.
+        assert_eq!(e.universe, 8);
+        assert_eq!(e.total_evidence.value, 5.0);
+        assert!((e.total_evidence.standard_error - 2f64.sqrt()).abs() < 1e-12);
+        // 5 ± 2.77 cut to what is possible: 4 seen, at most 2 more among pairs 6 and 7.
+        assert_eq!((e.total_evidence.low, e.total_evidence.high), (4.0, 6.0));
+        assert_eq!(e.found, 4);
+        assert_eq!(
+            (e.not_found.value, e.not_found.low, e.not_found.high),
+            (1.0, 0.0, 2.0)
+        );
+        // System a: evidence 1 (pair 0) + 1 (pair 3, π = 1) + 2 (pair 4, π = 1/2) = 4 over 4
+        // retrieved pairs in the universe (pair 9 outside).
+        let a = &e.systems[0];
+        assert_eq!((a.estimate.retrieved, a.outside), (4, 1));
+        assert_eq!(a.estimate.evidence.value, 4.0);
+        assert_eq!(a.estimate.precision.map(|x| x.value), Some(1.0));
+        assert_eq!(a.estimate.recall.map(|x| x.value), Some(0.8));
+        assert!((a.estimate.f1.map_or(0.0, |x| x.value) - 8.0 / 9.0).abs() < 1e-12);
+        assert_eq!(survey.stopping, Stopping::Stratified { strata: 2 });
+        // The planner: median 25 s; depth 4 all judged; its evidence 2 certain + 1 (band 0).
+        let plan = survey.plan;
+        assert_eq!(plan.median_seconds, Some(25.0));
+        let next = plan.next_depth.unwrap();
+        assert_eq!((next.depth, next.pairs_to_judge), (4, 0));
+        assert_eq!(next.estimated_evidence, Some(3.0));
+        assert_eq!(plan.discovery, vec![(0, 4.0), (0, 4.0), (2, 5.0)]);
+        // 90% of 5 is 4.5: 5 pairs, one more than found; band 1's two undrawn pairs at rate
+        // 1/2 find it after both. 90% of 6 (5.4 → 6) is beyond the sample's reach.
+        let recall = plan.recall.unwrap();
+        assert_eq!(
+            (recall.target_evidence, recall.target_evidence_high),
+            (5, 6)
+        );
+        assert_eq!(
+            recall.budget,
+            Some(BudgetView {
+                judgments: 2,
+                evidence: 5,
+                hours: 2.0 * 25.0 / 3600.0
+            })
+        );
+        assert_eq!(recall.budget_high, None);
+    }
+
+    #[test]
+    fn a_one_stratum_sample_is_tested_and_a_changed_ranking_is_refused() {
+        // Depth 1, one band (1, 2] to reach 2: pair 1 alone, drawn; pairs 2 and 3 beyond reach.
+        let ranked: Vec<(Pair<u32, u32>, u32)> = (0..4).map(|i| (p(i), i + 1)).collect();
+        let labels: HashMap<Pair<u32, u32>, bool> = [(0, true), (1, false)]
+            .into_iter()
+            .map(|(i, e)| (p(i), e))
+            .collect();
+        let one = |population| {
+            Sample::from_parts(
+                vec![StratumDesign {
+                    stratum: 0,
+                    population,
+                    sampled: 1,
+                }],
+                vec![(p(1), 0)],
+            )
+            .unwrap()
+        };
+        let input = |sample, ranked| SurveyInput {
+            depth: 1,
+            sample: Some(StoredSample {
+                depth: 1,
+                reach: 2,
+                sample,
+                judged_beyond: vec![],
+            }),
+            ranked,
+            labels: &labels,
+            systems: vec![],
+            seconds: vec![],
+            target: RecallTarget::new(0.5, 0.05).unwrap(),
+        };
+        // K = 1 found, N = 1 unjudged, all drawn, none evidence: R_tar = ⌊1/0.5⌋ + 1 = 3,
+        // K_tar = 2 > N: H0 impossible, p = 0.
+        let tested = survey(input(one(1), &ranked)).unwrap();
+        match tested.stopping {
+            Stopping::Tested { decision, .. } => {
+                assert_eq!((decision.p_value, decision.stop), (0.0, true));
+                assert_eq!(decision.null_remaining, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(tested.plan.median_seconds, None);
+        assert_eq!(tested.plan.recall, None);
+        // A design of 2 pairs in the band where the rankings have 1: refused.
+        assert!(matches!(
+            survey(input(one(2), &ranked)),
+            Err(SurveyError::Changed(_))
+        ));
+    }
+}
