@@ -646,3 +646,80 @@ async fn the_openapi_document_lists_exactly_the_served_routes() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_cli_creates_lists_and_revokes_tokens_that_the_server_accepts() {
+    let app = TestApp::spawn().await;
+    app.add_user("lead", Role::Lead).await;
+    let db = app.dir.path().join("test.db");
+    let claimpool = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Standard output holds the token alone (for `T=$(claimpool token create ...)`).
+    let token = claimpool(&["token", "create", "--user", "lead", "--name", "ci"])
+        .trim()
+        .to_owned();
+    assert!(token.starts_with("cp_") && token.len() == 67, "{token}");
+    let whoami = || async {
+        script()
+            .post(app.url("/api/whoami"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+    };
+    assert_eq!(whoami().await.status(), StatusCode::OK);
+    let listed: Vec<serde_json::Value> =
+        serde_json::from_str(&claimpool(&["token", "list", "--user", "lead", "--json"])).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["name"], "ci");
+    assert!(listed[0]["last_used_at"].is_i64(), "{listed:?}");
+    assert!(!serde_json::to_string(&listed)
+        .unwrap()
+        .contains(&token[3..]));
+    claimpool(&["token", "revoke", "--user", "lead", "--name", "ci"]);
+    assert_eq!(whoami().await.status(), StatusCode::UNAUTHORIZED);
+    assert!(claimpool(&["token", "list", "--user", "lead"]).is_empty());
+}
+
+#[tokio::test]
+async fn the_account_page_has_the_token_section() {
+    let app = TestApp::spawn().await;
+    app.add_user("ann", Role::Annotator).await;
+    let ann = app.logged_in("ann").await;
+    let page = ann
+        .get(app.url("/account"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("API tokens"), "{page}");
+    assert!(page.contains("data-testid=\"new-token\""), "{page}");
+    assert!(page.contains("No tokens."), "{page}");
+    create_token(&app, &ann, "notebook").await;
+    let page = ann
+        .get(app.url("/account"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("notebook") && page.contains("never"),
+        "{page}"
+    );
+}
