@@ -4,6 +4,7 @@ pub mod api_v1;
 pub mod cli;
 pub mod demo;
 pub mod estimate_cmd;
+pub mod eval_cmd;
 pub mod http;
 pub mod jobs;
 pub mod openapi;

@@ -5,9 +5,7 @@
 use anyhow::Context;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::metrics::BootstrapSamples;
-use app::domain::release::{
-    check_target_dir, evaluate, read_gold, read_run, BootstrapRequest, EvalReport, ReleaseOptions,
-};
+use app::domain::release::{check_target_dir, read_run, BootstrapRequest, ReleaseOptions};
 use app::store::{self, release::ReleaseRequest};
 use clap::Args;
 use serde::Serialize;
@@ -39,9 +37,21 @@ pub struct EvalArgs {
     /// The gold: a release's claims.jsonl, or SciFact claims_*.jsonl (plain or .gz)
     #[arg(long, value_name = "CLAIMS", required_unless_present = "estimate")]
     claims: Option<PathBuf>,
-    /// The run, in any format `import run` reads (plain or .gz; parquet too)
-    #[arg(long, value_name = "RUN")]
-    run: PathBuf,
+    /// The run, in any format `import run` reads (plain or .gz; parquet too); give it several
+    /// times to compare systems (randomization test, paired bootstrap, Holm's correction)
+    #[arg(long, value_name = "RUN", required = true)]
+    run: Vec<PathBuf>,
+    /// A release's qrels.txt: which pairs were judged (a -1 row or a missing pair is unjudged),
+    /// for Judged@k, bpref and the condensed figures [default: the claims file's evidence and
+    /// cited documents]
+    #[arg(long, value_name = "QRELS")]
+    qrels: Option<PathBuf>,
+    /// Permutations of the randomization test when comparing runs
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    permutations: u32,
+    /// Resamples of the paired bootstrap when comparing runs
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    comparison_bootstrap: u32,
     /// canonical, scifact-open-parquet, leaderboard, verisci, trec, sentence-scores,
     /// retrieved-claims [default: detected from the file]
     #[arg(long)]
@@ -55,8 +65,8 @@ pub struct EvalArgs {
     /// Bootstrap resamples of the claims, for standard deviations (at least 2)
     #[arg(long, value_name = "N")]
     bootstrap: Option<u32>,
-    /// Seed of the bootstrap
-    #[arg(long, value_name = "S", default_value_t = 0, requires = "bootstrap")]
+    /// Seed of the bootstrap and of the comparisons' tests
+    #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Also give each claim's precision, recall and F1
     #[arg(long)]
@@ -101,8 +111,11 @@ impl EvalArgs {
     /// (SUPPORT or CONTRADICT, or every pair of a run without labels).
     pub fn estimate_args(self) -> anyhow::Result<EstimateArgs> {
         let project = self.project.context("--estimate needs --project")?;
-        let (format, options) = run_options(self.format.as_deref(), &self.label_order, &self.run)?;
-        let run = read_run(&self.run, format, &options, self.system.as_deref())?;
+        let [run_path] = self.run.as_slice() else {
+            anyhow::bail!("--estimate takes one --run");
+        };
+        let (format, options) = run_options(self.format.as_deref(), &self.label_order, run_path)?;
+        let run = read_run(run_path, format, &options, self.system.as_deref())?;
         let pairs = run
             .pairs()
             .iter()
@@ -110,7 +123,7 @@ impl EvalArgs {
             .map(|p| (p.claim.clone(), p.doc.clone()))
             .collect();
         let name = self.system.clone().unwrap_or_else(|| {
-            self.run
+            run_path
                 .file_name()
                 .map_or_else(|| "run".to_owned(), |n| n.to_string_lossy().into_owned())
         });
@@ -127,7 +140,7 @@ impl EvalArgs {
 
 /// Writes a line to standard output; when the reader has gone (`claimpool eval ... | head`),
 /// the command ends quietly as Unix tools do.
-fn say(line: &str) -> anyhow::Result<()> {
+pub(crate) fn say(line: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{line}") {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
@@ -207,8 +220,8 @@ pub fn run_options(
     ))
 }
 
-/// Evaluates a run against a claims file and prints the report (blocking: file reading and
-/// the bootstrap are CPU work).
+/// Evaluates one run (or compares several) against a claims file and prints the report
+/// (blocking: file reading, the bootstrap and the tests are CPU work).
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let bootstrap = args
         .bootstrap
@@ -224,61 +237,18 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         .claims
         .as_deref()
         .context("--claims is required without --estimate")?;
-    let gold = read_gold(claims)?;
-    let (format, options) = run_options(args.format.as_deref(), &args.label_order, &args.run)?;
-    let run = read_run(&args.run, format, &options, args.system.as_deref())?;
-    let report = evaluate(&gold, &run, bootstrap, args.by_claim)?;
-    if args.json {
-        say(&serde_json::to_string(&report)?)
-    } else {
-        print_report(&report, format)
-    }
-}
-
-fn print_report(report: &EvalReport, format: RunFormat) -> anyhow::Result<()> {
-    let c = &report.counts;
-    say(&format!(
-        "gold: {} claims, {} evidence pairs; run ({format}): {} pairs evaluated, {} predicted as evidence",
-        c.claims, c.gold_evidence, c.predicted_pairs, c.predicted_evidence
-    ))?;
-    if c.skipped_pairs > 0 {
-        say(&format!(
-            "left out: {} pairs of {} claims that are not in the claims file",
-            c.skipped_pairs, c.skipped_claims
-        ))?;
-    }
-    let sd = |value: Option<f64>| value.map(|v| format!("{v:.4}")).unwrap_or_default();
-    say("")?;
-    match report.bootstrap {
-        Some(b) => say(&format!(
-            "metric\tvalue\tsd ({} resamples, seed {})",
-            b.samples.get(),
-            b.seed
-        ))?,
-        None => say("metric\tvalue")?,
-    }
-    let rows = [
-        ("precision", report.precision, report.precision_sd),
-        ("recall", report.recall, report.recall_sd),
-        ("f1", report.f1, report.f1_sd),
-        (
-            "average_precision",
-            report.average_precision,
-            report.average_precision_sd,
-        ),
-    ];
-    for (name, value, value_sd) in rows {
-        let line = format!("{name}\t{value:.4}\t{}", sd(value_sd));
-        say(line.trim_end())?;
-    }
-    if let Some(claims) = &report.by_claim {
-        say("\nclaim\tgold\tpredicted\tcorrect\tprecision\trecall\tf1")?;
-        for m in claims {
-            say(&format!(
-                "{}\t{}\t{}\t{}\t{:.4}\t{:.4}\t{:.4}",
-                m.claim, m.gold_evidence, m.predicted, m.correct, m.precision, m.recall, m.f1
-            ))?;
-        }
-    }
-    Ok(())
+    crate::eval_cmd::eval(crate::eval_cmd::EvalRequest {
+        claims,
+        qrels: args.qrels.as_deref(),
+        runs: &args.run,
+        format: args.format.as_deref(),
+        label_order: &args.label_order,
+        system: args.system.as_deref(),
+        bootstrap,
+        by_claim: args.by_claim,
+        json: args.json,
+        permutations: args.permutations,
+        comparison_bootstrap: args.comparison_bootstrap,
+        seed: args.seed,
+    })
 }

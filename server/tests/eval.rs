@@ -2,6 +2,9 @@
 //! ../shared is absent) its figures equal an independent computation written here from the raw
 //! JSON (no claimpool code involved); malformed inputs are refused naming file and line.
 
+#[path = "eval/trec_eval.rs"]
+mod trec_eval;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -545,4 +548,251 @@ fn malformed_inputs_are_refused_with_file_and_line() {
         err.contains("--format: unknown run format \"csv\""),
         "{err}"
     );
+}
+
+/// A hand-made collection: claims 1-3 (SciFact format, claim 2 cites doc 21), a release-style
+/// qrels with a -1 row, and a run whose figures are worked out by hand below.
+fn incomplete_case(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let claims = dir.join("claims.jsonl");
+    std::fs::write(
+        &claims,
+        "{\"id\": 1, \"claim\": \"A.\", \"evidence\": {\"11\": [{\"sentences\": [0], \"label\": \"SUPPORT\"}], \"12\": [{\"sentences\": [0], \"label\": \"CONTRADICT\"}], \"13\": [{\"sentences\": [1], \"label\": \"SUPPORT\"}]}, \"cited_doc_ids\": [11, 12, 13]}\n\
+         {\"id\": 2, \"claim\": \"B.\", \"evidence\": {}, \"cited_doc_ids\": [21]}\n\
+         {\"id\": 3, \"claim\": \"C.\", \"evidence\": {\"31\": [{\"sentences\": [0], \"label\": \"SUPPORT\"}]}, \"cited_doc_ids\": [31]}\n",
+    )
+    .unwrap();
+    let qrels = dir.join("qrels.txt");
+    std::fs::write(
+        &qrels,
+        "1 0 11 1\n1 0 12 1\n1 0 13 1\n1 0 14 0\n1 0 15 0\n1 0 16 -1\n2 0 21 0\n3 0 31 1\n3 0 32 0\n",
+    )
+    .unwrap();
+    let run = dir.join("run.jsonl");
+    let lines: Vec<String> = [
+        (1, 16, "SUPPORT", 0.9),
+        (1, 14, "SUPPORT", 0.8),
+        (1, 11, "SUPPORT", 0.7),
+        (1, 17, "CONTRADICT", 0.6),
+        (1, 12, "SUPPORT", 0.5),
+        (1, 15, "NEI", 0.4),
+        (1, 13, "SUPPORT", 0.3),
+        (2, 21, "SUPPORT", 0.5),
+        (3, 32, "SUPPORT", 0.9),
+        (3, 31, "SUPPORT", 0.8),
+    ]
+    .iter()
+    .map(|(c, d, l, s)| {
+        format!("{{\"claim_id\": {c}, \"doc_id\": {d}, \"predicted_label\": \"{l}\", \"score\": {s}}}\n")
+    })
+    .collect();
+    std::fs::write(&run, lines.concat()).unwrap();
+    (claims, qrels, run)
+}
+
+fn eval_json(args: &[&str]) -> Value {
+    let out = eval(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn judged_at_k_bpref_and_condensed_figures_follow_the_qrels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (claims, qrels, run) = incomplete_case(dir.path());
+    let (claims, qrels, run) = (
+        claims.to_str().unwrap(),
+        qrels.to_str().unwrap(),
+        run.to_str().unwrap(),
+    );
+    let got = eval_json(&[
+        "--claims",
+        claims,
+        "--qrels",
+        qrels,
+        "--run",
+        run,
+        "--json",
+        "--by-claim",
+    ]);
+    let inc = &got["incomplete"];
+    let f = |v: &Value| v.as_f64().unwrap();
+    assert_eq!(inc["judged_from"]["kind"], "qrels");
+    // Judged: 11-15, 21, 31, 32 (16 is -1, 17 is absent).
+    assert_eq!(inc["judged_pairs"], 8);
+    assert_eq!(inc["depth"], 7);
+    assert_eq!(inc["unjudged_pairs"], 2);
+    assert_eq!(inc["unjudged_predicted_evidence"], 2);
+    // Judged@5: claim 1 3/5 (16 and 17 unjudged), claim 2 1/5, claim 3 2/5; @7: 5/7, 1/7, 2/7.
+    let at: Vec<(u64, f64)> = inc["judged_at"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["k"].as_u64().unwrap(), f(&j["value"])))
+        .collect();
+    let want = [
+        (5, (0.6 + 0.2 + 0.4) / 3.0),
+        (10, 8.0 / 30.0),
+        (50, 8.0 / 150.0),
+        (7, 8.0 / 21.0),
+    ];
+    for ((k, v), (wk, wv)) in at.iter().zip(want) {
+        assert_eq!(*k, wk);
+        assert!((v - wv).abs() < 1e-12, "judged@{k} {v} vs {wv}");
+    }
+    // bpref: claim 1 (R 3, N 2 judged NEI + 12 predicted with the wrong label): 14 is above 11
+    // (1 - 1/3), three non-relevant pairs are above 13 (0): 2/9; claim 3: 32 above 31: 0.
+    // Mean over the two claims with evidence.
+    assert!((f(&inc["bpref"]) - 1.0 / 9.0).abs() < 1e-12);
+    // Condensed per-claim AP: claim 1 ranks 14 11 12 15 13 -> (1/2 + 2/5) / 3; claim 3: 1/2.
+    assert!((f(&inc["condensed_map"]) - (0.3 + 0.5) / 2.0).abs() < 1e-12);
+    // Condensed headline figures: 7 judged pairs predicted as evidence, 3 right, 4 gold.
+    let c = &inc["condensed"];
+    assert!((f(&c["precision"]) - 3.0 / 7.0).abs() < 1e-12);
+    assert!((f(&c["recall"]) - 0.75).abs() < 1e-12);
+    assert!((f(&c["f1"]) - 6.0 / 11.0).abs() < 1e-12);
+    // Thresholds over all claims: 0.8 (14, 31: 1 of 3), 0.7 (2 of 4), 0.3 (3 of 8).
+    assert!((f(&c["average_precision"]) - 29.0 / 96.0).abs() < 1e-12);
+    // Today's precision counts the two unjudged pairs as NEI.
+    assert!((f(&got["precision"]) - 3.0 / 9.0).abs() < 1e-12);
+    let by_claim = got["incomplete_by_claim"].as_array().unwrap();
+    assert_eq!(by_claim.len(), 3);
+    assert!((f(&by_claim[0]["bpref"]) - 2.0 / 9.0).abs() < 1e-12);
+    assert!((f(&by_claim[0]["condensed"]["average_precision"]) - 0.3).abs() < 1e-12);
+    assert_eq!(by_claim[1]["judged"], 1);
+    assert_eq!(f(&by_claim[2]["condensed"]["average_precision"]), 0.5);
+
+    // Without --qrels, the claims file's evidence and cited docs are the judged pairs: 14, 15
+    // and 32 become unjudged.
+    let from_claims = eval_json(&["--claims", claims, "--run", run, "--json"]);
+    let inc = &from_claims["incomplete"];
+    assert_eq!(inc["judged_from"]["kind"], "claims");
+    assert_eq!(inc["judged_pairs"], 5);
+    assert_eq!(inc["unjudged_pairs"], 5);
+    assert_eq!(inc["unjudged_predicted_evidence"], 4);
+
+    // The table carries the same figures.
+    let out = eval(&[
+        "--claims",
+        claims,
+        "--qrels",
+        qrels,
+        "--run",
+        run,
+        "--by-claim",
+    ]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "judged@7\t0.3810 (the run's depth)",
+        "bpref\t0.1111\t(mean over 2 claims with evidence)",
+        "condensed_f1\t0.5455",
+        "unjudged_predicted_evidence\t2",
+    ] {
+        assert!(table.contains(line), "{line:?} in\n{table}");
+    }
+    assert!(table.contains("\tbpref\tcondensed_precision"), "{table}");
+}
+
+#[test]
+fn qrels_that_contradict_the_claims_file_are_refused_with_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (claims, qrels, run) = incomplete_case(dir.path());
+    // Line 4 calls doc 14 relevant; the claims file has no evidence there.
+    std::fs::write(&qrels, "1 0 11 1\n1 0 12 1\n1 0 13 1\n1 0 14 1\n").unwrap();
+    let out = eval(&[
+        "--claims",
+        claims.to_str().unwrap(),
+        "--qrels",
+        qrels.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{}:4: field \"judgment\"", qrels.display())),
+        "{err}"
+    );
+    // A -1 row for gold evidence, line 2.
+    std::fs::write(&qrels, "1 0 11 1\n1 0 12 -1\n").unwrap();
+    let out = eval(&[
+        "--claims",
+        claims.to_str().unwrap(),
+        "--qrels",
+        qrels.to_str().unwrap(),
+        "--run",
+        run.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{}:2:", qrels.display())), "{err}");
+}
+
+#[test]
+fn several_runs_are_compared_pair_by_pair_with_holm_corrected_p_values() {
+    let Some(data) = data() else { return };
+    let claims = data.join("scifact/claims_dev.jsonl");
+    let dir = data.join("scifact-runs/arsjoint");
+    let runs: Vec<String> = [
+        "2021-03-27_21c6c29",
+        "2021-04-11_6683be0",
+        "2021-04-20_1e22954",
+    ]
+    .iter()
+    .map(|c| {
+        dir.join(c)
+            .join("label_predictions.jsonl")
+            .display()
+            .to_string()
+    })
+    .collect();
+    let mut args = vec![
+        "--claims",
+        claims.to_str().unwrap(),
+        "--json",
+        "--seed",
+        "3",
+    ];
+    for run in &runs {
+        args.extend(["--run", run.as_str()]);
+    }
+    let got = eval_json(&args);
+    assert_eq!(got, eval_json(&args), "the same seed gives the same tests");
+    let systems = got["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 3);
+    // The authors' own abstract label-only F1 (result_evaluation.json).
+    for (system, f1) in systems.iter().zip([0.419, 0.347, 0.581]) {
+        assert!(
+            (system["f1"].as_f64().unwrap() - f1).abs() < 5e-4,
+            "{system}"
+        );
+    }
+    let pairs = got["comparisons"].as_array().unwrap();
+    assert_eq!(pairs.len(), 3);
+    assert_eq!(got["tests"]["permutations"], 10_000);
+    let f = |v: &Value| v.as_f64().unwrap();
+    let mut p_values = Vec::new();
+    for (pair, (i, j)) in pairs.iter().zip([(0, 1), (0, 2), (1, 2)]) {
+        let diff = f(&systems[i]["f1"]) - f(&systems[j]["f1"]);
+        assert!((f(&pair["f1_difference"]) - diff).abs() < 1e-12);
+        let boot = &pair["bootstrap"]["f1"];
+        assert!(
+            f(&boot["low"]) <= diff && diff <= f(&boot["high"]),
+            "{pair}"
+        );
+        p_values.push(f(&pair["randomization"]["f1_p"]));
+    }
+    // The third run is far better than the other two (F1 +0.16, +0.23 on 300 claims).
+    assert!(p_values[1] < 0.01 && p_values[2] < 0.01, "{p_values:?}");
+    assert!(p_values[0] > 0.01, "{p_values:?}");
+    // Holm, written out: sort ascending, multiply by 3, 2, 1, keep the running maximum.
+    let mut order: Vec<usize> = (0..3).collect();
+    order.sort_by(|&a, &b| p_values[a].partial_cmp(&p_values[b]).unwrap());
+    let mut running: f64 = 0.0;
+    for (rank, &index) in order.iter().enumerate() {
+        running = running.max(((3 - rank) as f64 * p_values[index]).min(1.0));
+        assert!((f(&pairs[index]["f1_p_holm"]) - running).abs() < 1e-12);
+    }
 }

@@ -30,6 +30,8 @@ pub struct JudgedRun {
 struct Ranking {
     /// Claim index of each ranked pair.
     claim: Vec<u32>,
+    /// Confidence of each ranked pair (non-increasing).
+    confidence: Vec<f64>,
     /// Per ranked pair: [`HIT`] when it is a true positive of the precision/recall curve, and
     /// [`LAST`] when it is the last pair of its threshold (the next pair has a lower confidence).
     flags: Vec<u8>,
@@ -43,6 +45,16 @@ const LAST: u8 = 2;
 impl JudgedRun {
     /// Judges every pair of `run` against `gold`. Fails when a pair's claim is not a gold claim.
     pub fn new(gold: &Gold, run: &Run) -> Result<JudgedRun, MetricsError> {
+        JudgedRun::new_filtered(gold, run, |_, _| true)
+    }
+
+    /// Judges the pairs of `run` that `keep(claim index, doc)` accepts, as if the others were
+    /// not in the run (e.g. a condensed list: the run without its unjudged pairs).
+    pub(crate) fn new_filtered(
+        gold: &Gold,
+        run: &Run,
+        keep: impl Fn(u32, &crate::domain::ids::DocId) -> bool,
+    ) -> Result<JudgedRun, MetricsError> {
         let claim_count = gold.claims().len();
         let mut predicted = vec![0u64; claim_count];
         let mut correct = vec![0u64; claim_count];
@@ -55,6 +67,9 @@ impl JudgedRun {
                         claim: pair.claim.clone(),
                         doc: pair.doc.clone(),
                     })?;
+            if !keep(claim, &pair.doc) {
+                continue;
+            }
             let gold_label = gold.label_at(claim, &pair.doc);
             let c = claim as usize;
             if pair.prediction.claims_evidence() {
@@ -126,6 +141,21 @@ impl JudgedRun {
         self.claims.len()
     }
 
+    /// Per claim index: (correct, predicted, gold evidence) counts.
+    pub(crate) fn claim_counts(&self, claim: usize) -> (u64, u64, u64) {
+        (self.correct[claim], self.predicted[claim], self.gold[claim])
+    }
+
+    /// The ranked pairs, highest confidence first: (claim index, confidence, hit).
+    pub(crate) fn ranked(&self) -> impl Iterator<Item = (u32, f64, bool)> + '_ {
+        self.ranking
+            .claim
+            .iter()
+            .zip(&self.ranking.confidence)
+            .zip(&self.ranking.flags)
+            .map(|((&claim, &confidence), &flags)| (claim, confidence, flags & HIT != 0))
+    }
+
     /// The metrics with claim weights; `weights` has one entry per gold claim.
     pub(crate) fn evaluate_weighted(&self, weights: &[u32]) -> Metrics {
         self.evaluate(|c| weights.get(c).map_or(0, |&w| u64::from(w)))
@@ -153,7 +183,7 @@ impl JudgedRun {
 
 /// Whether a predicted label matches the gold label of a pair. NEI gold is never matched; a
 /// missing prediction label (label-less run) matches any gold evidence.
-fn matches_gold(predicted: Option<Label>, gold: Label) -> bool {
+pub(super) fn matches_gold(predicted: Option<Label>, gold: Label) -> bool {
     gold.is_evidence() && predicted.is_none_or(|label| label == gold)
 }
 
@@ -172,6 +202,7 @@ impl Ranking {
             .collect();
         Ranking {
             claim: points.iter().map(|p| p.1).collect(),
+            confidence: points.iter().map(|p| p.0.get()).collect(),
             flags,
         }
     }

@@ -8,6 +8,10 @@
 //! ([`JudgedRun::bootstrap`], [`bootstrap`] for several systems on the same resamples) never
 //! look at identifiers or re-sort again.
 //!
+//! Incomplete judgments ([`incomplete`]: Judged@k, bpref, condensed lists) and paired
+//! significance tests between systems ([`randomization_test`], [`paired_bootstrap`], [`holm`])
+//! build on the same judged runs.
+//!
 //! Conventions, shared by every figure here:
 //! - a ratio whose denominator is 0 is 0 (precision of a run that predicts no evidence, recall
 //!   of a claim with no evidence, F1 when precision and recall are both 0, AP with no gold
@@ -23,15 +27,19 @@ mod by_claim;
 mod confusion;
 mod error;
 mod gold;
+mod incomplete;
 mod judged;
 mod overlap;
 mod run;
 mod scores;
+mod significance;
 
 #[cfg(test)]
 mod reference;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_incomplete;
 #[cfg(test)]
 mod tests_real_data;
 
@@ -43,7 +51,14 @@ pub use by_claim::ClaimMetrics;
 pub use confusion::{label_confusion, ConfusionMatrix};
 pub use error::MetricsError;
 pub use gold::Gold;
+pub use incomplete::{
+    incomplete, ClaimIncomplete, IncompleteMetrics, JudgedAt, Judgments, JUDGED_CUTOFFS,
+};
 pub use judged::JudgedRun;
 pub use overlap::jaccard;
 pub use run::{Confidence, ConfidenceError, Prediction, Run, RunPair};
 pub use scores::{AveragePrecision, Metrics, PrecisionRecall};
+pub use significance::{
+    holm, paired_bootstrap, percentile, randomization_test, DifferenceInterval, F1Ap,
+    PairedBootstrap, RandomizationTest,
+};

@@ -7,13 +7,15 @@
 //! claim set (all splits, or the claims before some were dropped from a release).
 
 use super::error::EvalError;
+use super::judgments::JudgedFrom;
 use crate::domain::formats::{
     Claim, ClaimsReader, Located, ParseError, RunFormat, RunReadOptions, RunReader, RunRecord,
 };
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 use crate::domain::metrics::{
-    BootstrapSamples, ClaimMetrics, Confidence, Gold, JudgedRun, Prediction, Run, RunPair,
+    incomplete, BootstrapSamples, ClaimIncomplete, ClaimMetrics, Confidence, Gold,
+    IncompleteMetrics, JudgedRun, Judgments, Prediction, Run, RunPair,
 };
 use serde::Serialize;
 use std::collections::{BTreeSet, HashSet};
@@ -146,7 +148,31 @@ pub struct EvalReport {
     pub bootstrap: Option<BootstrapRequest>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by_claim: Option<Vec<ClaimMetrics>>,
+    /// The figures for incomplete judgments, when the judged pairs are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<IncompleteReport>,
+    /// The same per claim, with `by_claim`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete_by_claim: Option<Vec<ClaimIncomplete>>,
     pub counts: EvalCounts,
+}
+
+/// Judged@k, bpref and condensed figures (see [`crate::domain::metrics::incomplete`]), and
+/// where the judged pairs came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IncompleteReport {
+    pub judged_from: JudgedFrom,
+    /// Judged pairs of the gold claims (gold evidence included).
+    pub judged_pairs: u64,
+    #[serde(flatten)]
+    pub metrics: IncompleteMetrics,
+}
+
+/// The judged pairs of a collection, and where they came from.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgedPairs<'a> {
+    pub judgments: &'a Judgments,
+    pub from: &'a JudgedFrom,
 }
 
 /// The sizes behind an [`EvalReport`].
@@ -173,6 +199,17 @@ pub fn evaluate(
     bootstrap: Option<BootstrapRequest>,
     by_claim: bool,
 ) -> Result<EvalReport, EvalError> {
+    evaluate_judged(gold, None, run, bootstrap, by_claim)
+}
+
+/// [`evaluate`], with the figures for incomplete judgments when `judged` gives the judged pairs.
+pub fn evaluate_judged(
+    gold: &Gold,
+    judged: Option<JudgedPairs<'_>>,
+    run: &Run,
+    bootstrap: Option<BootstrapRequest>,
+    by_claim: bool,
+) -> Result<EvalReport, EvalError> {
     let gold_claims: HashSet<&ClaimId> = gold.claims().iter().collect();
     let (kept, skipped): (Vec<&RunPair>, Vec<&RunPair>) = run
         .pairs()
@@ -190,11 +227,55 @@ pub fn evaluate(
         skipped_pairs: skipped.len() as u64,
         skipped_claims: skipped_claims.len() as u64,
     };
-    let judged = if skipped.is_empty() {
-        JudgedRun::new(gold, run)?
+    let kept_run;
+    let run = if skipped.is_empty() {
+        run
     } else {
-        JudgedRun::new(gold, &Run::new(kept.into_iter().cloned())?)?
+        kept_run = Run::new(kept.into_iter().cloned())?;
+        &kept_run
     };
+    evaluate_kept(gold, judged, run, bootstrap, by_claim, counts)
+}
+
+/// The pairs of `run` whose claim is a gold claim (`None`: all of them).
+pub fn restrict_to_gold(gold: &Gold, run: &Run) -> Result<Option<Run>, EvalError> {
+    if run
+        .pairs()
+        .iter()
+        .all(|p| gold.label(&p.claim, &p.doc).is_some())
+    {
+        return Ok(None);
+    }
+    let kept = run
+        .pairs()
+        .iter()
+        .filter(|p| gold.label(&p.claim, &p.doc).is_some())
+        .cloned();
+    Ok(Some(Run::new(kept)?))
+}
+
+fn evaluate_kept(
+    gold: &Gold,
+    judged: Option<JudgedPairs<'_>>,
+    run: &Run,
+    bootstrap: Option<BootstrapRequest>,
+    by_claim: bool,
+    counts: EvalCounts,
+) -> Result<EvalReport, EvalError> {
+    let judged_run = JudgedRun::new(gold, run)?;
+    let (incomplete, incomplete_by_claim) = match judged {
+        Some(pairs) => {
+            let (metrics, claims) = incomplete(gold, pairs.judgments, run)?;
+            let report = IncompleteReport {
+                judged_from: pairs.from.clone(),
+                judged_pairs: pairs.judgments.len() as u64,
+                metrics,
+            };
+            (Some(report), by_claim.then_some(claims))
+        }
+        None => (None, None),
+    };
+    let judged = judged_run;
     let m = judged.metrics();
     let mut report = EvalReport {
         precision: m.precision,
@@ -207,6 +288,8 @@ pub fn evaluate(
         average_precision_sd: None,
         bootstrap,
         by_claim: by_claim.then(|| judged.by_claim()),
+        incomplete,
+        incomplete_by_claim,
         counts,
     };
     if let Some(request) = bootstrap {

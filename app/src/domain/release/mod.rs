@@ -27,6 +27,7 @@
 mod archive;
 mod checked;
 mod claims_file;
+mod compare;
 mod corpus_file;
 mod counts;
 mod error;
@@ -34,6 +35,7 @@ mod evaluate;
 mod files;
 mod input;
 mod json;
+mod judgments;
 mod manifest;
 mod names;
 mod qrels_files;
@@ -46,17 +48,20 @@ pub mod bench;
 #[cfg(test)]
 mod tests;
 
+pub use compare::{compare, CompareRequest, PairComparison};
 pub use counts::{ByProvenance, EvidenceByLabel, ReleaseCounts};
 pub use error::{EvalError, ReleaseError, WriteError};
 pub use evaluate::{
-    evaluate, gold_from_claims, prediction_of, read_gold, read_run, run_from_records,
-    BootstrapRequest, EvalCounts, EvalReport,
+    evaluate, evaluate_judged, gold_from_claims, prediction_of, read_gold, read_run,
+    restrict_to_gold, run_from_records, BootstrapRequest, EvalCounts, EvalReport, IncompleteReport,
+    JudgedPairs,
 };
 pub use files::{check_target_dir, ReleaseFile, ReleaseFiles};
 pub use input::{
     ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseDateError, ReleaseInput,
     ReleaseOptions, SpecificityNote, SystemInfo,
 };
+pub use judgments::{read_gold_judged, read_qrels_judgments, JudgedFrom};
 pub use manifest::{sha256_hex, FORMAT, FORMAT_VERSION, MANIFEST};
 pub use names::file_stem;
 pub use readme::README;

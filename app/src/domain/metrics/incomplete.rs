@@ -1,0 +1,365 @@
+//! Metrics for incomplete judgments: a released pool is incomplete by design, and a new system
+//! retrieves pairs nobody judged. Besides the headline figures (which count an unjudged pair as
+//! NEI, as SciFact-Open does), these say how much of a run was judged and score it in ways that
+//! do not punish unjudged pairs:
+//!
+//! - **Judged@k**: the share of the run's top k pairs of a claim that are judged, divided by k
+//!   even when the run gives the claim fewer pairs (trec_eval's `P_k` with every judged pair
+//!   counted relevant; ir_measures' `Judged@k`);
+//! - **unjudged predicted evidence**: pairs the run predicts as evidence that nobody judged;
+//! - **bpref** (Buckley & Voorhees 2004), as trec_eval 9 computes it: over the claim's ranking
+//!   with unjudged pairs skipped, each relevant pair scores
+//!   `1 - min(n, R) / min(N, R)` (1 when `n` = 0), where `n` counts the judged non-relevant pairs
+//!   above it, `R` the claim's relevant pairs and `N` its judged non-relevant pairs; the sum is
+//!   divided by `R` (0 when `R` = 0);
+//! - **condensed lists** (Sakai 2007): the unjudged pairs are removed from the run, and then
+//!   precision, recall, F1 and average precision are computed as usual. Overall, they are the
+//!   headline figures of the condensed run (the same code, [`JudgedRun`]); per claim, the
+//!   average precision is trec_eval's `map` on the claim's condensed ranking.
+//!
+//! Relevance is label-only: a run's pair is relevant when its gold label is SUPPORT or
+//! CONTRADICT and the run predicts that label (the label the precision/recall curve uses,
+//! [`Prediction::best_label`](super::Prediction::best_label)). `R` is the claim's number of gold
+//! evidence pairs, as for recall: a gold pair the run retrieves with the wrong label is a judged
+//! non-relevant pair of the ranking (it counts in `N` and `n`) and a relevant pair the run
+//! missed. In trec_eval terms: the run's pair is judged 0, and the qrels hold an extra
+//! relevant document the run never retrieves.
+//!
+//! The ranking of a claim is trec_eval's: confidence, highest first, ties broken by doc id in
+//! decreasing byte order.
+//!
+//! Averages: Judged@k is the mean over every gold claim (a claim the run ignores is 0% judged);
+//! bpref and condensed MAP are means over the claims with gold evidence (both are 0 by
+//! definition when `R` = 0, which says nothing about the run).
+
+use super::error::MetricsError;
+use super::gold::Gold;
+use super::judged::{matches_gold, JudgedRun};
+use super::run::Run;
+use super::scores::{ratio, Metrics, PrecisionRecall};
+use crate::domain::ids::{ClaimId, DocId};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// The cut-offs of Judged@k besides the run's depth.
+pub const JUDGED_CUTOFFS: [usize; 3] = [5, 10, 50];
+
+/// Which pairs of each gold claim were judged. Gold evidence pairs are always judged.
+#[derive(Clone, Debug)]
+pub struct Judgments {
+    /// Per gold claim index: the judged docs.
+    judged: Vec<HashSet<DocId>>,
+}
+
+impl Judgments {
+    /// The judged pairs: every gold evidence pair, and `judged` (pairs of claims outside the
+    /// gold are ignored: they cannot be evaluated).
+    pub fn new(gold: &Gold, judged: impl IntoIterator<Item = (ClaimId, DocId)>) -> Judgments {
+        let mut sets: Vec<HashSet<DocId>> = vec![HashSet::new(); gold.claims().len()];
+        for (claim, doc, _) in gold.evidence() {
+            if let Some(index) = gold.claim_index(claim) {
+                sets[index as usize].insert(doc.clone());
+            }
+        }
+        for (claim, doc) in judged {
+            if let Some(index) = gold.claim_index(&claim) {
+                sets[index as usize].insert(doc);
+            }
+        }
+        Judgments { judged: sets }
+    }
+
+    /// Whether the pair (claim at `index` of [`Gold::claims`], `doc`) is judged.
+    pub fn is_judged(&self, index: u32, doc: &DocId) -> bool {
+        self.judged
+            .get(index as usize)
+            .is_some_and(|docs| docs.contains(doc))
+    }
+
+    /// How many pairs are judged.
+    pub fn len(&self) -> usize {
+        self.judged.iter().map(HashSet::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn claim_judged(&self, index: usize) -> u64 {
+        self.judged.get(index).map_or(0, |docs| docs.len() as u64)
+    }
+}
+
+/// Judged@k: the share of the top `k` pairs that are judged.
+#[derive(Clone, Copy, PartialEq, Debug, Serialize, Deserialize)]
+pub struct JudgedAt {
+    pub k: usize,
+    pub value: f64,
+}
+
+/// One claim's figures for incomplete judgments.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct ClaimIncomplete {
+    pub claim: ClaimId,
+    /// Gold evidence pairs (R).
+    pub gold_evidence: u64,
+    /// Judged pairs of the claim (evidence included).
+    pub judged: u64,
+    /// The run's pairs for the claim.
+    pub retrieved: u64,
+    /// Of those, pairs that are not judged.
+    pub unjudged: u64,
+    /// Pairs the run predicts as evidence that are not judged.
+    pub unjudged_predicted_evidence: u64,
+    /// Judged@k at the cut-offs of [`IncompleteMetrics::judged_at`].
+    pub judged_at: Vec<JudgedAt>,
+    pub bpref: f64,
+    /// Precision, recall, F1 of the condensed run, and trec_eval's AP of the condensed ranking.
+    pub condensed: Metrics,
+}
+
+/// A run's figures for incomplete judgments (see the module notes for the averages).
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct IncompleteMetrics {
+    /// The most pairs the run gives one claim.
+    pub depth: usize,
+    /// Mean Judged@k over every gold claim, at [`JUDGED_CUTOFFS`] and at `depth` (listed once
+    /// when it is one of them).
+    pub judged_at: Vec<JudgedAt>,
+    /// Run pairs that are not judged.
+    pub unjudged_pairs: u64,
+    /// Of those, pairs the run predicts as evidence.
+    pub unjudged_predicted_evidence: u64,
+    /// Mean bpref over the claims with gold evidence.
+    pub bpref: f64,
+    /// The headline figures of the condensed run (unjudged pairs removed).
+    pub condensed: Metrics,
+    /// Mean per-claim condensed AP (trec_eval `map` of the condensed run) over the claims with
+    /// gold evidence.
+    pub condensed_map: f64,
+    /// Claims with gold evidence (the denominator of `bpref` and `condensed_map`).
+    pub claims_with_evidence: u64,
+}
+
+/// The run's figures for incomplete judgments, overall and per gold claim (in [`Gold::claims`]
+/// order). Fails when a pair's claim is not a gold claim.
+pub fn incomplete(
+    gold: &Gold,
+    judgments: &Judgments,
+    run: &Run,
+) -> Result<(IncompleteMetrics, Vec<ClaimIncomplete>), MetricsError> {
+    let claim_count = gold.claims().len();
+    // (claim index, confidence, doc, flags) of every pair.
+    let mut points: Vec<Point<'_>> = Vec::with_capacity(run.len());
+    for (index, pair) in run.pairs().iter().enumerate() {
+        let claim =
+            gold.claim_index(&pair.claim)
+                .ok_or_else(|| MetricsError::RunClaimNotInGold {
+                    index,
+                    claim: pair.claim.clone(),
+                    doc: pair.doc.clone(),
+                })?;
+        let judged = judgments.is_judged(claim, &pair.doc);
+        let gold_label = gold.label_at(claim, &pair.doc);
+        let mut flags = 0u8;
+        if judged {
+            flags |= JUDGED;
+        }
+        if gold_label.is_evidence() {
+            flags |= EVIDENCE;
+        }
+        if matches_gold(pair.prediction.best_label(), gold_label) {
+            flags |= RELEVANT;
+        }
+        if pair.prediction.claims_evidence() {
+            flags |= PREDICTS_EVIDENCE;
+            if matches_gold(pair.prediction.label(), gold_label) {
+                flags |= CORRECT;
+            }
+        }
+        points.push(Point {
+            claim,
+            confidence: pair.confidence.get(),
+            doc: pair.doc.as_str(),
+            flags,
+        });
+    }
+    // trec_eval's order within a claim: confidence descending, then doc id descending.
+    points.sort_unstable_by(|a, b| {
+        a.claim
+            .cmp(&b.claim)
+            .then_with(|| b.confidence.total_cmp(&a.confidence))
+            .then_with(|| b.doc.as_bytes().cmp(a.doc.as_bytes()))
+    });
+    let mut starts = vec![0usize; claim_count + 1];
+    for point in &points {
+        starts[point.claim as usize + 1] += 1;
+    }
+    for c in 0..claim_count {
+        starts[c + 1] += starts[c];
+    }
+    let depth = (0..claim_count)
+        .map(|c| starts[c + 1] - starts[c])
+        .max()
+        .unwrap_or(0);
+    let mut cutoffs: Vec<usize> = JUDGED_CUTOFFS.to_vec();
+    if !cutoffs.contains(&depth) {
+        cutoffs.push(depth);
+    }
+
+    let evidence_counts = gold.shared_evidence_counts();
+    let mut claims = Vec::with_capacity(claim_count);
+    for c in 0..claim_count {
+        let ranked = &points[starts[c]..starts[c + 1]];
+        claims.push(claim_figures(
+            gold.claims()[c].clone(),
+            evidence_counts[c],
+            judgments.claim_judged(c),
+            ranked,
+            &cutoffs,
+        ));
+    }
+
+    let condensed =
+        JudgedRun::new_filtered(gold, run, |claim, doc| judgments.is_judged(claim, doc))?.metrics();
+    let with_evidence: Vec<&ClaimIncomplete> =
+        claims.iter().filter(|c| c.gold_evidence > 0).collect();
+    let mean = |values: &mut dyn Iterator<Item = f64>, count: usize| {
+        if count == 0 {
+            0.0
+        } else {
+            values.sum::<f64>() / count as f64
+        }
+    };
+    let judged_at = cutoffs
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| JudgedAt {
+            k,
+            value: mean(
+                &mut claims.iter().map(|c| c.judged_at[i].value),
+                claims.len(),
+            ),
+        })
+        .collect();
+    let overall = IncompleteMetrics {
+        depth,
+        judged_at,
+        unjudged_pairs: claims.iter().map(|c| c.unjudged).sum(),
+        unjudged_predicted_evidence: claims.iter().map(|c| c.unjudged_predicted_evidence).sum(),
+        bpref: mean(
+            &mut with_evidence.iter().map(|c| c.bpref),
+            with_evidence.len(),
+        ),
+        condensed,
+        condensed_map: mean(
+            &mut with_evidence.iter().map(|c| c.condensed.average_precision),
+            with_evidence.len(),
+        ),
+        claims_with_evidence: with_evidence.len() as u64,
+    };
+    Ok((overall, claims))
+}
+
+struct Point<'a> {
+    claim: u32,
+    confidence: f64,
+    doc: &'a str,
+    flags: u8,
+}
+
+/// The pair is judged.
+const JUDGED: u8 = 1;
+/// The pair is relevant for the ranking measures (gold evidence, best label matches).
+const RELEVANT: u8 = 2;
+/// The run predicts the pair as evidence.
+const PREDICTS_EVIDENCE: u8 = 4;
+/// The run's stated label matches the gold evidence label.
+const CORRECT: u8 = 8;
+/// The pair is gold evidence (SUPPORT or CONTRADICT); such a pair is always judged.
+const EVIDENCE: u8 = 16;
+
+/// One claim's figures from its ranked pairs.
+fn claim_figures(
+    claim: ClaimId,
+    relevant: u64,
+    judged: u64,
+    ranked: &[Point<'_>],
+    cutoffs: &[usize],
+) -> ClaimIncomplete {
+    let is = |p: &Point<'_>, flag: u8| p.flags & flag != 0;
+    let judged_at = cutoffs
+        .iter()
+        .map(|&k| JudgedAt {
+            k,
+            value: ratio(
+                ranked.iter().take(k).filter(|p| is(p, JUDGED)).count() as u64,
+                k as u64,
+            ),
+        })
+        .collect();
+    // Judged non-relevant pairs: judged NEI pairs, and gold pairs retrieved with a wrong label.
+    let judged_nei = judged.saturating_sub(relevant);
+    let mislabelled = ranked
+        .iter()
+        .filter(|p| is(p, EVIDENCE) && !is(p, RELEVANT))
+        .count() as u64;
+    let nonrelevant = judged_nei + mislabelled;
+    let (mut bpref, mut nonrel_so_far) = (0.0f64, 0u64);
+    let (mut ap, mut hits, mut rank) = (0.0f64, 0u64, 0u64);
+    let (mut predicted, mut correct) = (0u64, 0u64);
+    let (mut unjudged, mut unjudged_evidence) = (0u64, 0u64);
+    for p in ranked {
+        if !is(p, JUDGED) {
+            unjudged += 1;
+            if is(p, PREDICTS_EVIDENCE) {
+                unjudged_evidence += 1;
+            }
+            continue;
+        }
+        rank += 1;
+        if is(p, PREDICTS_EVIDENCE) {
+            predicted += 1;
+            if is(p, CORRECT) {
+                correct += 1;
+            }
+        }
+        if is(p, RELEVANT) {
+            hits += 1;
+            ap += hits as f64 / rank as f64;
+            bpref += if nonrel_so_far > 0 {
+                // In double precision, as pytrec_eval's trec_eval does (trec_eval 9.0.7's
+                // float ratio differs in the 8th digit).
+                1.0 - nonrel_so_far.min(relevant) as f64 / nonrelevant.min(relevant) as f64
+            } else {
+                1.0
+            };
+        } else {
+            nonrel_so_far += 1;
+        }
+    }
+    let pr = PrecisionRecall::from_counts(correct, predicted, relevant);
+    let divide = |sum: f64| {
+        if relevant == 0 {
+            0.0
+        } else {
+            sum / relevant as f64
+        }
+    };
+    ClaimIncomplete {
+        claim,
+        gold_evidence: relevant,
+        judged,
+        retrieved: ranked.len() as u64,
+        unjudged,
+        unjudged_predicted_evidence: unjudged_evidence,
+        judged_at,
+        bpref: divide(bpref),
+        condensed: Metrics {
+            precision: pr.precision,
+            recall: pr.recall,
+            f1: pr.f1,
+            average_precision: divide(ap),
+        },
+    }
+}
