@@ -345,37 +345,7 @@ async fn every_server_function_checks_the_account_and_project_role() {
         let names: Vec<&str> = listed.iter().map(|p| p["name"].as_str().unwrap()).collect();
         assert_eq!(names, expected, "{who}");
     }
-    let mut wrong = Vec::new();
-    let mut cells = 0;
-    for (endpoint, access) in ENDPOINTS {
-        if *endpoint == "logout" {
-            continue; // below, with clients of its own
-        }
-        let body = ARGUMENTS
-            .iter()
-            .find(|(e, _)| e == endpoint)
-            .map(|(_, b)| *b)
-            .unwrap_or_else(|| panic!("no arguments for {endpoint}"));
-        for caller in &callers {
-            let res = call(&app, &caller.client, endpoint, body, entry).await;
-            let status = res.status();
-            cells += 1;
-            let ok = match refusal(*access, caller) {
-                // A public function's 4xx (wrong credentials) is its answer, not a refusal.
-                None if *access == Access::Public => !status.is_server_error(),
-                Some(expected) => status == expected,
-                None => {
-                    status != StatusCode::UNAUTHORIZED
-                        && status != StatusCode::FORBIDDEN
-                        && !status.is_server_error()
-                }
-            };
-            if !ok {
-                let body = res.text().await.unwrap_or_default();
-                wrong.push(format!("{endpoint} as {}: {status} {body}", caller.name));
-            }
-        }
-    }
+    let (cells, wrong) = server_function_cells(&app, &callers, entry).await;
     assert!(cells >= 6 * 40, "{cells} cells");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Without its arguments, a function refuses a caller without the account role before it
@@ -438,6 +408,86 @@ async fn every_server_function_checks_the_account_and_project_role() {
     }
 }
 
+/// Calls every server function (but logout) as every caller; the number of calls and the
+/// answers that do not match the function's [`Access`].
+async fn server_function_cells(
+    app: &TestApp,
+    callers: &[Caller],
+    entry: i64,
+) -> (usize, Vec<String>) {
+    let mut wrong = Vec::new();
+    let mut cells = 0;
+    for (endpoint, access) in ENDPOINTS {
+        if *endpoint == "logout" {
+            continue; // below, with clients of its own
+        }
+        let body = ARGUMENTS
+            .iter()
+            .find(|(e, _)| e == endpoint)
+            .map(|(_, b)| *b)
+            .unwrap_or_else(|| panic!("no arguments for {endpoint}"));
+        for caller in callers {
+            let res = call(app, &caller.client, endpoint, body, entry).await;
+            let status = res.status();
+            cells += 1;
+            let ok = match refusal(*access, caller) {
+                // A public function's 4xx (wrong credentials) is its answer, not a refusal.
+                None if *access == Access::Public => !status.is_server_error(),
+                Some(expected) => status == expected,
+                None => {
+                    status != StatusCode::UNAUTHORIZED
+                        && status != StatusCode::FORBIDDEN
+                        && !status.is_server_error()
+                }
+            };
+            if !ok {
+                let body = res.text().await.unwrap_or_default();
+                wrong.push(format!("{endpoint} as {}: {status} {body}", caller.name));
+            }
+        }
+    }
+    (cells, wrong)
+}
+
+/// Requests every page as every caller; the answers that do not match what the page needs.
+async fn page_cells(app: &TestApp, callers: &[Caller], pages: &[String]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for page in pages {
+        let needed = if *page == "/login" {
+            Access::Public
+        } else if page.starts_with("/admin") {
+            Access::Role(Role::Admin)
+        } else if page.starts_with("/lead/projects/") {
+            Access::Project(ProjectRole::Lead)
+        } else if page.starts_with("/lead") {
+            Access::Role(Role::Lead)
+        } else if page.starts_with("/work/") {
+            Access::Project(ProjectRole::Annotator)
+        } else {
+            Access::Role(Role::Annotator)
+        };
+        for caller in callers {
+            let res = caller.client.get(app.url(page)).send().await.unwrap();
+            let status = res.status();
+            let to_login = status.is_redirection()
+                && res
+                    .headers()
+                    .get("location")
+                    .and_then(|l| l.to_str().ok())
+                    .is_some_and(|l| l.starts_with("/login?next="));
+            let ok = match refusal(needed, caller) {
+                Some(StatusCode::UNAUTHORIZED) => to_login,
+                Some(expected) => status == expected,
+                None => !to_login && status != StatusCode::FORBIDDEN && !status.is_server_error(),
+            };
+            if !ok {
+                wrong.push(format!("{page} as {}: {status}", caller.name));
+            }
+        }
+    }
+    wrong
+}
+
 /// Every page route with its parameters filled in (project pages name project B), and the
 /// plain routes (report CSV, release download) that live under the project's pages.
 fn page_paths() -> Vec<String> {
@@ -473,40 +523,7 @@ async fn every_page_checks_the_account_and_project_role_on_the_server() {
     let pages = page_paths();
     assert!(pages.len() >= 13, "{pages:?}");
     assert!(pages.contains(&"/work/B".to_owned()), "{pages:?}");
-    let mut wrong = Vec::new();
-    for page in &pages {
-        let needed = if page == "/login" {
-            Access::Public
-        } else if page.starts_with("/admin") {
-            Access::Role(Role::Admin)
-        } else if page.starts_with("/lead/projects/") {
-            Access::Project(ProjectRole::Lead)
-        } else if page.starts_with("/lead") {
-            Access::Role(Role::Lead)
-        } else if page.starts_with("/work/") {
-            Access::Project(ProjectRole::Annotator)
-        } else {
-            Access::Role(Role::Annotator)
-        };
-        for caller in &callers {
-            let res = caller.client.get(app.url(page)).send().await.unwrap();
-            let status = res.status();
-            let to_login = status.is_redirection()
-                && res
-                    .headers()
-                    .get("location")
-                    .and_then(|l| l.to_str().ok())
-                    .is_some_and(|l| l.starts_with("/login?next="));
-            let ok = match refusal(needed, caller) {
-                Some(StatusCode::UNAUTHORIZED) => to_login,
-                Some(expected) => status == expected,
-                None => !to_login && status != StatusCode::FORBIDDEN && !status.is_server_error(),
-            };
-            if !ok {
-                wrong.push(format!("{page} as {}: {status}", caller.name));
-            }
-        }
-    }
+    let wrong = page_cells(&app, &callers, &pages).await;
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // A project that does not exist is not found, for everyone who may look for one.
     let admin = callers.iter().find(|c| c.name == "admin").unwrap();
@@ -632,5 +649,51 @@ async fn every_api_route_checks_the_token_and_project_role() {
         }
     }
     assert_eq!(cells, ROUTES.len() * 7);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The callers of [`setup`] with their API tokens instead of their sessions: clients without
+/// cookies that send `Authorization: Bearer` (anonymous stays anonymous).
+async fn token_callers(app: &TestApp, callers: &[Caller]) -> Vec<Caller> {
+    let mut out = Vec::new();
+    for caller in callers {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if caller.role.is_some() {
+            let id = app::store::users::id_by_name(&app.db, caller.name)
+                .await
+                .unwrap();
+            let token = app::store::api_tokens::create(&app.db, id, "session-free", None)
+                .await
+                .unwrap()
+                .secret;
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {token}").parse().unwrap(),
+            );
+        }
+        out.push(Caller {
+            name: caller.name,
+            role: caller.role,
+            in_b: caller.in_b,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .default_headers(headers)
+                .build()
+                .unwrap(),
+        });
+    }
+    out
+}
+
+/// A token is accepted wherever the session is, with the same answers: the whole server
+/// function and page matrices again, each caller with their token and no cookie.
+#[tokio::test]
+async fn every_server_function_and_page_answers_a_token_as_its_users_session() {
+    let app = TestApp::spawn().await;
+    let (sessions, entry) = setup(&app).await;
+    let callers = token_callers(&app, &sessions).await;
+    let (cells, mut wrong) = server_function_cells(&app, &callers, entry).await;
+    assert!(cells >= 6 * 40, "{cells} cells");
+    wrong.extend(page_cells(&app, &callers, &page_paths()).await);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
