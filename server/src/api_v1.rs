@@ -693,6 +693,37 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn errors_are_json_and_faults_opaque_with_a_reference() {
+        let body = |res: Response| async move {
+            let status = res.status();
+            let bytes = axum::body::to_bytes(res.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            (status, value)
+        };
+        let (status, value) =
+            body(Failure(ApiError::Internal("disk full at /srv/db".into())).into_response()).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(value["status"], 500);
+        let message = value["error"].as_str().unwrap();
+        assert!(
+            !message.contains("disk") && !message.contains("/srv"),
+            "{message}"
+        );
+        let reference = value["reference"].as_str().unwrap();
+        assert_eq!(reference.len(), 8, "{value}");
+        assert!(message.contains(reference), "{value}");
+        let (status, value) =
+            body(Failure(ApiError::Invalid("depth: not a number".into())).into_response()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(value["error"], "depth: not a number");
+        assert!(value.get("reference").is_none());
+        let (status, _) = body(Failure(ApiError::BadToken).into_response()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+
     #[test]
     fn query_strings_are_decoded() {
         assert_eq!(
