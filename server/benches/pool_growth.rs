@@ -1,5 +1,5 @@
-//! Pool growth benchmark on generated data (issue 13: long work holds the write lock for
-//! milliseconds, not seconds).
+//! Pool growth and release benchmark on generated data (issue 13: long work holds the write
+//! lock for milliseconds, not seconds).
 //!
 //! `cargo bench -p server --bench pool_growth [-- --claims N --annotators N --from D --to D]`
 //! A fresh database with `--claims` claims (default 20,000), a corpus and three pooled systems,
@@ -12,7 +12,9 @@
 //! write transaction through the same writer queue as an annotator's submission) and times
 //! each change: the longest probe is the longest the build made another writer wait, that is
 //! its longest single write transaction (plus the probe's own). Prints, per step, the pool
-//! size, the step's total time, and the probes' count, p50, p99 and max.
+//! size, the step's total time, and the probes' count, p50, p99 and max. Last, a partial
+//! release of the grown project (every system's predictions, the documents of every pooled
+//! pair) is recorded under the same probe: its archive is written in parts.
 
 #[path = "support/machine.rs"]
 mod machine;
@@ -139,8 +141,14 @@ async fn project(
     Ok((project, lead.id))
 }
 
-/// Builds (or grows) the pool to `depth` while a probe writer times its own writes.
-async fn step(db: &Db, project: i64, lead: i64, depth: u32) -> anyhow::Result<()> {
+/// Runs `work` while a probe writer changes the project's second-pass mode every 10 ms and
+/// times each change; gives the work's outcome, how long it took and the probes' times, sorted.
+async fn probed<T>(
+    db: &Db,
+    project: i64,
+    lead: i64,
+    work: impl std::future::Future<Output = T>,
+) -> anyhow::Result<(T, Duration, Vec<Duration>)> {
     let done = Arc::new(AtomicBool::new(false));
     let probe = {
         let (db, done) = (db.clone(), Arc::clone(&done));
@@ -167,26 +175,74 @@ async fn step(db: &Db, project: i64, lead: i64, depth: u32) -> anyhow::Result<()
         })
     };
     let t = Instant::now();
-    let built = pool::build(db, project, pool::parse_strategy("per-claim")?, depth, None).await;
+    let outcome = work.await;
     let took = t.elapsed();
     done.store(true, Ordering::SeqCst);
     let mut times = probe.await??;
-    let built = built?;
     times.sort_unstable();
+    Ok((outcome, took, times))
+}
+
+/// The probes' count, p50, p99 and max.
+fn probes(times: &[Duration]) -> String {
+    format!(
+        "{} probe writes meanwhile: p50 {:.1} ms, p99 {:.1} ms, longest {:.1} ms (the longest write transaction)",
+        times.len(),
+        percentile(times, 0.5),
+        percentile(times, 0.99),
+        percentile(times, 1.0)
+    )
+}
+
+/// Builds (or grows) the pool to `depth` while a probe writer times its own writes.
+async fn step(db: &Db, project: i64, lead: i64, depth: u32) -> anyhow::Result<()> {
+    let strategy = pool::parse_strategy("per-claim")?;
+    let (built, took, times) = probed(
+        db,
+        project,
+        lead,
+        pool::build(db, project, strategy, depth, None),
+    )
+    .await?;
+    let built = built?;
     let assigned: i64 =
         sqlx::query_scalar("SELECT COUNT(*) FROM assignments WHERE status = 'open'")
             .fetch_one(db)
             .await?;
     println!(
-        "pool_growth: per-claim depth {depth}: {} pairs (+{}), {assigned} open assignments, in {:.1} s; \
-         {} probe writes meanwhile: p50 {:.1} ms, p99 {:.1} ms, longest {:.1} ms (the longest write transaction)",
+        "pool_growth: per-claim depth {depth}: {} pairs (+{}), {assigned} open assignments, in {:.1} s; {}",
         built.pool_size,
         built.added,
         took.as_secs_f64(),
-        times.len(),
-        percentile(&times, 0.5),
-        percentile(&times, 0.99),
-        percentile(&times, 1.0)
+        probes(&times)
+    );
+    Ok(())
+}
+
+/// Records a (partial) release of the whole project while a probe writer times its own writes.
+async fn release(db: &Db, project: i64, lead: i64) -> anyhow::Result<()> {
+    let request = store::release::ReleaseRequest {
+        partial: true,
+        options: Default::default(),
+    };
+    let (created, took, times) = probed(
+        db,
+        project,
+        lead,
+        store::release::create(db, project, request, Some(lead)),
+    )
+    .await?;
+    let created = created?;
+    anyhow::ensure!(created.new, "the release should be new");
+    let parts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM release_parts")
+        .fetch_one(db)
+        .await?;
+    println!(
+        "pool_growth: release {}: archive {:.1} MB in {parts} parts, in {:.1} s; {}",
+        created.release.number,
+        created.release.archive_bytes as f64 / 1e6,
+        took.as_secs_f64(),
+        probes(&times)
     );
     Ok(())
 }
@@ -213,5 +269,6 @@ async fn main() -> anyhow::Result<()> {
     );
     step(&db, project, lead, from).await?;
     step(&db, project, lead, to).await?;
+    release(&db, project, lead).await?;
     Ok(())
 }
