@@ -8,6 +8,12 @@
 //! request times, p50 and p99 (targets: p99 < 20 ms; < 50 ms while a run imports), measured at
 //! the client on the same machine.
 //!
+//! With `--order ORDER` (`depth`, the default, pre-assigns the pool shallowest first; `mtf`,
+//! `mab-maxmean`, `mab-thompson` or `hedge`, with `--seed S`) first passes are served live by
+//! the project's judging order, chosen when the annotator's queue is read after each submission;
+//! `--systems N` pooled systems (default 1 for `depth`, 3 otherwise) rank the same pairs in
+//! their own random orders, so the pool stays `--pairs` pairs.
+//!
 //! With `--import-lines N` (N > 0) a lead imports runs of N lines, one after another, for as long
 //! as the sessions submit (each a new file: one system over `--pairs`/50 claims × N/claims
 //! abstracts); submissions that overlap an import are reported apart.
@@ -47,6 +53,26 @@ async fn main() -> anyhow::Result<()> {
     // the server, so that latency is mostly queueing.
     let think_ms = arg(&args, "--think-ms", 1000) as u64;
     let import_lines = arg(&args, "--import-lines", 0);
+    let order = match args.iter().position(|a| a == "--order") {
+        Some(i) => {
+            let text = args
+                .get(i + 1)
+                .ok_or_else(|| anyhow::anyhow!("--order needs a value"))?;
+            app::domain::judging::Order::parse(text)?
+        }
+        None => app::domain::judging::Order::Depth,
+    };
+    let seed = arg(&args, "--seed", 0) as u64;
+    let systems = arg(
+        &args,
+        "--systems",
+        if order == app::domain::judging::Order::Depth {
+            1
+        } else {
+            3
+        },
+    )
+    .max(1);
     let per_claim = 50;
     let claims = pairs.div_ceil(per_claim);
     let dir = tempfile::tempdir()?;
@@ -76,39 +102,52 @@ async fn main() -> anyhow::Result<()> {
         )?;
     }
     out.flush()?;
-    let run = dir.path().join("run.jsonl");
-    let mut out = BufWriter::new(std::fs::File::create(&run)?);
-    for claim in 0..claims {
-        let start = rng.gen_range(0..n_docs);
-        for rank in 1..=per_claim {
-            let doc = (start + rank * 37) % n_docs;
-            let p: f64 = rng.gen();
-            writeln!(
-                out,
-                "{}",
-                serde_json::json!({ "claim_id": claim, "doc_id": doc, "predicted_label": "SUPPORT", "p_support": p, "p_contradict": 0.0, "rank": rank })
-            )?;
-        }
-    }
-    out.flush()?;
-
     let db = store::open(&dir.path().join("bench.db")).await?;
     let project = store::projects::create(&db, "bench", "", None).await?;
     import::corpus(&db, project, &corpus, None, None).await?;
     import::claims(&db, project, &claims_path, None).await?;
-    let spec = import::RunImport {
-        path: run,
-        format: Some(app::domain::formats::RunFormat::Canonical),
-        options: Default::default(),
-        system: import::SystemSpec {
-            name: Some("sys".into()),
-            role: import::SystemRole::Pooled,
-            description: String::new(),
-            negative_sampling_ratio: None,
-        },
-        allow_missing_docs: false,
-    };
-    import::run(&db, project, spec, None).await?;
+    // The pairs of each claim (one list for all systems), then one run per system: the first
+    // in rank order, the others in their own random orders over the same pairs.
+    let claim_docs: Vec<Vec<usize>> = (0..claims)
+        .map(|_| {
+            let start = rng.gen_range(0..n_docs);
+            (1..=per_claim)
+                .map(|rank| (start + rank * 37) % n_docs)
+                .collect()
+        })
+        .collect();
+    for system in 0..systems {
+        let run = dir.path().join(format!("run-{system}.jsonl"));
+        let mut out = BufWriter::new(std::fs::File::create(&run)?);
+        for (claim, docs) in claim_docs.iter().enumerate() {
+            for (i, &doc) in docs.iter().enumerate() {
+                let p: f64 = rng.gen();
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({ "claim_id": claim, "doc_id": doc, "predicted_label": "SUPPORT", "p_support": p, "p_contradict": 0.0, "rank": i + 1 })
+                )?;
+            }
+        }
+        out.flush()?;
+        let spec = import::RunImport {
+            path: run,
+            format: Some(app::domain::formats::RunFormat::Canonical),
+            options: Default::default(),
+            system: import::SystemSpec {
+                name: Some(if system == 0 {
+                    "sys".to_owned()
+                } else {
+                    format!("sys-{system}")
+                }),
+                role: import::SystemRole::Pooled,
+                description: String::new(),
+                negative_sampling_ratio: None,
+            },
+            allow_missing_docs: false,
+        };
+        import::run(&db, project, spec, None).await?;
+    }
     let password = "bench password";
     let hash = app::auth::hash_password(&NewPassword::parse(password)?)?;
     for i in 0..sessions {
@@ -129,6 +168,14 @@ async fn main() -> anyhow::Result<()> {
         )
         .await?;
     }
+    if order != app::domain::judging::Order::Depth {
+        let settings = app::domain::judging::JudgingSettings {
+            order,
+            seed,
+            budget: None,
+        };
+        store::annotate::set_judging(&db, project, settings, None).await?;
+    }
     let t = Instant::now();
     let built = store::pool::build(
         &db,
@@ -139,7 +186,7 @@ async fn main() -> anyhow::Result<()> {
     )
     .await?;
     println!(
-        "pool: {} pairs assigned to {sessions} annotators in {:.2} s",
+        "pool: {} pairs from {systems} system(s), order {order}, built for {sessions} annotators in {:.2} s",
         built.pool_size,
         t.elapsed().as_secs_f64()
     );

@@ -369,6 +369,24 @@ enum ProjectCommand {
     /// A project's members and their roles in it
     #[command(subcommand)]
     Member(MemberCommand),
+    /// The judging order of first passes: depth (the pool's pre-assigned, shallowest first),
+    /// mtf, mab-maxmean, mab-thompson or hedge (chosen when an annotator asks), its seed and
+    /// the first-pass budget. Options left out keep their value; no option prints the settings.
+    Judging {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        order: Option<String>,
+        /// Drives mab-thompson
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The most first passes the queue serves
+        #[arg(long, conflicts_with = "no_budget")]
+        budget: Option<u64>,
+        /// Serve first passes without limit
+        #[arg(long)]
+        no_budget: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -526,6 +544,41 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .context("the evaluation stopped")?,
         Command::Project(ProjectCommand::Member(command)) => {
             member(&open_db(&db_or_default()).await?, command).await
+        }
+        Command::Project(ProjectCommand::Judging {
+            project,
+            order,
+            seed,
+            budget,
+            no_budget,
+        }) => {
+            let db = open_db(&db_or_default()).await?;
+            let project_id = project_id(&db, &project).await?;
+            let (mut settings, _, _) = store::annotate::judging(&db, project_id).await?;
+            let changing = order.is_some() || seed.is_some() || budget.is_some() || no_budget;
+            if let Some(order) = order {
+                settings.order = app::domain::judging::Order::parse(&order).context("--order")?;
+            }
+            if let Some(seed) = seed {
+                settings.seed = seed;
+            }
+            if budget.is_some() || no_budget {
+                settings.budget = budget;
+            }
+            if changing {
+                let change = store::annotate::set_judging(&db, project_id, settings, None).await?;
+                emit!("{}", change.describe(&settings));
+            }
+            let (settings, spent, held) = store::annotate::judging(&db, project_id).await?;
+            let budget = settings
+                .budget
+                .map_or_else(|| "none".to_owned(), |b| b.to_string());
+            emit!(
+                "order\t{}\nseed\t{}\nbudget\t{budget}\nfirst passes spent\t{spent}\nfirst passes open\t{held}",
+                settings.order,
+                settings.seed
+            );
+            Ok(())
         }
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()).await?;

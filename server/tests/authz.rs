@@ -130,6 +130,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ),
     ("lead/annotation/mode", Body::Form("project=B&mode=confirm")),
     (
+        "lead/annotation/judging",
+        Body::Form("project=B&order=mtf&seed=3&budget="),
+    ),
+    (
         "lead/annotation/pair",
         Body::Form("project=B&entry_id=ENTRY"),
     ),

@@ -258,3 +258,66 @@ fn accounts_and_project_members_from_the_command_line() {
     let (success, _, err) = run(&db, &["user", "role", "nobody", "lead"], "");
     assert!(!success && err.contains("nobody"), "{err}");
 }
+
+#[test]
+fn project_judging_sets_the_order_seed_and_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let (ok, _, err) = run(&db, &["project", "create", "p"], "");
+    assert!(ok, "{err}");
+    // No option: the settings as they are (depth, pre-assigned).
+    let (ok, out, err) = run(&db, &["project", "judging", "--project", "p"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("order\tdepth\nseed\t0\nbudget\tnone"), "{out}");
+    let (ok, out, err) = run(
+        &db,
+        &[
+            "project", "judging", "--project", "p", "--order", "mab-thompson", "--seed", "7",
+            "--budget", "250",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("order\tmab-thompson\nseed\t7\nbudget\t250\nfirst passes spent\t0"),
+        "{out}"
+    );
+    // Options left out keep their value; --no-budget lifts the budget.
+    let (ok, out, err) = run(
+        &db,
+        &["project", "judging", "--project", "p", "--order", "mtf", "--no-budget"],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("order\tmtf\nseed\t7\nbudget\tnone"), "{out}");
+    let (ok, _, err) = run(
+        &db,
+        &["project", "judging", "--project", "p", "--order", "sideways"],
+        "",
+    );
+    assert!(!ok);
+    assert!(err.contains("--order"), "{err}");
+    let (ok, _, err) = run(
+        &db,
+        &["project", "judging", "--project", "p", "--budget", "3", "--no-budget"],
+        "",
+    );
+    assert!(!ok, "--budget and --no-budget together: {err}");
+    // Each change is audited.
+    assert_eq!(judging_audits(&db), 2);
+}
+
+/// The `set_judging` audit events in the database at `path`.
+fn judging_audits(path: &std::path::Path) -> i64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let db = app::store::open(path).await.unwrap();
+        sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE action = 'set_judging'")
+            .fetch_one(&db)
+            .await
+            .unwrap()
+    })
+}

@@ -281,6 +281,51 @@ pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), A
     )
 }
 
+/// Sets the judging order (`depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge`), its seed
+/// and the first-pass budget (blank: no limit); returns what changed in the queues.
+#[server(endpoint = "lead/annotation/judging")]
+pub async fn set_judging_order(
+    project: String,
+    order: String,
+    seed: String,
+    budget: String,
+) -> Result<String, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
+            let order = crate::domain::judging::Order::parse(&order)
+                .map_err(|e| ApiError::Invalid(format!("order: {e}")))?;
+            let seed = match seed.trim() {
+                "" => 0,
+                text => text.parse::<u64>().map_err(|e| {
+                    ApiError::Invalid(format!("seed: {text:?} is not a whole number ({e})"))
+                })?,
+            };
+            let budget = match budget.trim() {
+                "" => None,
+                text => Some(text.parse::<u64>().map_err(|e| {
+                    ApiError::Invalid(format!("budget: {text:?} is not a whole number ({e})"))
+                })?),
+            };
+            let settings = crate::domain::judging::JudgingSettings {
+                order,
+                seed,
+                budget,
+            };
+            let change = crate::store::annotate::set_judging(
+                &db,
+                caller.project_id(),
+                settings,
+                Some(caller.user().id),
+            )
+            .await?;
+            Ok(change.describe(&settings))
+        }
+        .await,
+    )
+}
+
 /// A pooled pair with all its annotations and discussion (leads).
 #[server(endpoint = "lead/annotation/pair")]
 pub async fn pair_for_lead(project: String, entry_id: i64) -> Result<ItemView, ApiError> {

@@ -102,6 +102,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/annotation/open", LEAD),
     ("lead/annotation/reassign", LEAD),
     ("lead/annotation/mode", LEAD),
+    ("lead/annotation/judging", LEAD),
     ("lead/annotation/pair", LEAD),
     ("lead/annotation/adjudicate", LEAD),
     ("pipeline/options", LEAD),

@@ -165,6 +165,26 @@ pub struct AnnotationOverview {
     pub flagged: Vec<OpenItemRow>,
     /// Users who may be added as annotators (not yet members).
     pub candidates: Vec<String>,
+    /// The judging order and budget.
+    pub judging: JudgingView,
+}
+
+/// The project's judging order as the lead's annotation page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgingView {
+    /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson` or `hedge`.
+    pub order: String,
+    pub seed: u64,
+    /// The most first passes served; `None`: no limit.
+    pub budget: Option<u64>,
+    /// First passes submitted (undone ones not counted).
+    pub spent: u64,
+    /// First passes given out and not yet submitted.
+    pub held: u64,
+    /// Whether first passes are chosen when asked (any order but `depth`, or a budget).
+    pub live: bool,
+    /// Every order, for the choice.
+    pub orders: Vec<String>,
 }
 
 impl DraftForm {

@@ -7,6 +7,8 @@
 //!   (Aslam, Pavlu & Savell 2003), over the global confidence ranking or within claims,
 //!   deterministic for a seed. A selector's state depends only on the set of labels it was
 //!   given, so the server may rebuild it from the labels so far on each request.
+//! - Live ([`LiveSelector`], [`JudgingSettings`], [`label_so_far`]): a project's order, seed
+//!   and budget, what its labels so far say to the order, and the first pass to serve next.
 //! - Replay ([`replay`], [`Curve`]): an order judged against a known truth for a budget, one
 //!   curve point per judgment.
 //! - Samples and estimates ([`stratified_sample`], [`Estimator`]): a stratified random sample
@@ -24,6 +26,7 @@ mod beta;
 mod error;
 mod estimate;
 mod hedge;
+mod live;
 mod order;
 mod plan;
 mod replay;
@@ -37,6 +40,7 @@ mod tests;
 pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;
+pub use live::{label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector};
 pub use order::Order;
 pub use plan::{hours, median_seconds, plan_evidence, plan_judgments, plan_recall, Budget};
 pub use replay::{evidence_at, replay, Curve, CurvePoint};

@@ -4,6 +4,7 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, StoreResult};
 use super::history::{self, project_states};
+use super::judging;
 use crate::domain::annotation::{
     assign_adjudication, assign_first, assign_second, AnnotatorId, Loads, PairState, PoolEntryId,
     PoolPair, Stage, FRESH_POSITION,
@@ -107,6 +108,8 @@ pub(crate) async fn assign_next(
     let mut loads = loads(conn, project_id).await?;
     let seed = history::seed(conn, project_id).await?;
     let chosen = match state {
+        // Live first passes are taken when asked for, not given out.
+        PairState::NeedsFirst if !judging::preassigns(conn, project_id).await? => None,
         PairState::NeedsFirst => assign_first(
             &[PoolPair {
                 entry,
@@ -154,13 +157,15 @@ pub(crate) async fn pending(
     .await?)
 }
 
-/// What assigning reads: the pairs' protocol states, the active annotators, their loads and the
-/// project's seed.
+/// What assigning reads: the pairs' protocol states, the active annotators, their loads, the
+/// project's seed and whether it pre-assigns first passes.
 pub(crate) struct Roster {
     states: HashMap<(i64, i64), PairState>,
     pub(crate) annotators: Vec<AnnotatorId>,
     loads: Loads,
     seed: u64,
+    /// False under a live judging order: first passes are then taken when asked for.
+    preassigns_first: bool,
 }
 
 impl Roster {
@@ -171,18 +176,20 @@ impl Roster {
             annotators: active_annotators(conn, project_id).await?,
             loads: loads(conn, project_id).await?,
             seed: history::seed(conn, project_id).await?,
+            preassigns_first: judging::preassigns(conn, project_id).await?,
         })
     }
 
     /// Who takes each of `pending` (by the stage it needs): first passes balanced and
-    /// shallowest first, then second passes and adjudications. Pairs nobody active may take are
-    /// left out; the loads count what is given.
+    /// shallowest first (none under a live judging order), then second passes and
+    /// adjudications. Pairs nobody active may take are left out; the loads count what is given.
     pub(crate) fn plan(&mut self, pending: &[Pending]) -> Vec<Made> {
         let mut firsts = Vec::new();
         let mut later = Vec::new();
         for &(entry, claim, doc, depth) in pending {
             let entry = PoolEntryId(entry);
             match self.states.get(&(claim, doc)) {
+                None | Some(PairState::NeedsFirst) if !self.preassigns_first => {}
                 None | Some(PairState::NeedsFirst) => firsts.push(PoolPair {
                     entry,
                     entry_depth: u32::try_from(depth).unwrap_or(u32::MAX),

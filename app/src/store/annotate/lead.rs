@@ -5,6 +5,7 @@ use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::{active_annotators, assign_pending, insert, loads};
 use super::history::{self, pair_history, project_states};
+use super::judging;
 use super::{begin_write, Actor};
 use crate::domain::annotation::{
     check_submission, reassign, AnnotatorId, OpenItem, PairState, PoolEntryId, SecondPassMode,
@@ -187,6 +188,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
         disagreements,
         flagged,
         candidates,
+        judging: judging::view(&mut conn, project_id).await?,
     })
 }
 
@@ -325,10 +327,13 @@ async fn hand_over(
     .fetch_all(&mut *conn)
     .await?;
     let states = project_states(conn, project_id).await?;
+    // Live first passes go back to the order, for whoever asks next.
+    let preassigns = judging::preassigns(conn, project_id).await?;
     let mut items = Vec::new();
     let mut assignment_of = HashMap::new();
     for (assignment, entry, claim, doc, depth, _stage) in &open {
         let work = match states.get(&(*claim, *doc)) {
+            None | Some(PairState::NeedsFirst) if !preassigns => continue,
             None | Some(PairState::NeedsFirst) => Work::First,
             Some(PairState::NeedsSecond { first }) => Work::Second {
                 first: first.annotator,

@@ -178,7 +178,10 @@ async fn last_submission(
 
 /// The head of the caller's queue in a project: current and next item, counts, and the last
 /// submission while it may be undone. Order: skipped items last, then shallowest entry depth.
+/// Under a live judging order, an annotator holding no first pass takes the one the order
+/// serves next first ([`super::judging`]).
 pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
+    super::judging::serve_first(db, actor.annotator(), project_id).await?;
     let mut conn = db.acquire().await?;
     let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
         .bind(project_id)

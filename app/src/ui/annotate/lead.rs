@@ -1,7 +1,8 @@
 //! The lead's annotation pages: progress, annotators, disagreements, flags, reassignment, the
-//! second-pass mode; and adjudication of a pair.
+//! second-pass mode, the judging order; and adjudication of a pair.
 
 use super::form::{FormState, ItemPanel};
+use super::judging::JudgingPanel;
 use crate::api::annotate::{
     adjudicate, annotation_summary, open_items, pair_for_lead, reassign_item, set_annotator_active,
     set_second_pass_mode,
@@ -89,6 +90,7 @@ fn Overview(
         0.0
     };
     let candidates = o.candidates.clone();
+    let judging = o.judging.clone();
     let add_choice = RwSignal::new(candidates.first().cloned().unwrap_or_default());
     view! {
         <section class="stats" data-testid="annotation-stats">
@@ -113,6 +115,7 @@ fn Overview(
                 });
             }>"switch to " {other_mode}</button>
         </p>
+        <JudgingPanel j=judging project=project done=done />
         <section>
             <h2>"Annotators"</h2>
             <table class="grid" data-testid="annotators">

@@ -3,6 +3,7 @@
 //! shares with it.
 
 mod form;
+mod judging;
 pub mod keys;
 mod lead;
 mod text;

@@ -4,6 +4,7 @@
 
 mod estimate;
 mod hand;
+mod live;
 mod plan;
 mod random;
 mod stopping;

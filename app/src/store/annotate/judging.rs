@@ -1,0 +1,480 @@
+//! The project's judging order, live: its settings, the labels so far as the order reads them,
+//! and the first pass an annotator takes when they ask for one.
+//!
+//! Under `depth` without a budget ([`FirstPasses::Preassigned`]) nothing here runs on the
+//! queue's path: first passes are given out when the pool is built, as before. Otherwise an
+//! annotator who holds no first pass takes one when their queue is read: the pair the
+//! project's [`LiveSelector`] proposes given the pooled systems' rankings (as the pool's ranks
+//! hold them) and the labels so far ([`label_so_far`]), among pairs nobody holds; within the
+//! budget (first passes submitted plus those held). The choice happens inside the write
+//! transaction that records it, so two annotators never take the same pair.
+//!
+//! Only pool entries some pooled system ranks are served live (the selector walks the pooled
+//! systems' rankings); an entry no pooled system ranks is never chosen by a live order.
+//!
+//! The selector is kept per database file and project in memory, keyed by the pool's version
+//! (builds, entries, pooled systems), the order and the seed, and synced with the labels at
+//! each request: new labels are recorded in O(1) each; only a changed label rebuilds it.
+
+use super::super::audit::AuditEvent;
+use super::super::{Db, StoreError, StoreResult};
+use super::assign::{self, active_annotators, assign_pending, insert};
+use super::begin_write;
+use super::history::project_states;
+use crate::domain::annotation::{AnnotatorId, PoolEntryId, Stage, FRESH_POSITION};
+use crate::domain::judging::{
+    label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, Order, Selector,
+};
+use crate::domain::label::Label;
+use crate::domain::pool::{FxHashMap, Pair, Strategy};
+use crate::model::annotate::JudgingView;
+use sqlx::SqliteConnection;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock, Mutex};
+
+/// A pooled pair by its claim and document row ids.
+type RowPair = Pair<i64, i64>;
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+/// The project's judging settings.
+pub(crate) async fn settings(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+) -> StoreResult<JudgingSettings> {
+    let row: Option<(String, i64, Option<i64>)> = sqlx::query_as(
+        "SELECT judging_order, judging_seed, judging_budget FROM projects WHERE id = ?",
+    )
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let (order, seed, budget) =
+        row.ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
+    Ok(JudgingSettings {
+        order: Order::parse(&order).map_err(|e| corrupt(format!("project {project_id}: {e}")))?,
+        seed: seed.cast_unsigned(),
+        budget: budget
+            .map(u64::try_from)
+            .transpose()
+            .map_err(|e| corrupt(format!("project {project_id}: judging budget: {e}")))?,
+    })
+}
+
+/// The project's judging settings, and the first passes submitted and held ([`first_passes`]).
+pub async fn judging(db: &Db, project_id: i64) -> StoreResult<(JudgingSettings, u64, u64)> {
+    let mut conn = db.acquire().await?;
+    let settings = settings(&mut conn, project_id).await?;
+    let (spent, held) = first_passes(&mut conn, project_id).await?;
+    Ok((settings, spent, held))
+}
+
+/// First passes submitted in the project (through annotation, not imported; undone ones do
+/// not count) and first passes given out and not yet submitted.
+pub(crate) async fn first_passes(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+) -> StoreResult<(u64, u64)> {
+    let (spent, held): (i64, i64) = sqlx::query_as(
+        "SELECT
+           (SELECT COUNT(*) FROM judgments j WHERE j.project_id = ?1 AND j.stage = 'first'
+              AND j.provenance = 'pooling'
+              AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)),
+           (SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+             WHERE e.project_id = ?1 AND a.stage = 'first' AND a.status = 'open')",
+    )
+    .bind(project_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok((
+        u64::try_from(spent).unwrap_or(0),
+        u64::try_from(held).unwrap_or(0),
+    ))
+}
+
+/// What the lead's annotation page shows of the settings.
+pub(crate) async fn view(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<JudgingView> {
+    let settings = settings(conn, project_id).await?;
+    let (spent, held) = first_passes(conn, project_id).await?;
+    Ok(JudgingView {
+        order: settings.order.as_str().to_owned(),
+        seed: settings.seed,
+        budget: settings.budget,
+        spent,
+        held,
+        live: settings.first_passes() != FirstPasses::Preassigned,
+        orders: Order::ALL.iter().map(|o| o.as_str().to_owned()).collect(),
+    })
+}
+
+/// What changing the settings did to the queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct JudgingChange {
+    /// Pre-assigned first passes taken back when first passes became live (each annotator
+    /// keeps the first one of their queue).
+    pub withdrawn: usize,
+    /// First passes given out when they became pre-assigned again.
+    pub assigned: usize,
+}
+
+impl JudgingChange {
+    /// One line for the lead: the settings now, and what moved.
+    pub fn describe(&self, settings: &JudgingSettings) -> String {
+        let budget = settings.budget.map_or_else(
+            || "no budget".to_owned(),
+            |b| format!("a budget of {b} first passes"),
+        );
+        let mut text = format!(
+            "Judging order {} (seed {}), {budget}.",
+            settings.order, settings.seed
+        );
+        if self.withdrawn > 0 {
+            text.push_str(&format!(
+                " {} pre-assigned first passes went back to the order.",
+                self.withdrawn
+            ));
+        }
+        if self.assigned > 0 {
+            text.push_str(&format!(" {} first passes were assigned.", self.assigned));
+        }
+        text
+    }
+}
+
+/// Sets the project's judging order, seed and budget, with its audit event. Going live takes
+/// back the pre-assigned first passes nobody has started (each annotator keeps the first of
+/// their queue); going back to `depth` without a budget pre-assigns the waiting pairs again.
+pub async fn set_judging(
+    db: &Db,
+    project_id: i64,
+    new: JudgingSettings,
+    actor_id: Option<i64>,
+) -> StoreResult<JudgingChange> {
+    let budget = new
+        .budget
+        .map(i64::try_from)
+        .transpose()
+        .map_err(|_| StoreError::Invalid("budget: too large".into()))?;
+    let mut tx = begin_write(db).await?;
+    let old = settings(&mut tx, project_id).await?;
+    sqlx::query(
+        "UPDATE projects SET judging_order = ?, judging_seed = ?, judging_budget = ? WHERE id = ?",
+    )
+    .bind(new.order.as_str())
+    .bind(new.seed.cast_signed())
+    .bind(budget)
+    .bind(project_id)
+    .execute(&mut *tx)
+    .await?;
+    let change = match (old.first_passes(), new.first_passes()) {
+        (FirstPasses::Preassigned, FirstPasses::Live(_)) => JudgingChange {
+            withdrawn: withdraw_preassigned(&mut tx, project_id).await?,
+            assigned: 0,
+        },
+        (FirstPasses::Live(_), FirstPasses::Preassigned) => JudgingChange {
+            withdrawn: 0,
+            assigned: assign_pending(&mut tx, project_id, actor_id).await?,
+        },
+        _ => JudgingChange {
+            withdrawn: 0,
+            assigned: 0,
+        },
+    };
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "set_judging",
+        entity: "project",
+        entity_id: Some(project_id.to_string()),
+        old_value: Some(serde_json::json!(old)),
+        new_value: Some(serde_json::json!({ "settings": new, "change": change })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(change)
+}
+
+/// Withdraws the open first passes of the project but the first of each annotator's queue.
+async fn withdraw_preassigned(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<usize> {
+    let open: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT a.id, a.annotator_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE e.project_id = ? AND a.stage = 'first' AND a.status = 'open'
+         ORDER BY a.annotator_id, a.queue_pos, e.entry_depth, e.id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut kept: HashSet<i64> = HashSet::new();
+    let withdraw: Vec<i64> = open
+        .into_iter()
+        .filter(|(_, annotator)| !kept.insert(*annotator))
+        .map(|(id, _)| id)
+        .collect();
+    let now = super::super::now_ms();
+    for chunk in withdraw.chunks(500) {
+        let ids = serde_json::Value::from(chunk).to_string();
+        sqlx::query(
+            "UPDATE assignments SET status = 'withdrawn', closed_at = ?
+             WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(now)
+        .bind(ids)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(withdraw.len())
+}
+
+/// The labels so far of the project's pairs, as the order reads them.
+pub(crate) async fn labels_so_far(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+) -> StoreResult<FxHashMap<RowPair, bool>> {
+    let states = project_states(conn, project_id).await?;
+    let mut labels: FxHashMap<RowPair, bool> = FxHashMap::default();
+    labels.reserve(states.len());
+    for ((claim, doc), state) in &states {
+        if let Some(evidence) = label_so_far(state) {
+            labels.insert(Pair::new(*claim, *doc), evidence);
+        }
+    }
+    // Final labels win (they agree with the judgments that made them).
+    let finals: Vec<(i64, i64, String)> =
+        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = ?")
+            .bind(project_id)
+            .fetch_all(&mut *conn)
+            .await?;
+    for (claim, doc, label) in finals {
+        let label = Label::parse(&label).map_err(|e| corrupt(format!("final label: {e}")))?;
+        labels.insert(Pair::new(claim, doc), label.is_evidence());
+    }
+    Ok(labels)
+}
+
+/// What identifies the rankings a live selector was built from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct RankingsKey {
+    project: i64,
+    strategy: Option<String>,
+    builds: i64,
+    entries: i64,
+    last_entry: i64,
+    pooled: String,
+    order: Order,
+    seed: u64,
+}
+
+async fn rankings_key(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    plan: LivePlan,
+) -> StoreResult<RankingsKey> {
+    let (strategy, builds, entries, last_entry, pooled): (Option<String>, i64, i64, i64, Option<String>) =
+        sqlx::query_as(
+            "SELECT p.pool_strategy,
+                    (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
+                    (SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = p.id),
+                    (SELECT COALESCE(MAX(e.id), 0) FROM pool_entries e WHERE e.project_id = p.id),
+                    (SELECT group_concat(s.id) FROM
+                       (SELECT id FROM systems WHERE project_id = p.id AND role = 'pooled' ORDER BY id) s)
+             FROM projects p WHERE p.id = ?",
+        )
+        .bind(project_id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
+    Ok(RankingsKey {
+        project: project_id,
+        strategy,
+        builds,
+        entries,
+        last_entry,
+        pooled: pooled.unwrap_or_default(),
+        order: plan.order,
+        seed: plan.seed,
+    })
+}
+
+/// A live selector over a project's pool, with each pair's pool entry.
+struct Live {
+    key: RankingsKey,
+    selector: LiveSelector<i64, i64>,
+    entries: Arc<FxHashMap<RowPair, i64>>,
+}
+
+/// The live selectors, by database file and project.
+static LIVE: LazyLock<Mutex<HashMap<(PathBuf, i64), Live>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The database file behind `db`: the selectors of two databases never mix.
+fn db_file(db: &Db) -> PathBuf {
+    db.connect_options().get_filename().to_path_buf()
+}
+
+/// Builds the selector of `key` from the pool's ranks: each pooled system's pooled pairs by
+/// its rank (within claims under `per-claim`).
+async fn build(conn: &mut SqliteConnection, key: RankingsKey) -> StoreResult<Live> {
+    let strategy = match key.strategy.as_deref() {
+        None => Strategy::Confidence,
+        Some(text) if text == Strategy::Confidence.as_str() => Strategy::Confidence,
+        Some(text) if text == Strategy::PerClaim.as_str() => Strategy::PerClaim,
+        Some(text) => return Err(corrupt(format!("pool strategy: {text:?}"))),
+    };
+    let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT r.system_id, e.id, e.claim_id, e.doc_id, r.rank
+         FROM pool_ranks r JOIN pool_entries e ON e.id = r.pool_entry_id
+         JOIN systems s ON s.id = r.system_id
+         WHERE e.project_id = ? AND s.role = 'pooled'",
+    )
+    .bind(key.project)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut per_system: BTreeMap<i64, Vec<(i64, i64, i64)>> = BTreeMap::new();
+    let mut entries: FxHashMap<RowPair, i64> = FxHashMap::default();
+    for (system, entry, claim, doc, rank) in rows {
+        per_system
+            .entry(system)
+            .or_default()
+            .push((claim, doc, rank));
+        entries.insert(Pair::new(claim, doc), entry);
+    }
+    let rankings: Vec<Vec<RowPair>> = per_system
+        .into_values()
+        .map(|mut list| {
+            match strategy {
+                Strategy::Confidence => list.sort_unstable_by_key(|&(c, d, r)| (r, c, d)),
+                Strategy::PerClaim => list.sort_unstable_by_key(|&(c, d, r)| (c, r, d)),
+            }
+            list.into_iter().map(|(c, d, _)| Pair::new(c, d)).collect()
+        })
+        .collect();
+    let selector = Selector::new(strategy, rankings, key.order, key.seed)
+        .map_err(|e| corrupt(format!("the pool's rankings: {e}")))?;
+    Ok(Live {
+        key,
+        selector: LiveSelector::new(selector),
+        entries: Arc::new(entries),
+    })
+}
+
+/// The pool entry the order serves next to someone who holds no first pass, if any: the
+/// selector is built or taken from memory, synced with the labels so far and asked for its
+/// next pair that nobody holds. Runs inside the caller's write transaction.
+async fn choose(
+    conn: &mut SqliteConnection,
+    db: &Db,
+    project_id: i64,
+    plan: LivePlan,
+) -> StoreResult<Option<i64>> {
+    let key = rankings_key(conn, project_id, plan).await?;
+    let slot = (db_file(db), project_id);
+    let cached = LIVE
+        .lock()
+        .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?
+        .remove(&slot);
+    let mut live = match cached {
+        Some(live) if live.key == key => live,
+        _ => build(conn, key).await?,
+    };
+    let labels = labels_so_far(conn, project_id).await?;
+    let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(
+        "SELECT e.claim_id, e.doc_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE e.project_id = ? AND a.stage = 'first' AND a.status = 'open'",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .map(|(c, d)| Pair::new(c, d))
+    .collect();
+    live.selector
+        .sync(&labels)
+        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    let pair = live.selector.next_untaken(|pair| held.contains(pair));
+    let entry = pair.and_then(|pair| live.entries.get(&pair).copied());
+    LIVE.lock()
+        .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?
+        .insert(slot, live);
+    Ok(entry)
+}
+
+/// Gives `annotator` the first pass the project's order serves next, if first passes are live,
+/// the annotator is active in the project and holds none, the budget allows and a pair is
+/// left. Returns the pool entry given.
+pub(crate) async fn serve_first(
+    db: &Db,
+    annotator: AnnotatorId,
+    project_id: i64,
+) -> StoreResult<Option<i64>> {
+    // A read first, so that the queue of `depth` (or of someone holding a first pass, or past
+    // the budget) takes no write lock.
+    {
+        let mut conn = db.acquire().await?;
+        let Some(plan) = wants_first(&mut conn, annotator, project_id).await? else {
+            return Ok(None);
+        };
+        let (spent, held) = first_passes(&mut conn, project_id).await?;
+        if !plan.may_serve(spent, held) {
+            return Ok(None);
+        }
+    }
+    let mut tx = begin_write(db).await?;
+    let Some(plan) = wants_first(&mut tx, annotator, project_id).await? else {
+        return Ok(None);
+    };
+    let (spent, held) = first_passes(&mut tx, project_id).await?;
+    if !plan.may_serve(spent, held) {
+        return Ok(None);
+    }
+    let Some(entry) = choose(&mut tx, db, project_id, plan).await? else {
+        return Ok(None);
+    };
+    insert(
+        &mut tx,
+        PoolEntryId(entry),
+        annotator,
+        Stage::First,
+        FRESH_POSITION,
+    )
+    .await?;
+    let made = [(PoolEntryId(entry), annotator, Stage::First)];
+    assign::record(&mut tx, project_id, Some(annotator.0), &made).await?;
+    tx.commit().await?;
+    Ok(Some(entry))
+}
+
+/// The live plan when `annotator` should take a first pass now: first passes are live, the
+/// annotator is active in the project and holds none.
+async fn wants_first(
+    conn: &mut SqliteConnection,
+    annotator: AnnotatorId,
+    project_id: i64,
+) -> StoreResult<Option<LivePlan>> {
+    let FirstPasses::Live(plan) = settings(conn, project_id).await?.first_passes() else {
+        return Ok(None);
+    };
+    let holds: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+           WHERE a.annotator_id = ? AND e.project_id = ? AND a.stage = 'first' AND a.status = 'open')",
+    )
+    .bind(annotator.0)
+    .bind(project_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if holds
+        || !active_annotators(conn, project_id)
+            .await?
+            .contains(&annotator)
+    {
+        return Ok(None);
+    }
+    Ok(Some(plan))
+}
+
+/// Whether the project pre-assigns first passes (`depth` without a budget).
+pub(crate) async fn preassigns(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<bool> {
+    Ok(settings(conn, project_id).await?.first_passes() == FirstPasses::Preassigned)
+}
