@@ -616,8 +616,7 @@ pub async fn create(
     })
 }
 
-const RELEASE_COLUMNS: &str =
-    "number, partial, manifest, created_at, sha256, archive_bytes";
+const RELEASE_COLUMNS: &str = "number, partial, manifest, created_at, sha256, archive_bytes";
 
 #[derive(sqlx::FromRow)]
 struct ReleaseRow {

@@ -135,7 +135,10 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     for (id, token) in writing {
         if writer_is_gone(db, LockKind::Release, token.as_deref())? {
             discard(db, id).await?;
-            tracing::warn!(release = id, "removed the rows of a release whose writer died");
+            tracing::warn!(
+                release = id,
+                "removed the rows of a release whose writer died"
+            );
             removed += 1;
         }
     }
@@ -252,7 +255,11 @@ mod tests {
             .unwrap();
         assert_eq!(read(&db, id, archive.len() as i64).await.unwrap(), archive);
         assert_eq!(
-            count(&db, "SELECT COUNT(*) FROM audit_events WHERE action = 'release'").await,
+            count(
+                &db,
+                "SELECT COUNT(*) FROM audit_events WHERE action = 'release'"
+            )
+            .await,
             1
         );
         // Done releases never change.
