@@ -686,11 +686,24 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         cli["inclusion"][0]["change_pct"].is_f64() || cli["inclusion"][0]["change_pct"].is_null()
     );
     // Text equality: parsing floats back is not always exact without serde_json's
-    // float_roundtrip, but the printed shortest representations are.
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        serde_json::to_string(report).unwrap() + "\n"
+    // float_roundtrip, but the printed shortest representations are. After the report's keys
+    // come the store's survey beyond the depth (no sample here: the planner only) and its note.
+    let survey = app::store::pool::survey(
+        db,
+        project,
+        app::domain::judging::RecallTarget::new(0.9, 0.05).unwrap(),
+        app::store::pool::Estimated::Project,
+    )
+    .await
+    .unwrap();
+    assert!(survey.sample.is_none() && survey.plan.next_depth.is_some());
+    let report_text = serde_json::to_string(report).unwrap();
+    let expected = format!(
+        "{},\"survey\":{},\"survey_note\":null}}\n",
+        report_text.strip_suffix('}').unwrap(),
+        serde_json::to_string(&survey).unwrap()
     );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .args([
             "--db",
