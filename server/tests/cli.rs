@@ -272,8 +272,16 @@ fn project_judging_sets_the_order_seed_and_budget() {
     let (ok, out, err) = run(
         &db,
         &[
-            "project", "judging", "--project", "p", "--order", "mab-thompson", "--seed", "7",
-            "--budget", "250",
+            "project",
+            "judging",
+            "--project",
+            "p",
+            "--order",
+            "mab-thompson",
+            "--seed",
+            "7",
+            "--budget",
+            "250",
         ],
         "",
     );
@@ -285,21 +293,44 @@ fn project_judging_sets_the_order_seed_and_budget() {
     // Options left out keep their value; --no-budget lifts the budget.
     let (ok, out, err) = run(
         &db,
-        &["project", "judging", "--project", "p", "--order", "mtf", "--no-budget"],
+        &[
+            "project",
+            "judging",
+            "--project",
+            "p",
+            "--order",
+            "mtf",
+            "--no-budget",
+        ],
         "",
     );
     assert!(ok, "{err}");
     assert!(out.contains("order\tmtf\nseed\t7\nbudget\tnone"), "{out}");
     let (ok, _, err) = run(
         &db,
-        &["project", "judging", "--project", "p", "--order", "sideways"],
+        &[
+            "project",
+            "judging",
+            "--project",
+            "p",
+            "--order",
+            "sideways",
+        ],
         "",
     );
     assert!(!ok);
     assert!(err.contains("--order"), "{err}");
     let (ok, _, err) = run(
         &db,
-        &["project", "judging", "--project", "p", "--budget", "3", "--no-budget"],
+        &[
+            "project",
+            "judging",
+            "--project",
+            "p",
+            "--budget",
+            "3",
+            "--no-budget",
+        ],
         "",
     );
     assert!(!ok, "--budget and --no-budget together: {err}");
