@@ -14,7 +14,7 @@
 //!   divided by `R` (0 when `R` = 0);
 //! - **condensed lists** (Sakai 2007): the unjudged pairs are removed from the run, and then
 //!   precision, recall, F1 and average precision are computed as usual. Overall, they are the
-//!   headline figures of the condensed run (the same code, [`JudgedRun`]); per claim, the
+//!   headline figures of the condensed run (as [`super::JudgedRun`] computes them); per claim, the
 //!   average precision is trec_eval's `map` on the claim's condensed ranking.
 //!
 //! Relevance is label-only: a run's pair is relevant when its gold label is SUPPORT or
@@ -34,9 +34,9 @@
 
 use super::error::MetricsError;
 use super::gold::Gold;
-use super::judged::{matches_gold, JudgedRun};
+use super::judged::matches_gold;
 use super::run::Run;
-use super::scores::{ratio, Metrics, PrecisionRecall};
+use super::scores::{ratio, AveragePrecision, Metrics, PrecisionRecall};
 use crate::domain::ids::{ClaimId, DocId};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -220,8 +220,7 @@ pub fn incomplete(
         ));
     }
 
-    let condensed =
-        JudgedRun::new_filtered(gold, run, |claim, doc| judgments.is_judged(claim, doc))?.metrics();
+    let condensed = condensed_metrics(&points, evidence_counts.iter().sum());
     let with_evidence: Vec<&ClaimIncomplete> =
         claims.iter().filter(|c| c.gold_evidence > 0).collect();
     let mean = |values: &mut dyn Iterator<Item = f64>, count: usize| {
@@ -259,6 +258,38 @@ pub fn incomplete(
         claims_with_evidence: with_evidence.len() as u64,
     };
     Ok((overall, claims))
+}
+
+/// The headline figures of the condensed run: what [`super::JudgedRun::metrics`] gives for the
+/// run without its unjudged pairs (the same counts, the same confidence thresholds, the same
+/// [`AveragePrecision`] sum), from the judged points.
+fn condensed_metrics(points: &[Point<'_>], gold: u64) -> Metrics {
+    let (mut predicted, mut correct) = (0u64, 0u64);
+    let mut ranked: Vec<(f64, bool)> = Vec::with_capacity(points.len());
+    for p in points.iter().filter(|p| p.flags & JUDGED != 0) {
+        if p.flags & PREDICTS_EVIDENCE != 0 {
+            predicted += 1;
+            correct += u64::from(p.flags & CORRECT != 0);
+        }
+        ranked.push((p.confidence, p.flags & RELEVANT != 0));
+    }
+    ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    let mut ap = AveragePrecision::new(gold);
+    let mut hits = 0u64;
+    for (i, &(confidence, hit)) in ranked.iter().enumerate() {
+        hits += u64::from(hit);
+        // A threshold takes in every pair of one confidence.
+        if ranked.get(i + 1).is_none_or(|next| next.0 != confidence) {
+            ap.close_threshold(hits, i as u64 + 1);
+        }
+    }
+    let pr = PrecisionRecall::from_counts(correct, predicted, gold);
+    Metrics {
+        precision: pr.precision,
+        recall: pr.recall,
+        f1: pr.f1,
+        average_precision: ap.value(),
+    }
 }
 
 struct Point<'a> {

@@ -45,16 +45,6 @@ const LAST: u8 = 2;
 impl JudgedRun {
     /// Judges every pair of `run` against `gold`. Fails when a pair's claim is not a gold claim.
     pub fn new(gold: &Gold, run: &Run) -> Result<JudgedRun, MetricsError> {
-        JudgedRun::new_filtered(gold, run, |_, _| true)
-    }
-
-    /// Judges the pairs of `run` that `keep(claim index, doc)` accepts, as if the others were
-    /// not in the run (e.g. a condensed list: the run without its unjudged pairs).
-    pub(crate) fn new_filtered(
-        gold: &Gold,
-        run: &Run,
-        keep: impl Fn(u32, &crate::domain::ids::DocId) -> bool,
-    ) -> Result<JudgedRun, MetricsError> {
         let claim_count = gold.claims().len();
         let mut predicted = vec![0u64; claim_count];
         let mut correct = vec![0u64; claim_count];
@@ -67,9 +57,6 @@ impl JudgedRun {
                         claim: pair.claim.clone(),
                         doc: pair.doc.clone(),
                     })?;
-            if !keep(claim, &pair.doc) {
-                continue;
-            }
             let gold_label = gold.label_at(claim, &pair.doc);
             let c = claim as usize;
             if pair.prediction.claims_evidence() {
