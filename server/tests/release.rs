@@ -463,15 +463,33 @@ fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
         .collect();
     assert_eq!(in_file.len(), 379);
     assert_eq!(published, in_file);
-    // Evaluating against the release's claims.jsonl gives what the SciFact claims file gives.
-    let eval = |claims: &Path| {
-        ok(Command::new(env!("CARGO_BIN_EXE_claimpool"))
-            .args(["eval", "--json", "--claims"])
+    // Evaluating against the release gives what the SciFact claims file gives. Which pairs are
+    // judged (cited abstracts without evidence are judged NEI) is in the release's qrels.txt,
+    // not its claims.jsonl, which lists evidence only.
+    let eval = |claims: &Path, qrels: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimpool"));
+        cmd.args(["eval", "--json", "--claims"])
             .arg(claims)
             .arg("--run")
-            .arg(&run)
-            .output()
-            .unwrap())
+            .arg(&run);
+        if let Some(qrels) = qrels {
+            cmd.arg("--qrels").arg(qrels);
+        }
+        serde_json::from_str::<serde_json::Value>(&ok(cmd.output().unwrap())).unwrap()
     };
-    assert_eq!(eval(&out1.join("claims.jsonl")), eval(&claims_file));
+    let mut scifact = eval(&claims_file, None);
+    let mut released = eval(&out1.join("claims.jsonl"), Some(&out1.join("qrels.txt")));
+    assert_eq!(released["incomplete"]["judged_from"]["kind"], "qrels");
+    assert_eq!(scifact["incomplete"]["judged_from"]["kind"], "claims");
+    for figures in [&mut released, &mut scifact] {
+        figures["incomplete"]["judged_from"] = serde_json::Value::Null;
+    }
+    assert_eq!(released, scifact);
+    assert_eq!(scifact["incomplete"]["judged_pairs"], 339);
+    // Without the qrels only the evidence counts as judged: the same scores, fewer judged pairs.
+    let evidence_only = eval(&out1.join("claims.jsonl"), None);
+    assert_eq!(evidence_only["incomplete"]["judged_pairs"], 209);
+    for key in ["precision", "recall", "f1", "average_precision", "counts"] {
+        assert_eq!(evidence_only[key], scifact[key], "{key}");
+    }
 }
