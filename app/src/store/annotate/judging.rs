@@ -71,20 +71,28 @@ pub async fn judging(db: &Db, project_id: i64) -> StoreResult<(JudgingSettings, 
     Ok((settings, spent, held))
 }
 
+/// The open first passes of project `?1`, as a `FROM` clause (`a`: the assignment, `e`: its
+/// pool entry). Driven from the open assignments (the partial index `assignments_one_open`
+/// holds only those, a few per annotator), not from the project's pool entries: joined the
+/// other way SQLite walks every pool entry of the project (10,000 in the annotate bench) and
+/// looks up each one's build, several times per request.
+const OPEN_FIRST_PASSES: &str = "assignments a INDEXED BY assignments_one_open
+    CROSS JOIN pool_entries e ON e.id = a.pool_entry_id
+    WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = ?1";
+
 /// First passes submitted in the project (through annotation, not imported; undone ones do
 /// not count) and first passes given out and not yet submitted.
 pub(crate) async fn first_passes(
     conn: &mut SqliteConnection,
     project_id: i64,
 ) -> StoreResult<(u64, u64)> {
-    let (spent, held): (i64, i64) = sqlx::query_as(
+    let (spent, held): (i64, i64) = sqlx::query_as(&format!(
         "SELECT
            (SELECT COUNT(*) FROM judgments j WHERE j.project_id = ?1 AND j.stage = 'first'
               AND j.provenance = 'pooling'
               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)),
-           (SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-             WHERE e.project_id = ?1 AND a.stage = 'first' AND a.status = 'open')",
-    )
+           (SELECT COUNT(*) FROM {OPEN_FIRST_PASSES})"
+    ))
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
@@ -255,6 +263,13 @@ pub(crate) async fn labels_so_far(
 }
 
 /// What identifies the rankings a live selector was built from.
+///
+/// The pool entries are counted on `pool_entry_rows` (its index on the project covers the
+/// count and the largest id) rather than through the `pool_entries` view, which looks up every
+/// row's build: the view is those rows but the ones of builds being written, and rows are only
+/// ever added, so the view changes only if the rows' count or largest id, the builds being
+/// written or the finished builds change, all in the key. The selector itself is built through
+/// the views.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct RankingsKey {
     project: i64,
@@ -262,6 +277,8 @@ struct RankingsKey {
     builds: i64,
     entries: i64,
     last_entry: i64,
+    /// The builds being written.
+    writing: String,
     pooled: String,
     order: Order,
     seed: u64,
@@ -272,12 +289,22 @@ async fn rankings_key(
     project_id: i64,
     plan: LivePlan,
 ) -> StoreResult<RankingsKey> {
-    let (strategy, builds, entries, last_entry, pooled): (Option<String>, i64, i64, i64, Option<String>) =
-        sqlx::query_as(
+    #[allow(clippy::type_complexity)]
+    let (strategy, builds, entries, last_entry, writing, pooled): (
+        Option<String>,
+        i64,
+        i64,
+        i64,
+        Option<String>,
+        Option<String>,
+    ) = sqlx::query_as(
             "SELECT p.pool_strategy,
                     (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
-                    (SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = p.id),
-                    (SELECT COALESCE(MAX(e.id), 0) FROM pool_entries e WHERE e.project_id = p.id),
+                    (SELECT COUNT(*) FROM pool_entry_rows e WHERE e.project_id = p.id),
+                    (SELECT COALESCE(MAX(e.id), 0) FROM pool_entry_rows e WHERE e.project_id = p.id),
+                    (SELECT group_concat(b.id) FROM
+                       (SELECT id FROM pool_build_rows WHERE project_id = p.id AND state = 'writing'
+                        ORDER BY id) b),
                     (SELECT group_concat(s.id) FROM
                        (SELECT id FROM systems WHERE project_id = p.id AND role = 'pooled' ORDER BY id) s)
              FROM projects p WHERE p.id = ?",
@@ -292,6 +319,7 @@ async fn rankings_key(
         builds,
         entries,
         last_entry,
+        writing: writing.unwrap_or_default(),
         pooled: pooled.unwrap_or_default(),
         order: plan.order,
         seed: plan.seed,
@@ -380,10 +408,9 @@ async fn choose(
         _ => build(conn, key).await?,
     };
     let labels = labels_so_far(conn, project_id).await?;
-    let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(
-        "SELECT e.claim_id, e.doc_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.stage = 'first' AND a.status = 'open'",
-    )
+    let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(&format!(
+        "SELECT e.claim_id, e.doc_id FROM {OPEN_FIRST_PASSES}"
+    ))
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?
@@ -416,8 +443,7 @@ pub(crate) async fn serve_first(
         let Some(plan) = wants_first(&mut conn, annotator, project_id).await? else {
             return Ok(None);
         };
-        let (spent, held) = first_passes(&mut conn, project_id).await?;
-        if !plan.may_serve(spent, held) {
+        if !may_serve(&mut conn, project_id, plan).await? {
             return Ok(None);
         }
     }
@@ -425,8 +451,7 @@ pub(crate) async fn serve_first(
     let Some(plan) = wants_first(&mut tx, annotator, project_id).await? else {
         return Ok(None);
     };
-    let (spent, held) = first_passes(&mut tx, project_id).await?;
-    if !plan.may_serve(spent, held) {
+    if !may_serve(&mut tx, project_id, plan).await? {
         return Ok(None);
     }
     let Some(entry) = choose(&mut tx, db, project_id, plan).await? else {
@@ -444,6 +469,20 @@ pub(crate) async fn serve_first(
     assign::record(&mut tx, project_id, Some(annotator.0), &made).await?;
     tx.commit().await?;
     Ok(Some(entry))
+}
+
+/// Whether the budget allows one more first pass ([`LivePlan::may_serve`]); without a budget
+/// nothing is counted.
+async fn may_serve(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    plan: LivePlan,
+) -> StoreResult<bool> {
+    if plan.budget.is_none() {
+        return Ok(true);
+    }
+    let (spent, held) = first_passes(conn, project_id).await?;
+    Ok(plan.may_serve(spent, held))
 }
 
 /// The live plan when `annotator` should take a first pass now: first passes are live, the
