@@ -474,16 +474,46 @@ pub async fn build_with(
             "a build writes at least one row per chunk".into(),
         ));
     }
+    let build = NewStep {
+        project_id,
+        strategy,
+        depth,
+        actor_id,
+    };
+    in_build(db, build, "pool build", async |step: &Step<'_>| {
+        grow(db, step, options).await
+    })
+    .await
+}
+
+/// What a build of the project starts with.
+struct NewStep {
+    project_id: i64,
+    strategy: Strategy,
+    depth: u32,
+    actor_id: Option<i64>,
+}
+
+/// Runs `write` on a new build of the project, hidden while it is written: removes the rows of
+/// builds whose writers died, takes a writer lock, claims the build's row (a conflict while
+/// another build of the project lives), and removes what `write` wrote when it fails (`what`
+/// names the build in the log).
+async fn in_build<T>(
+    db: &Db,
+    build: NewStep,
+    what: &str,
+    write: impl AsyncFnOnce(&Step<'_>) -> StoreResult<T>,
+) -> StoreResult<T> {
     // A build whose writer died no longer stands in the way.
     writer::reclaim_abandoned(db).await?;
     let lock = writer::BuildLock::take(db)?;
     let claimed = writer::claim(
         db,
         writer::NewBuild {
-            project_id,
-            strategy,
-            depth,
-            actor_id,
+            project_id: build.project_id,
+            strategy: build.strategy,
+            depth: build.depth,
+            actor_id: build.actor_id,
             lock_token: lock.token(),
         },
     )
@@ -492,17 +522,17 @@ pub async fn build_with(
         Ok(build_id) => {
             let step = Step {
                 build_id,
-                project_id,
-                strategy,
-                depth,
-                actor_id,
+                project_id: build.project_id,
+                strategy: build.strategy,
+                depth: build.depth,
+                actor_id: build.actor_id,
                 lock_token: lock.token(),
             };
-            let result = grow(db, &step, options).await;
+            let result = write(&step).await;
             if result.is_err() {
                 if let Err(e) = writer::discard(db, build_id).await {
                     // The lock is released below: the next build or `serve` removes the rows.
-                    tracing::warn!(build_id, error = %e, "could not remove a failed pool build's rows");
+                    tracing::warn!(build_id, error = %e, "could not remove a failed {what}'s rows");
                 }
             }
             result

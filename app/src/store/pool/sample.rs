@@ -14,8 +14,8 @@ use super::super::write_gate;
 use super::super::{Db, StoreError, StoreResult};
 use super::writer::{self, NewEntry};
 use super::{
-    existing, final_labels, finish, load, plan, settings, strategy_name, BuildOptions, BuildReport,
-    Finish, Growth, Loaded, Step,
+    existing, final_labels, finish, in_build, load, plan, settings, strategy_name, BuildOptions,
+    BuildReport, Finish, Growth, Loaded, NewStep, Step,
 };
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::judging::{
@@ -106,41 +106,16 @@ pub async fn build_sample(
             "a build writes at least one row per chunk".into(),
         ));
     }
-    writer::reclaim_abandoned(db).await?;
-    let lock = writer::BuildLock::take(db)?;
-    let claimed = writer::claim(
-        db,
-        writer::NewBuild {
-            project_id,
-            strategy,
-            depth,
-            actor_id,
-            lock_token: lock.token(),
-        },
-    )
-    .await;
-    let result = match claimed {
-        Ok(build_id) => {
-            let step = Step {
-                build_id,
-                project_id,
-                strategy,
-                depth,
-                actor_id,
-                lock_token: lock.token(),
-            };
-            let result = draw(db, &step, request, options).await;
-            if result.is_err() {
-                if let Err(e) = writer::discard(db, build_id).await {
-                    tracing::warn!(build_id, error = %e, "could not remove a failed sample's rows");
-                }
-            }
-            result
-        }
-        Err(e) => Err(e),
+    let build = NewStep {
+        project_id,
+        strategy,
+        depth,
+        actor_id,
     };
-    lock.release();
-    result
+    in_build(db, build, "sample", async |step: &Step<'_>| {
+        draw(db, step, request, options).await
+    })
+    .await
 }
 
 /// Draws the sample, writes its entries, assignments and rows hidden, then makes it visible.
