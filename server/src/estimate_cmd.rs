@@ -138,24 +138,9 @@ pub fn survey_text(out: &mut String, survey: &Survey) {
             );
         }
         Stopping::Tested {
-            target_recall,
-            alpha,
-            sample,
-            decision,
-            draws_to_stop,
+            sample, decision, ..
         } => {
-            let verdict = if decision.stop {
-                format!(
-                    "with {:.0}% confidence the pool has found at least {:.0}% of the evidence",
-                    100.0 * (1.0 - alpha),
-                    100.0 * target_recall
-                )
-            } else {
-                format!(
-                    "not shown that the pool has found {:.0}% of the evidence; {draws_to_stop} more draws without evidence would show it",
-                    100.0 * target_recall
-                )
-            };
+            let verdict = survey.stopping.verdict().unwrap_or_default();
             let _ = writeln!(
                 out,
                 "stopping test: {verdict} (p = {:.4}; {} found before the sample, {} of {} unjudged pairs drawn with {} evidence; under H0 at least {} remained)",

@@ -125,6 +125,34 @@ pub enum Stopping {
     },
 }
 
+impl Stopping {
+    /// The tested verdict in words (None before the test is made).
+    pub fn verdict(&self) -> Option<String> {
+        let Stopping::Tested {
+            target_recall,
+            alpha,
+            decision,
+            draws_to_stop,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        Some(if decision.stop {
+            format!(
+                "with {:.0}% confidence the pool has found at least {:.0}% of the evidence",
+                100.0 * (1.0 - alpha),
+                100.0 * target_recall
+            )
+        } else {
+            format!(
+                "not yet shown that the pool has found {:.0}% of the evidence; {draws_to_stop} more random draws without evidence would show it",
+                100.0 * target_recall
+            )
+        })
+    }
+}
+
 /// Annotator-hours to the next depth.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DepthPlan {

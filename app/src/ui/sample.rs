@@ -194,32 +194,16 @@ fn SystemsEstimates(systems: Vec<SystemSurvey>) -> AnyView {
 
 #[component]
 fn StoppingNote(stopping: Stopping) -> AnyView {
-    let text = match stopping {
+    let text = match &stopping {
         Stopping::NoSample => return ().into_any(),
         Stopping::Waiting => "Stopping test: waiting for the sample's labels.".to_owned(),
         Stopping::Stratified { strata } => format!(
             "Stopping test: needs a simple random sample; this one has {strata} strata (draw one with 1 stratum)."
         ),
         Stopping::Tested {
-            target_recall,
-            alpha,
-            sample,
-            decision,
-            draws_to_stop,
+            sample, decision, ..
         } => {
-            let verdict = if decision.stop {
-                format!(
-                    "with {:.0}% confidence the pool has found at least {:.0}% of the evidence",
-                    100.0 * (1.0 - alpha),
-                    100.0 * target_recall
-                )
-            } else {
-                format!(
-                    "not yet shown that the pool has found {:.0}% of the evidence; {} more random draws without evidence would show it",
-                    100.0 * target_recall,
-                    draws_to_stop
-                )
-            };
+            let verdict = stopping.verdict().unwrap_or_default();
             format!(
                 "Stopping test: {verdict} (p = {:.4}; {} evidence pairs found before the sample; {} of {} unjudged pairs drawn, {} of them evidence; were recall below the target, at least {} would have remained).",
                 decision.p_value, sample.found, sample.drawn, sample.unjudged, sample.drawn_evidence, decision.null_remaining
