@@ -112,6 +112,21 @@ impl Gold {
         self.index.get(claim).copied()
     }
 
+    /// The index of the claim of a run's pair at `index`; an error naming the pair when its
+    /// claim is not a gold claim.
+    pub(crate) fn claim_index_of(
+        &self,
+        index: usize,
+        pair: &super::run::RunPair,
+    ) -> Result<u32, MetricsError> {
+        self.claim_index(&pair.claim)
+            .ok_or_else(|| MetricsError::RunClaimNotInGold {
+                index,
+                claim: pair.claim.clone(),
+                doc: pair.doc.clone(),
+            })
+    }
+
     /// Gold label of `doc` for the claim at `index` (a value from [`Gold::claim_index`]).
     pub(crate) fn label_at(&self, index: u32, doc: &DocId) -> Label {
         self.evidence

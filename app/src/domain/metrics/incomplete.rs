@@ -152,13 +152,7 @@ pub fn incomplete(
     // (claim index, confidence, doc, flags) of every pair.
     let mut points: Vec<Point<'_>> = Vec::with_capacity(run.len());
     for (index, pair) in run.pairs().iter().enumerate() {
-        let claim =
-            gold.claim_index(&pair.claim)
-                .ok_or_else(|| MetricsError::RunClaimNotInGold {
-                    index,
-                    claim: pair.claim.clone(),
-                    doc: pair.doc.clone(),
-                })?;
+        let claim = gold.claim_index_of(index, pair)?;
         let judged = judgments.is_judged(claim, &pair.doc);
         let gold_label = gold.label_at(claim, &pair.doc);
         let mut flags = 0u8;

@@ -50,13 +50,7 @@ impl JudgedRun {
         let mut correct = vec![0u64; claim_count];
         let mut points: Vec<(Confidence, u32, bool)> = Vec::with_capacity(run.len());
         for (index, pair) in run.pairs().iter().enumerate() {
-            let claim =
-                gold.claim_index(&pair.claim)
-                    .ok_or_else(|| MetricsError::RunClaimNotInGold {
-                        index,
-                        claim: pair.claim.clone(),
-                        doc: pair.doc.clone(),
-                    })?;
+            let claim = gold.claim_index_of(index, pair)?;
             let gold_label = gold.label_at(claim, &pair.doc);
             let c = claim as usize;
             if pair.prediction.claims_evidence() {
