@@ -495,32 +495,29 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
             "removed upload directories left by an earlier server"
         );
     }
-    let abandoned = app::store::import_writer::reclaim_abandoned(&db)
-        .await
-        .context("removing the rows of imports a crashed process left")?;
-    if abandoned > 0 {
-        tracing::info!(
-            abandoned,
-            "removed the rows of imports a crashed process left"
-        );
-    }
-    let abandoned = app::store::pool::reclaim_abandoned(&db)
-        .await
-        .context("removing the rows of pool builds a crashed process left")?;
-    if abandoned > 0 {
-        tracing::info!(
-            abandoned,
-            "removed the rows of pool builds a crashed process left"
-        );
-    }
-    let abandoned = app::store::release_parts::reclaim_abandoned(&db)
-        .await
-        .context("removing the rows of releases a crashed process left")?;
-    if abandoned > 0 {
-        tracing::info!(
-            abandoned,
-            "removed the rows of releases a crashed process left"
-        );
+    // Rows of chunked writers a crashed process left (each kind hidden while `writing`).
+    for (what, reclaimed) in [
+        (
+            "imports",
+            app::store::import_writer::reclaim_abandoned(&db).await,
+        ),
+        (
+            "pool builds",
+            app::store::pool::reclaim_abandoned(&db).await,
+        ),
+        (
+            "releases",
+            app::store::release_parts::reclaim_abandoned(&db).await,
+        ),
+    ] {
+        let abandoned = reclaimed
+            .with_context(|| format!("removing the rows of {what} a crashed process left"))?;
+        if abandoned > 0 {
+            tracing::info!(
+                abandoned,
+                "removed the rows of {what} a crashed process left"
+            );
+        }
     }
     crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
     let app = router_with(db.clone(), bound, options).await?;
