@@ -14,6 +14,7 @@ use super::audit::AuditEvent;
 use super::write_gate;
 use super::writer_lock::{writer_is_gone, LockKind, WriterLock};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use futures::TryStreamExt;
 
 /// The most archive bytes one write transaction writes (one part): about a millisecond of
 /// SQLite's write lock.
@@ -175,14 +176,14 @@ async fn discard(db: &Db, id: i64) -> StoreResult<()> {
 pub(super) async fn read(db: &Db, release_id: i64, archive_bytes: i64) -> StoreResult<Vec<u8>> {
     let capacity = usize::try_from(archive_bytes).unwrap_or(0);
     let mut archive = Vec::with_capacity(capacity);
-    let parts: Vec<Vec<u8>> = sqlx::query_scalar(
+    // Part by part: only the archive and one part are in memory at once.
+    let mut parts = sqlx::query_scalar::<_, Vec<u8>>(
         "SELECT p.bytes FROM release_parts p JOIN releases r ON r.id = p.release_id
          WHERE p.release_id = ? ORDER BY p.seq",
     )
     .bind(release_id)
-    .fetch_all(db)
-    .await?;
-    for part in parts {
+    .fetch(db);
+    while let Some(part) = parts.try_next().await? {
         archive.extend_from_slice(&part);
     }
     if archive.len() as i64 != archive_bytes {
