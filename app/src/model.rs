@@ -2,6 +2,8 @@
 
 pub mod annotate;
 pub mod guidelines;
+pub mod release_diff;
+pub mod significance;
 pub mod survey;
 
 use serde::{Deserialize, Serialize};

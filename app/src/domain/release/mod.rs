@@ -30,6 +30,7 @@ mod claims_file;
 mod compare;
 mod corpus_file;
 mod counts;
+mod diff;
 mod error;
 mod evaluate;
 mod files;
@@ -50,6 +51,7 @@ mod tests;
 
 pub use compare::{compare, CompareRequest, PairComparison};
 pub use counts::{ByProvenance, EvidenceByLabel, ReleaseCounts};
+pub use diff::{diff, DiffError, ReleaseContents};
 pub use error::{EvalError, ReleaseError, WriteError};
 pub use evaluate::{
     evaluate, evaluate_judged, gold_from_claims, prediction_of, read_gold, read_run,

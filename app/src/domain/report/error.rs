@@ -51,4 +51,7 @@ pub enum ReportError {
     /// An evaluation the metrics refuse.
     #[error("evaluation: {0}")]
     Metrics(#[from] MetricsError),
+    /// A thread testing the significance of the systems' differences stopped (panicked).
+    #[error("the significance tests between systems stopped before they finished")]
+    SignificanceStopped,
 }

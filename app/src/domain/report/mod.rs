@@ -23,6 +23,7 @@ mod engine;
 mod error;
 mod evidence;
 mod prepared;
+mod significance;
 mod snapshot;
 mod subsets;
 pub mod survey;
@@ -43,6 +44,7 @@ pub use depth::{
 };
 pub use error::ReportError;
 pub use evidence::{EvidenceCountRow, EvidenceReport, SpecificityCounts};
+pub use significance::{Significance, SystemComparison, DEFAULT_PERMUTATIONS, SIGNIFICANCE_ALPHA};
 pub use snapshot::{
     AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, ReportOptions,
     ReportOptionsError, SecondPassMode, Seconds, SecondsError, Snapshot, Specificity,
@@ -57,13 +59,14 @@ use prepared::Prepared;
 use serde::{Deserialize, Serialize};
 
 /// The names of the report's CSV tables, in [`Report::csv_tables`] order.
-pub const CSV_TABLES: [&str; 14] = [
+pub const CSV_TABLES: [&str; 15] = [
     "depth_curve",
     "system_count_curve",
     "inclusion",
     "system_scores",
     "system_confusion",
     "system_overlap",
+    "system_significance",
     "agreement",
     "agreement_confusion",
     "awaiting_adjudication",

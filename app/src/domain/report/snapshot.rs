@@ -196,6 +196,14 @@ pub struct ReportOptions {
     /// Orderings sampled for the system-count curve when more than
     /// [`EXACT_ORDERINGS_UP_TO`] systems are pooled (fewer are enumerated exactly).
     pub ordering_samples: NonZeroU32,
+    /// Permutations of the randomization test between each pair of systems (0: no test, every
+    /// p-value 1).
+    #[serde(default = "default_permutations")]
+    pub permutations: u32,
+}
+
+fn default_permutations() -> u32 {
+    super::significance::DEFAULT_PERMUTATIONS
 }
 
 /// Up to this many pooled systems, the system-count curve averages over every ordering.
@@ -245,6 +253,7 @@ impl ReportOptions {
             bootstrap_samples,
             seed,
             ordering_samples: DEFAULT_ORDERING_SAMPLES,
+            permutations: super::significance::DEFAULT_PERMUTATIONS,
         }
     }
 

@@ -7,6 +7,7 @@ use super::csv::{num, CsvTable};
 use super::engine::{Discovered, Engine};
 use super::error::ReportError;
 use super::prepared::{Key, Prepared};
+use super::significance::{significance, Significance};
 use super::snapshot::{ReportOptions, Snapshot};
 use crate::domain::label::Label;
 use crate::domain::metrics::{
@@ -26,6 +27,9 @@ pub struct SystemsReport {
     pub by_system: ByName<SystemSummary>,
     /// Per pair of systems (in snapshot order), the overlap of their predicted evidence.
     pub overlap: Vec<Overlap>,
+    /// Per pair of systems (in snapshot order), the F1 and AP differences and whether each is
+    /// significant after Holm's correction (see [`super::significance`]).
+    pub significance: Significance,
 }
 
 /// One system at the current depth.
@@ -90,6 +94,13 @@ pub(super) fn systems_report(
         .collect::<Result<Vec<JudgedRun>, _>>()?;
     let judged_refs: Vec<&JudgedRun> = judged.iter().collect();
     let scores = bootstrap(&judged_refs, options.bootstrap_samples, options.seed)?;
+    let named: Vec<(&str, &JudgedRun)> = snapshot
+        .systems
+        .iter()
+        .map(|s| s.name.as_str())
+        .zip(judged_refs.iter().copied())
+        .collect();
+    let significance = significance(&named, options.permutations, options.seed)?;
     let judged_pairs: Vec<_> = engine
         .tracked
         .iter()
@@ -123,6 +134,7 @@ pub(super) fn systems_report(
         depth: prepared.depth,
         by_system: ByName(by_system),
         overlap: overlaps(prepared),
+        significance,
     })
 }
 
@@ -222,7 +234,43 @@ impl SystemsReport {
                 num(o.non_citation),
             ]);
         }
-        vec![scores, confusion, overlap]
+        let mut significance = CsvTable::new(
+            "system_significance",
+            &[
+                "system_a",
+                "system_b",
+                "f1_difference",
+                "f1_p",
+                "f1_p_holm",
+                "f1_significant",
+                "average_precision_difference",
+                "average_precision_p",
+                "average_precision_p_holm",
+                "average_precision_significant",
+                "permutations",
+                "seed",
+                "alpha",
+            ],
+        );
+        let s = &self.significance;
+        for p in &s.pairs {
+            significance.push(vec![
+                p.a.clone(),
+                p.b.clone(),
+                num(p.f1_difference),
+                num(p.f1_p),
+                num(p.f1_p_holm),
+                p.f1_significant.to_string(),
+                num(p.average_precision_difference),
+                num(p.average_precision_p),
+                num(p.average_precision_p_holm),
+                p.average_precision_significant.to_string(),
+                s.permutations.to_string(),
+                s.seed.to_string(),
+                num(s.alpha),
+            ]);
+        }
+        vec![scores, confusion, overlap, significance]
     }
 }
 

@@ -243,6 +243,12 @@ pub fn check_systems(n: &Naive<'_>, report: &Report, options: &ReportOptions) {
             ));
         }
     }
+    super::significance::check_significance(
+        n,
+        &systems.significance,
+        options.permutations,
+        options.seed,
+    );
     assert_eq!(systems.overlap.len(), expected.len());
     for (o, (a, b, c, nc)) in systems.overlap.iter().zip(expected) {
         assert_eq!((&o.system_a, &o.system_b), (&a, &b));

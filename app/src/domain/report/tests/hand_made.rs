@@ -435,6 +435,7 @@ fn csv_tables_render_every_series() {
             "system_scores",
             "system_confusion",
             "system_overlap",
+            "system_significance",
             "agreement",
             "agreement_confusion",
             "awaiting_adjudication",

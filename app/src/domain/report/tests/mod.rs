@@ -6,6 +6,7 @@ mod hand_made;
 mod naive;
 mod randomized;
 mod real_data;
+mod significance;
 
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::{Label, Probability};
