@@ -12,6 +12,8 @@ pub mod ui;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
+pub mod command;
+#[cfg(feature = "ssr")]
 pub mod csp;
 #[cfg(feature = "ssr")]
 pub mod pipeline;

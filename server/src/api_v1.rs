@@ -586,7 +586,8 @@ async fn build_pool(
     body: Body,
 ) -> Answer {
     let request: PoolRequest = json_body(body).await?;
-    let built = app::api::pool::build(&state.db, &caller, &request.strategy, request.depth).await?;
+    let lead = app::command::Lead::of(&caller)?;
+    let built = app::api::pool::build(&state.db, &lead, &request.strategy, request.depth).await?;
     json(StatusCode::OK, &built)
 }
 
@@ -594,7 +595,7 @@ async fn pool_stats(
     State(state): State<AppState>,
     Extension(caller): Extension<ProjectCaller>,
 ) -> Answer {
-    let stats = app::api::pool::stats(&state.db, &caller)
+    let stats = app::api::pool::stats(&state.db, &app::command::Lead::of(&caller)?)
         .await?
         .ok_or_else(|| {
             ApiError::NotFound(format!(
@@ -615,8 +616,14 @@ async fn report(
         number(&query, "bootstrap")?,
         number(&query, "seed")?,
     );
-    let (_, computed) =
-        app::api::report::web_report(&state.db, &caller, step, bootstrap, seed).await?;
+    let (_, computed) = app::api::report::web_report(
+        &state.db,
+        &app::command::Lead::of(&caller)?,
+        step,
+        bootstrap,
+        seed,
+    )
+    .await?;
     json(StatusCode::OK, &computed.report)
 }
 
@@ -645,8 +652,13 @@ async fn create_release(
     body: Body,
 ) -> Answer {
     let request: ReleaseRequest = json_body(body).await?;
-    let created =
-        app::api::release::create(&state.db, &caller, request.partial, request.unjudged).await?;
+    let created = app::api::release::create(
+        &state.db,
+        &app::command::Lead::of(&caller)?,
+        request.partial,
+        request.unjudged,
+    )
+    .await?;
     let status = if created.new {
         StatusCode::CREATED
     } else {

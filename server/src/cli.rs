@@ -3,7 +3,8 @@
 
 use crate::{demo, http};
 use anyhow::{bail, Context};
-use app::domain::account::{NewPassword, ProjectRole, Role, Username};
+use app::command::{Lead, Operator};
+use app::domain::account::NewPassword;
 use app::store;
 use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
@@ -457,15 +458,23 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             role,
             password_stdin,
         }) => {
+            use app::command::account::{CreateUser, PasswordChoice};
             if !password_stdin {
                 bail!("give --password-stdin and the password on standard input");
             }
-            let username = Username::parse(&username).context("--username")?;
-            let role = Role::parse(&role).context("--role")?;
-            let password = password_from_stdin()?;
+            let create = CreateUser::parse(
+                &username,
+                &role,
+                PasswordChoice::Given(password_from_stdin()?),
+            )
+            .map_err(|e| {
+                anyhow::anyhow!(e
+                    .to_string()
+                    .replace("user name: ", "--username: ")
+                    .replace("role: ", "--role: "))
+            })?;
             let db = open_db(&db_or_default()).await?;
-            let hash = app::auth::hash_password(&password)?;
-            let user = store::users::create(&db, &username, role, &hash, None).await?;
+            let (user, _) = create.run(&db, &Operator::at_the_shell().admin()).await?;
             emit!("created {} ({})", user.username, user.role);
             Ok(())
         }
@@ -473,47 +482,53 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             username,
             password_stdin,
         }) => {
+            use app::command::account::{set_password, PasswordChoice};
             if !password_stdin {
                 bail!("give --password-stdin and the password on standard input");
             }
-            let password = password_from_stdin()?;
+            let password = PasswordChoice::Given(password_from_stdin()?);
             let db = open_db(&db_or_default()).await?;
-            let hash = app::auth::hash_password(&password)?;
-            store::accounts::set_password(&db, &username, &hash, None).await?;
+            set_password(&db, &Operator::at_the_shell().admin(), &username, password).await?;
             emit!("set the password of {username}; their sessions have ended");
             Ok(())
         }
         Command::User(UserCommand::Role { username, role }) => {
-            let role = Role::parse(&role).context("the role")?;
+            use app::command::account::{parse_role, set_role};
+            let role = parse_role(&role).context("the role")?;
             let db = open_db(&db_or_default()).await?;
-            let user = store::accounts::set_role(&db, &username, role, None).await?;
+            let user = set_role(&db, &Operator::at_the_shell().admin(), &username, role).await?;
             emit!("{} is now {}", user.username, user.role);
             Ok(())
         }
         Command::User(UserCommand::Deactivate { username }) => {
             let db = open_db(&db_or_default()).await?;
-            store::accounts::set_active(&db, &username, false, None).await?;
+            let admin = Operator::at_the_shell().admin();
+            app::command::account::set_active(&db, &admin, &username, false).await?;
             emit!("deactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::Reactivate { username }) => {
             let db = open_db(&db_or_default()).await?;
-            store::accounts::set_active(&db, &username, true, None).await?;
+            let admin = Operator::at_the_shell().admin();
+            app::command::account::set_active(&db, &admin, &username, true).await?;
             emit!("reactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::List) => {
             let db = open_db(&db_or_default()).await?;
-            for user in store::users::list(&db).await? {
+            let admin = Operator::at_the_shell().admin();
+            for user in app::command::account::users(&db, &admin).await? {
                 let state = if user.active { "" } else { " (inactive)" };
                 emit!("{}\t{}{state}", user.username, user.role);
             }
             Ok(())
         }
         Command::Project(ProjectCommand::Create { name, description }) => {
+            let create = app::command::project::CreateProject::parse(&name, &description)
+                .map_err(option_error)?;
             let db = open_db(&db_or_default()).await?;
-            let id = store::projects::create(&db, &name, &description, None).await?;
-            emit!("created project {name} (id {id})");
+            let id = create.run(&db, &Operator::at_the_shell().creator()).await?;
+            emit!("created project {} (id {id})", create.name);
             Ok(())
         }
         Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
@@ -552,31 +567,32 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             budget,
             no_budget,
         }) => {
+            use app::command::project::{judging, parse_order, SetJudging};
+            let change = SetJudging {
+                order: order
+                    .as_deref()
+                    .map(parse_order)
+                    .transpose()
+                    .map_err(option_error)?,
+                seed,
+                budget: (budget.is_some() || no_budget).then_some(budget),
+            };
             let db = open_db(&db_or_default()).await?;
-            let project_id = project_id(&db, &project).await?;
-            let (mut settings, _, _) = store::annotate::judging(&db, project_id).await?;
-            let changing = order.is_some() || seed.is_some() || budget.is_some() || no_budget;
-            if let Some(order) = order {
-                settings.order = app::domain::judging::Order::parse(&order).context("--order")?;
+            let lead = shell_lead(&db, &project).await?;
+            if let Some(described) = change.run(&db, &lead).await? {
+                emit!("{described}");
             }
-            if let Some(seed) = seed {
-                settings.seed = seed;
-            }
-            if budget.is_some() || no_budget {
-                settings.budget = budget;
-            }
-            if changing {
-                let change = store::annotate::set_judging(&db, project_id, settings, None).await?;
-                emit!("{}", change.describe(&settings));
-            }
-            let (settings, spent, held) = store::annotate::judging(&db, project_id).await?;
-            let budget = settings
+            let now = judging(&db, &lead).await?;
+            let budget = now
+                .settings
                 .budget
                 .map_or_else(|| "none".to_owned(), |b| b.to_string());
             emit!(
-                "order\t{}\nseed\t{}\nbudget\t{budget}\nfirst passes spent\t{spent}\nfirst passes open\t{held}",
-                settings.order,
-                settings.seed
+                "order\t{}\nseed\t{}\nbudget\t{budget}\nfirst passes spent\t{}\nfirst passes open\t{}",
+                now.settings.order,
+                now.settings.seed,
+                now.spent,
+                now.held
             );
             Ok(())
         }
@@ -584,7 +600,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let db = open_db(&db_or_default()).await?;
             emit!(
                 "{}",
-                serde_json::to_string_pretty(&store::projects::list(&db).await?)?
+                serde_json::to_string_pretty(
+                    &app::command::project::list(&db, &Operator::at_the_shell().creator()).await?
+                )?
             );
             Ok(())
         }
@@ -601,20 +619,19 @@ fn password_from_stdin() -> anyhow::Result<NewPassword> {
 }
 
 async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
+    use app::command::project::{members, remove_member, AddMember};
     match command {
         MemberCommand::Add {
             project,
             user,
             role,
         } => {
-            let role = ProjectRole::parse(&role).context("--role")?;
-            let project_id = project_id(db, &project).await?;
-            let user_id = store::users::id_by_name(db, &user).await?;
-            store::projects::add_member(db, project_id, user_id, role, None).await?;
-            emit!("{user} is a {role} of {project}");
+            let add = AddMember::parse(&user, &role).map_err(option_error)?;
+            add.run(db, &shell_lead(db, &project).await?).await?;
+            emit!("{} is a {} of {project}", add.username, add.role);
         }
         MemberCommand::List { project, json } => {
-            let members = store::projects::members(db, project_id(db, &project).await?).await?;
+            let members = members(db, &shell_lead(db, &project).await?).await?;
             if json {
                 emit!("{}", serde_json::to_string_pretty(&members)?);
             } else {
@@ -625,40 +642,22 @@ async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
             }
         }
         MemberCommand::Remove { project, user } => {
-            store::projects::remove_member(db, project_id(db, &project).await?, &user, None)
-                .await?;
+            remove_member(db, &shell_lead(db, &project).await?, &user).await?;
             emit!("{user} is no longer a member of {project}");
         }
     }
     Ok(())
 }
 
-async fn project_id(db: &store::Db, name: &str) -> anyhow::Result<i64> {
-    Ok(store::projects::id_by_name(db, name).await?)
-}
-
 async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
-    use app::domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
-    use app::store::import::{self, RunImport, SystemRole, SystemSpec};
-    let report = match command {
+    use app::command::import::{Import, ImportKind, ImportWhat};
+    let (project, file, what) = match command {
         ImportCommand::Corpus {
             project,
             format,
             file,
-        } => {
-            let format = match format.as_deref() {
-                None => None,
-                Some("scifact") => Some(CorpusFormat::SciFact),
-                Some("beir") => Some(CorpusFormat::Beir),
-                Some(other) => {
-                    bail!("--format: unknown corpus format {other:?} (expected scifact or beir)")
-                }
-            };
-            import::corpus(db, project_id(db, &project).await?, &file, format, None).await?
-        }
-        ImportCommand::Claims { project, file } => {
-            import::claims(db, project_id(db, &project).await?, &file, None).await?
-        }
+        } => (project, file, ImportWhat::Corpus { format }),
+        ImportCommand::Claims { project, file } => (project, file, ImportWhat::Claims),
         ImportCommand::Run {
             project,
             system,
@@ -669,59 +668,41 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
             negative_sampling_ratio,
             allow_missing_docs,
             file,
-        } => {
-            let format = format
-                .map(|f| f.parse::<RunFormat>())
-                .transpose()
-                .map_err(|e| anyhow::anyhow!("--format: {e}"))?;
-            let label_order: LabelOrder = label_order
-                .parse()
-                .map_err(|e| anyhow::anyhow!("--label-order: {e}"))?;
-            if let Some(r) = negative_sampling_ratio.filter(|r| !(r.is_finite() && *r >= 0.0)) {
-                bail!("--negative-sampling-ratio: {r} is not a ratio (a number >= 0)");
-            }
-            let spec = SystemSpec {
-                name: system,
-                role: SystemRole::parse(&role).context("--role")?,
+        } => (
+            project,
+            file,
+            ImportWhat::Run {
+                system,
+                role,
+                format,
+                label_order: Some(label_order),
                 description,
                 negative_sampling_ratio,
-            };
-            let options = RunReadOptions {
-                label_order,
-                ..RunReadOptions::default()
-            };
-            let run = RunImport {
-                path: file,
-                format,
-                options,
-                system: spec,
                 allow_missing_docs,
-            };
-            import::run(db, project_id(db, &project).await?, run, None).await?
-        }
+            },
+        ),
         ImportCommand::Judgments {
             project,
             annotator,
             stage,
             format,
             file,
-        } => {
-            use app::store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
-            let stage = app::domain::annotation::Stage::parse(&stage)
-                .map_err(|e| anyhow::anyhow!("--stage: {e}"))?;
-            let format = format
-                .map(|f| JudgmentsFormat::parse(&f))
-                .transpose()
-                .context("--format")?;
-            let spec = JudgmentsImport {
-                path: file,
-                format,
+        } => (
+            project,
+            file,
+            ImportWhat::Judgments {
                 annotator,
                 stage,
-            };
-            import_judgments(db, project_id(db, &project).await?, spec, None).await?
-        }
+                format,
+            },
+        ),
     };
+    let import = Import {
+        path: file,
+        kind: ImportKind::try_from(what).map_err(option_error)?,
+        limits: None,
+    };
+    let report = import.run(db, &shell_lead(db, &project).await?).await?;
     emit!("{}", serde_json::to_string_pretty(&report)?);
     if report.missing_docs > 0 {
         eprintln!(
@@ -732,8 +713,38 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A command's option error, named as the command line spells the option (`--role: ...`).
+fn option_error(e: app::error::ApiError) -> anyhow::Error {
+    let text = e.to_string();
+    let named = [
+        "format",
+        "role",
+        "label order",
+        "annotator",
+        "stage",
+        "negative sampling ratio",
+        "strategy",
+        "depth",
+        "order",
+        "seed",
+        "budget",
+        "name",
+    ]
+    .iter()
+    .find_map(|field| {
+        text.strip_prefix(&format!("{field}: "))
+            .map(|rest| format!("--{}: {rest}", field.replace(' ', "-")))
+    });
+    anyhow::anyhow!(named.unwrap_or(text))
+}
+
+/// The operator at this shell as the lead of `project`.
+async fn shell_lead(db: &store::Db, project: &str) -> anyhow::Result<Lead> {
+    Ok(Operator::at_the_shell().lead(db, project).await?)
+}
+
 async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
-    use app::store::pool as pools;
+    use app::command::pool::{self as pools, AddSample, BuildPool, PreviewPool};
     match command {
         PoolCommand::Build {
             project,
@@ -743,17 +754,15 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
             strata,
             seed,
         } => {
-            let project = project_id(db, &project).await?;
+            let lead = shell_lead(db, &project).await?;
             if let Some(size) = sample {
-                let request = pools::SampleRequest::new(size, strata, seed)?;
-                let report =
-                    pools::build_sample(db, project, request, None, &Default::default()).await?;
+                let sample = AddSample::parse(size as u64, strata, seed).map_err(option_error)?;
+                let report = sample.run(db, &lead).await?;
                 emit!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 let depth = depth.context("--depth is required without --sample")?;
-                let report =
-                    pools::build(db, project, pools::parse_strategy(&strategy)?, depth, None)
-                        .await?;
+                let build = BuildPool::parse(&strategy, depth).map_err(option_error)?;
+                let report = build.run(db, &lead).await?;
                 emit!("{}", serde_json::to_string_pretty(&report)?);
             }
         }
@@ -762,13 +771,8 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
             depths,
             strategy,
         } => {
-            let steps = pools::preview(
-                db,
-                project_id(db, &project).await?,
-                pools::parse_strategy(&strategy)?,
-                &depths,
-            )
-            .await?;
+            let preview = PreviewPool::parse(&strategy, depths).map_err(option_error)?;
+            let steps = preview.run(db, &shell_lead(db, &project).await?).await?;
             emit!("{}", serde_json::to_string_pretty(&steps)?);
         }
         PoolCommand::Stats {
@@ -776,7 +780,10 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
             top_k,
             json,
         } => {
-            let stats = pools::stats(db, project_id(db, &project).await?, top_k).await?;
+            let lead = shell_lead(db, &project).await?;
+            let stats = pools::stats(db, &lead, top_k)
+                .await?
+                .context("the project has no pool yet: build it first")?;
             if json {
                 emit!("{}", serde_json::to_string(&stats)?);
             } else {
@@ -784,7 +791,8 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
             }
         }
         PoolCommand::List { project, json } => {
-            let rows = pools::list(db, project_id(db, &project).await?).await?;
+            let lead = shell_lead(db, &project).await?;
+            let rows = pools::list(db, &lead).await?;
             if json {
                 emit!("{}", serde_json::to_string(&rows)?);
             } else {

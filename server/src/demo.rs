@@ -1,7 +1,8 @@
 //! The demo: a fresh database with the shipped SciFact sample, demo accounts, and the project.
 
 use anyhow::Context;
-use app::domain::account::{NewPassword, ProjectRole, Role, Username};
+use app::command::Operator;
+use app::domain::account::{NewPassword, ProjectRole, Role};
 use app::store::{self, Db};
 use std::path::Path;
 
@@ -123,44 +124,62 @@ const CLAIMS: &str = include_str!("../demo/claims.jsonl");
 
 /// Fills an empty database with the demo accounts, the project and its sample.
 pub async fn seed(db: &Db) -> anyhow::Result<()> {
-    let project = store::projects::create(
-        db,
+    use app::command::account::{CreateUser, PasswordChoice};
+    use app::command::import::{Import, ImportKind, ImportWhat};
+    use app::command::pool::BuildPool;
+    use app::command::project::{AddMember, CreateProject};
+    // `claimpool demo` runs at the shell, on the database file it creates.
+    let operator = Operator::at_the_shell();
+    CreateProject::parse(
         PROJECT,
         "40 SciFact dev claims and 443 abstracts (demo sample), pooled from three pipeline runs",
-        None,
-    )
+    )?
+    .run(db, &operator.creator())
     .await?;
+    let lead = operator.lead(db, PROJECT).await?;
     let dir = tempfile::tempdir().context("creating a temporary directory for the demo sample")?;
     let corpus = dir.path().join("corpus.jsonl");
     let claims = dir.path().join("claims.jsonl");
     std::fs::write(&corpus, CORPUS).context("writing the demo corpus")?;
     std::fs::write(&claims, CLAIMS).context("writing the demo claims")?;
-    store::import::corpus(db, project, &corpus, None, None).await?;
-    store::import::claims(db, project, &claims, None).await?;
+    let import = |path: &Path, what: ImportWhat| -> anyhow::Result<Import> {
+        Ok(Import {
+            path: path.to_path_buf(),
+            kind: ImportKind::try_from(what)?,
+            limits: None,
+        })
+    };
+    import(&corpus, ImportWhat::Corpus { format: None })?
+        .run(db, &lead)
+        .await?;
+    import(&claims, ImportWhat::Claims)?.run(db, &lead).await?;
     let runs = dir.path().to_path_buf();
-    tokio::task::spawn_blocking(move || generate_runs(&corpus, &claims, &runs))
-        .await
-        .context("generating the demo's runs")??;
+    {
+        let (corpus, claims) = (corpus.clone(), claims.clone());
+        tokio::task::spawn_blocking(move || generate_runs(&corpus, &claims, &runs))
+            .await
+            .context("generating the demo's runs")??;
+    }
     for system in &SYSTEMS {
-        let import = store::import::RunImport {
-            path: dir.path().join(format!("{}.jsonl", system.name)),
-            format: Some(app::domain::formats::RunFormat::Canonical),
-            options: app::domain::formats::RunReadOptions::default(),
-            system: store::import::SystemSpec {
-                name: Some(system.name.into()),
-                role: store::import::SystemRole::Pooled,
-                description: system.description.into(),
-                negative_sampling_ratio: system.negatives,
-            },
+        let what = ImportWhat::Run {
+            system: Some(system.name.into()),
+            role: "pooled".into(),
+            format: Some(app::domain::formats::RunFormat::Canonical.as_str().into()),
+            label_order: None,
+            description: system.description.into(),
+            negative_sampling_ratio: system.negatives,
             allow_missing_docs: false,
         };
-        store::import::run(db, project, import, None).await?;
+        import(&dir.path().join(format!("{}.jsonl", system.name)), what)?
+            .run(db, &lead)
+            .await?;
     }
     // Accounts first, so that building the pool assigns its pairs to the annotators.
+    let admin = operator.admin();
     for (name, role) in ACCOUNTS {
-        let username = Username::parse(name)?;
-        let hash = app::auth::hash_password(&NewPassword::parse(&password_of(name))?)?;
-        let user = store::users::create(db, &username, role, &hash, None).await?;
+        let password = PasswordChoice::Given(NewPassword::parse(&password_of(name))?);
+        let create = CreateUser::parse(name, role.as_str(), password)?;
+        create.run(db, &admin).await?;
         // The lead leads the project, the annotators annotate it; the admin acts everywhere.
         let member = match role {
             Role::Admin => None,
@@ -168,16 +187,13 @@ pub async fn seed(db: &Db) -> anyhow::Result<()> {
             Role::Annotator => Some(ProjectRole::Annotator),
         };
         if let Some(member) = member {
-            store::projects::add_member(db, project, user.id, member, None).await?;
+            AddMember::parse(name, member.as_str())?
+                .run(db, &lead)
+                .await?;
         }
     }
-    store::pool::build(
-        db,
-        project,
-        app::domain::pool::Strategy::Confidence,
-        DEMO_DEPTH,
-        None,
-    )
-    .await?;
+    BuildPool::parse("confidence", DEMO_DEPTH)?
+        .run(db, &lead)
+        .await?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use crate::release_cmd::EstimateArgs;
 use anyhow::Context;
+use app::command::Operator;
 use app::domain::judging::RecallTarget;
 use app::domain::report::survey::{Stopping, Survey};
 use app::model::survey::{BudgetView, EstimateView};
@@ -20,18 +21,15 @@ pub fn target(recall: f64, alpha: f64) -> anyhow::Result<RecallTarget> {
 /// Runs `claimpool eval --estimate`.
 pub async fn eval_estimate(db: &store::Db, args: EstimateArgs) -> anyhow::Result<()> {
     let target = target(args.target_recall, args.alpha)?;
-    let project = store::projects::id_by_name(db, &args.project).await?;
-    let survey = store::pool::survey(
-        db,
-        project,
-        target,
-        Estimated::Run {
-            name: args.name,
-            pairs: args.pairs,
-        },
-    )
-    .await
-    .with_context(|| format!("estimating from the sample of project {}", args.project))?;
+    let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+    let estimated = Estimated::Run {
+        name: args.name,
+        pairs: args.pairs,
+    };
+    let survey = app::command::report::survey(db, &lead, target, estimated)
+        .await?
+        .map_err(|why| anyhow::anyhow!(why))
+        .with_context(|| format!("estimating from the sample of project {}", args.project))?;
     let text = if args.json {
         let mut text = serde_json::to_string(&survey).context("writing the JSON")?;
         text.push('\n');

@@ -458,8 +458,14 @@ async fn report_csv_text(
             app::domain::report::CSV_TABLES.join(", ")
         )));
     }
-    let (_, computed) =
-        app::api::report::web_report(db, caller, query.step, query.bootstrap, query.seed).await?;
+    let (_, computed) = app::api::report::web_report(
+        db,
+        &app::command::Lead::of(caller)?,
+        query.step,
+        query.bootstrap,
+        query.seed,
+    )
+    .await?;
     computed
         .report
         .to_csv(table)

@@ -7,8 +7,9 @@
 //! message; a failed job imports nothing.
 
 use anyhow::Context;
+use app::command::import::{Import, ImportKind, ImportWhat};
+use app::command::Lead;
 use app::pipeline::job::{run_job, JobFiles, PipelineJobParams, PipelineSettings, JOB_TIMEOUT};
-use app::store::import::{RunImport, SystemRole, SystemSpec};
 use app::store::{jobs, Db};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -82,7 +83,7 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     let id = job.id;
     let outcome = match job.kind.as_str() {
         jobs::PIPELINE => pipeline(db, settings, &job).await,
-        app::store::import_job::IMPORT => {
+        app::command::import::IMPORT => {
             import(db, settings.job_timeout.unwrap_or(JOB_TIMEOUT), &job).await
         }
         other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
@@ -157,14 +158,16 @@ async fn supervise<T>(
 /// progress the bytes of the file read; a cancel (or the time limit) stops the reading, and
 /// the import then fails and writes nothing. The upload's directory is removed at the end.
 async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<serde_json::Value> {
-    let params: app::store::import_job::ImportJob =
+    let params: app::command::import::ImportJob =
         serde_json::from_str(&job.params).context("the job's parameters")?;
     let _upload = RemoveUpload(&params);
     let project = job.project_id.context("the job has no project")?;
+    let lead = Lead::of_job_starter(db, job.created_by, project).await?;
+    let command = params.command();
     let total = params.bytes;
     jobs::progress(db, job.id, 0, Some(total as i64)).await?;
     let watch = app::domain::formats::watch(&params.path);
-    let work = params.run(db, project, job.created_by);
+    let work = command.run(db, &lead);
     let progress = Progress {
         total,
         unit: "bytes",
@@ -197,7 +200,7 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
 }
 
 /// Removes an import job's upload when the job ends, however it ends.
-struct RemoveUpload<'a>(&'a app::store::import_job::ImportJob);
+struct RemoveUpload<'a>(&'a app::command::import::ImportJob);
 
 impl Drop for RemoveUpload<'_> {
     fn drop(&mut self) {
@@ -214,6 +217,7 @@ async fn pipeline(
     let params: PipelineJobParams =
         serde_json::from_str(&job.params).context("the job's parameters")?;
     let project = job.project_id.context("the job has no project")?;
+    let lead = Lead::of_job_starter(db, job.created_by, project).await?;
     let dir = tempfile::tempdir().context("a temporary directory for the job")?;
     let corpus = dir.path().join("corpus.jsonl");
     let claims = dir.path().join("claims.jsonl");
@@ -264,28 +268,31 @@ async fn pipeline(
     }
     jobs::progress(db, job.id, total as i64, None).await?;
 
-    let import = RunImport {
+    let import = Import {
         path: out,
-        format: Some(app::domain::formats::RunFormat::Canonical),
-        options: app::domain::formats::RunReadOptions::default(),
-        system: SystemSpec {
-            name: Some(params.system.clone()),
-            role: SystemRole::parse(&params.role)?,
+        kind: ImportKind::try_from(ImportWhat::Run {
+            system: Some(params.system.clone()),
+            role: params.role.clone(),
+            format: Some(
+                app::domain::formats::RunFormat::Canonical
+                    .as_str()
+                    .to_owned(),
+            ),
+            label_order: None,
             description: params.describe(),
             negative_sampling_ratio: None,
-        },
-        allow_missing_docs: false,
+            allow_missing_docs: false,
+        })?,
+        limits: None,
     };
     // Messages name the run, not the job's temporary directory.
     let prefix = format!("{}/", dir.path().display());
-    let report = app::store::import::run(db, project, import, job.created_by)
-        .await
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "importing the generated run: {}",
-                e.to_string().replace(&prefix, "")
-            )
-        })?;
+    let report = import.run(db, &lead).await.map_err(|e| {
+        anyhow::anyhow!(
+            "importing the generated run: {}",
+            e.to_string().replace(&prefix, "")
+        )
+    })?;
     Ok(serde_json::json!({
         "system": params.system,
         "pairs": pairs,

@@ -5,8 +5,8 @@
 use anyhow::Context;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::metrics::BootstrapSamples;
-use app::domain::release::{check_target_dir, read_run, BootstrapRequest, ReleaseOptions};
-use app::store::{self, release::ReleaseRequest};
+use app::domain::release::{check_target_dir, read_run, BootstrapRequest};
+use app::store;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -162,14 +162,15 @@ struct Exported<'a> {
 /// files into `--out`. A refused directory is checked before anything is recorded.
 pub async fn export(db: &store::Db, args: ExportArgs) -> anyhow::Result<()> {
     check_target_dir(&args.out, args.force).context("--out")?;
-    let project = store::projects::id_by_name(db, &args.project).await?;
-    let request = ReleaseRequest {
+    let lead = app::command::Operator::at_the_shell()
+        .lead(db, &args.project)
+        .await?;
+    let created = app::command::release::CreateRelease {
         partial: args.partial,
-        options: ReleaseOptions {
-            qrels_unjudged: args.unjudged,
-        },
-    };
-    let created = store::release::create(db, project, request, None).await?;
+        unjudged: args.unjudged,
+    }
+    .run(db, &lead)
+    .await?;
     created
         .files
         .write_to_dir(&args.out, args.force)

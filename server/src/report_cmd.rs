@@ -3,6 +3,7 @@
 //! It reads and computes exactly what the dashboard shows (`app::store::report`).
 
 use anyhow::Context;
+use app::command::{self, Operator};
 use app::domain::label::Label;
 use app::domain::metrics::ConfusionMatrix;
 use app::domain::pool::Role;
@@ -44,20 +45,15 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
     let options = ReportOptions::parse(args.step, args.bootstrap, args.seed, u32::MAX)
         .map_err(|e| anyhow::anyhow!("--{e}"))?;
     let target = crate::estimate_cmd::target(args.target_recall, args.alpha)?;
-    let project = store::projects::id_by_name(db, &args.project).await?;
-    let computed = store::report::report(db, project, options).await?;
+    let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+    let computed = command::report::project_report(db, &lead, options).await?;
     // The sample's estimates, the stopping test and the planner; why not, when they cannot be
     // computed (no pool yet, a pool changed since the sample).
-    let (survey, survey_note) =
-        match store::pool::survey(db, project, target, store::pool::Estimated::Project).await {
-            Ok(survey) => (Some(survey), None),
-            Err(
-                e @ (store::StoreError::Invalid(_)
-                | store::StoreError::Conflict(_)
-                | store::StoreError::NotFound(_)),
-            ) => (None, Some(e.to_string())),
-            Err(e) => return Err(e.into()),
-        };
+    let estimated = store::pool::Estimated::Project;
+    let (survey, survey_note) = match command::report::survey(db, &lead, target, estimated).await? {
+        Ok(survey) => (Some(survey), None),
+        Err(note) => (None, Some(note)),
+    };
     if !computed.not_yet_pooled.is_empty() {
         eprintln!(
             "note: pooled systems added after the last pool build are counted as evaluation-only until the pool is grown: {}",

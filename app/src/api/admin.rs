@@ -8,8 +8,8 @@ use leptos::prelude::*;
 pub async fn list_users() -> Result<Vec<User>, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require(crate::domain::account::Role::Admin).await?;
-            Ok(crate::store::users::list(&crate::state::db()?).await?)
+            let (db, admin) = admin().await?;
+            crate::command::account::users(&db, &admin).await
         }
         .await,
     )
@@ -23,9 +23,9 @@ pub struct OneTimePassword {
 }
 
 #[cfg(feature = "ssr")]
-async fn admin() -> Result<(crate::store::Db, User), ApiError> {
+async fn admin() -> Result<(crate::store::Db, crate::command::Admin), ApiError> {
     let user = crate::auth::require(crate::domain::account::Role::Admin).await?;
-    Ok((crate::state::db()?, user))
+    Ok((crate::state::db()?, crate::command::Admin::of(&user)?))
 }
 
 /// Creates an account with `role` and a one-time password, returned once (the user changes it
@@ -34,15 +34,11 @@ async fn admin() -> Result<(crate::store::Db, User), ApiError> {
 pub async fn create_user(username: String, role: String) -> Result<OneTimePassword, ApiError> {
     crate::api::respond(
         async {
+            use crate::command::account::{CreateUser, PasswordChoice};
             let (db, admin) = admin().await?;
-            let username = crate::domain::account::Username::parse(&username)
-                .map_err(|e| ApiError::Invalid(format!("user name: {e}")))?;
-            let role = crate::domain::account::Role::parse(&role)
-                .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            let password = crate::auth::one_time_password()?;
-            let hash = crate::auth::hash_password(&password)?;
-            let user =
-                crate::store::users::create(&db, &username, role, &hash, Some(admin.id)).await?;
+            let (user, password) = CreateUser::parse(&username, &role, PasswordChoice::OneTime)?
+                .run(&db, &admin)
+                .await?;
             Ok(OneTimePassword {
                 username: user.username,
                 password: password.expose().to_owned(),
@@ -57,10 +53,9 @@ pub async fn create_user(username: String, role: String) -> Result<OneTimePasswo
 pub async fn reset_password(username: String) -> Result<OneTimePassword, ApiError> {
     crate::api::respond(
         async {
+            use crate::command::account::{set_password, PasswordChoice};
             let (db, admin) = admin().await?;
-            let password = crate::auth::one_time_password()?;
-            let hash = crate::auth::hash_password(&password)?;
-            crate::store::accounts::set_password(&db, &username, &hash, Some(admin.id)).await?;
+            let password = set_password(&db, &admin, &username, PasswordChoice::OneTime).await?;
             Ok(OneTimePassword {
                 username,
                 password: password.expose().to_owned(),
@@ -76,9 +71,8 @@ pub async fn set_user_role(username: String, role: String) -> Result<User, ApiEr
     crate::api::respond(
         async {
             let (db, admin) = admin().await?;
-            let role = crate::domain::account::Role::parse(&role)
-                .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            Ok(crate::store::accounts::set_role(&db, &username, role, Some(admin.id)).await?)
+            let role = crate::command::account::parse_role(&role)?;
+            crate::command::account::set_role(&db, &admin, &username, role).await
         }
         .await,
     )
@@ -90,7 +84,7 @@ pub async fn set_user_active(username: String, active: bool) -> Result<User, Api
     crate::api::respond(
         async {
             let (db, admin) = admin().await?;
-            Ok(crate::store::accounts::set_active(&db, &username, active, Some(admin.id)).await?)
+            crate::command::account::set_active(&db, &admin, &username, active).await
         }
         .await,
     )

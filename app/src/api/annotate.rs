@@ -292,35 +292,9 @@ pub async fn set_judging_order(
 ) -> Result<String, ApiError> {
     crate::api::respond(
         async {
-            let (db, caller) =
-                ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            let order = crate::domain::judging::Order::parse(&order)
-                .map_err(|e| ApiError::Invalid(format!("order: {e}")))?;
-            let seed = match seed.trim() {
-                "" => 0,
-                text => text.parse::<u64>().map_err(|e| {
-                    ApiError::Invalid(format!("seed: {text:?} is not a whole number ({e})"))
-                })?,
-            };
-            let budget = match budget.trim() {
-                "" => None,
-                text => Some(text.parse::<u64>().map_err(|e| {
-                    ApiError::Invalid(format!("budget: {text:?} is not a whole number ({e})"))
-                })?),
-            };
-            let settings = crate::domain::judging::JudgingSettings {
-                order,
-                seed,
-                budget,
-            };
-            let change = crate::store::annotate::set_judging(
-                &db,
-                caller.project_id(),
-                settings,
-                Some(caller.user().id),
-            )
-            .await?;
-            Ok(change.describe(&settings))
+            let (db, lead) = crate::api::lead(&project).await?;
+            let change = crate::command::project::SetJudging::parse_form(&order, &seed, &budget)?;
+            Ok(change.run(&db, &lead).await?.unwrap_or_default())
         }
         .await,
     )

@@ -64,16 +64,8 @@ pub async fn change_password(current: String, new: String) -> Result<(), ApiErro
     crate::api::respond(
         async {
             let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
-            let db = crate::state::db()?;
-            let new = crate::domain::account::NewPassword::parse(&new)
-                .map_err(|e| ApiError::Invalid(format!("new password: {e}")))?;
-            if !crate::auth::password_matches(&db, &user.username, &current).await? {
-                return Err(ApiError::Invalid("the current password is wrong".into()));
-            }
-            let hash = crate::auth::hash_password(&new)?;
-            let version =
-                crate::store::accounts::set_password(&db, &user.username, &hash, Some(user.id))
-                    .await?;
+            let change = crate::command::account::ChangeOwnPassword::parse(&current, &new)?;
+            let version = change.run(&crate::state::db()?, &user).await?;
             crate::auth::keep_session(&crate::auth::session().await?, version).await
         }
         .await,

@@ -49,7 +49,7 @@ impl JobRow {
 
 #[cfg(feature = "ssr")]
 fn row(job: crate::store::jobs::Job, started_by: Option<String>) -> JobRow {
-    use crate::store::import_job::{ImportJob, IMPORT};
+    use crate::command::import::{ImportJob, IMPORT};
     let result: Option<serde_json::Value> = job
         .result
         .as_deref()
@@ -144,10 +144,10 @@ async fn queue(data: MultipartData) -> Result<JobRow, ApiError> {
 pub(crate) async fn queue_saved(
     db: &crate::store::Db,
     saved: crate::api::upload::SavedUpload,
-    what: crate::store::import_job::ImportWhat,
+    what: crate::command::import::ImportKind,
     limits: &crate::state::UploadLimits,
 ) -> Result<JobRow, ApiError> {
-    use crate::store::import_job::IMPORT;
+    use crate::command::import::IMPORT;
     let job = saved.job(what, limits)?;
     let (project, user) = (saved.caller.project_id(), saved.caller.user().clone());
     let params = serde_json::to_value(&job)
@@ -235,9 +235,9 @@ pub async fn cancel_job(project: String, id: i64) -> Result<JobRow, ApiError> {
             let (db, project_id, user) = crate::api::lead_project(&project).await?;
             let job = crate::store::jobs::cancel(&db, project_id, id, Some(user.id)).await?;
             // A queued import cancelled before it ran: nobody else removes its upload.
-            if job.kind == crate::store::import_job::IMPORT && job.started_at.is_none() {
+            if job.kind == crate::command::import::IMPORT && job.started_at.is_none() {
                 if let Ok(params) =
-                    serde_json::from_str::<crate::store::import_job::ImportJob>(&job.params)
+                    serde_json::from_str::<crate::command::import::ImportJob>(&job.params)
                 {
                     params.remove_upload();
                 }

@@ -140,6 +140,13 @@ pub(crate) async fn project_caller(
     Ok((crate::state::db()?, caller))
 }
 
+/// The database and the proof that the caller leads `project`, for a lead command.
+#[cfg(feature = "ssr")]
+pub(crate) async fn lead(project: &str) -> ApiResult<(crate::store::Db, crate::command::Lead)> {
+    let (db, caller) = project_caller(ProjectRole::Lead, project).await?;
+    Ok((db, crate::command::Lead::of(&caller)?))
+}
+
 /// The database, the project's id and the caller, who must lead the project.
 #[cfg(feature = "ssr")]
 pub(crate) async fn lead_project(

@@ -6,8 +6,6 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 use crate::api::lead_project;
-#[cfg(feature = "ssr")]
-use crate::domain::account::ProjectRole;
 
 #[server(endpoint = "lead/systems")]
 pub async fn list_systems(project: String) -> Result<Vec<SystemRow>, ApiError> {
@@ -28,9 +26,9 @@ pub async fn preview_pool(
 ) -> Result<Vec<PreviewStep>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = lead_project(&project).await?;
-            let strategy = crate::store::pool::parse_strategy(&strategy)?;
-            let steps = crate::store::pool::preview(&db, id, strategy, &depths).await?;
+            let (db, lead) = crate::api::lead(&project).await?;
+            let preview = crate::command::pool::PreviewPool::parse(&strategy, depths)?;
+            let steps = preview.run(&db, &lead).await?;
             Ok(steps
                 .into_iter()
                 .map(|s| PreviewStep {
@@ -53,8 +51,8 @@ pub async fn build_pool(
 ) -> Result<BuildSummary, ApiError> {
     crate::api::respond(
         async {
-            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
-            build(&db, &caller, &strategy, depth).await
+            let (db, lead) = crate::api::lead(&project).await?;
+            build(&db, &lead, &strategy, depth).await
         }
         .await,
     )
@@ -65,19 +63,13 @@ pub async fn build_pool(
 #[cfg(feature = "ssr")]
 pub async fn build(
     db: &crate::store::Db,
-    caller: &crate::auth::ProjectCaller,
+    lead: &crate::command::Lead,
     strategy: &str,
     depth: u32,
 ) -> Result<BuildSummary, ApiError> {
-    let strategy = crate::store::pool::parse_strategy(strategy)?;
-    let r = crate::store::pool::build(
-        db,
-        caller.project_id(),
-        strategy,
-        depth,
-        Some(caller.user().id),
-    )
-    .await?;
+    let r = crate::command::pool::BuildPool::parse(strategy, depth)?
+        .run(db, lead)
+        .await?;
     Ok(BuildSummary {
         strategy: r.strategy,
         depth: r.depth,
@@ -92,8 +84,8 @@ pub async fn build(
 pub async fn pool_stats(project: String) -> Result<Option<PoolStatsView>, ApiError> {
     crate::api::respond(
         async {
-            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
-            stats(&db, &caller).await
+            let (db, lead) = crate::api::lead(&project).await?;
+            stats(&db, &lead).await
         }
         .await,
     )
@@ -103,13 +95,11 @@ pub async fn pool_stats(project: String) -> Result<Option<PoolStatsView>, ApiErr
 #[cfg(feature = "ssr")]
 pub async fn stats(
     db: &crate::store::Db,
-    caller: &crate::auth::ProjectCaller,
+    lead: &crate::command::Lead,
 ) -> Result<Option<PoolStatsView>, ApiError> {
-    let id = caller.project_id();
-    if crate::store::pool::settings(db, id).await?.is_none() {
+    let Some(r) = crate::command::pool::stats(db, lead, 50).await? else {
         return Ok(None);
-    }
-    let r = crate::store::pool::stats(db, id, 50).await?;
+    };
     let s = r.stats;
     let p = r.prior_evidence;
     Ok(Some(PoolStatsView {

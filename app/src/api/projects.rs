@@ -12,12 +12,9 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, ApiError> {
     crate::api::respond(
         async {
             let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
-            let db = crate::state::db()?;
+            let creator = crate::command::Creator::of(&user)?;
             // Admins see every project; a lead the projects they lead.
-            Ok(match user.role {
-                crate::domain::account::Role::Admin => crate::store::projects::list(&db).await?,
-                _ => crate::store::projects::led_by(&db, user.id).await?,
-            })
+            crate::command::project::list(&crate::state::db()?, &creator).await
         }
         .await,
     )
@@ -77,15 +74,10 @@ pub async fn new_project(
     name: &str,
     description: &str,
 ) -> Result<String, ApiError> {
-    let lead = crate::domain::account::Role::Lead;
-    if !creator.role.satisfies(lead) {
-        return Err(ApiError::Forbidden(format!("this needs the {lead} role")));
-    }
-    let name = crate::store::projects::check_name(name)
-        .map_err(|e| ApiError::from(e).map_message(|m| format!("name: {m}")))?
-        .to_owned();
-    crate::store::projects::create(db, &name, description.trim(), Some(creator.id)).await?;
-    Ok(name)
+    let creator = crate::command::Creator::of(creator)?;
+    let create = crate::command::project::CreateProject::parse(name, description)?;
+    create.run(db, &creator).await?;
+    Ok(create.name)
 }
 
 /// The project's members with their roles (leads first).
@@ -93,8 +85,8 @@ pub async fn new_project(
 pub async fn project_members(project: String) -> Result<Vec<crate::model::Member>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = crate::api::lead_project(&project).await?;
-            Ok(crate::store::projects::members(&db, id).await?)
+            let (db, lead) = crate::api::lead(&project).await?;
+            crate::command::project::members(&db, &lead).await
         }
         .await,
     )
@@ -109,11 +101,10 @@ pub async fn add_project_member(
 ) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = crate::api::lead_project(&project).await?;
-            let role = crate::domain::account::ProjectRole::parse(&role)
-                .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            let member = crate::store::users::id_by_name(&db, username.trim()).await?;
-            Ok(crate::store::projects::add_member(&db, id, member, role, Some(user.id)).await?)
+            let (db, lead) = crate::api::lead(&project).await?;
+            crate::command::project::AddMember::parse(&username, &role)?
+                .run(&db, &lead)
+                .await
         }
         .await,
     )
@@ -124,8 +115,8 @@ pub async fn add_project_member(
 pub async fn remove_project_member(project: String, username: String) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = crate::api::lead_project(&project).await?;
-            Ok(crate::store::projects::remove_member(&db, id, &username, Some(user.id)).await?)
+            let (db, lead) = crate::api::lead(&project).await?;
+            crate::command::project::remove_member(&db, &lead, &username).await
         }
         .await,
     )

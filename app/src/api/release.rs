@@ -124,8 +124,8 @@ pub async fn create_release(
 ) -> Result<CreatedRelease, ApiError> {
     crate::api::respond(
         async {
-            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
-            create(&db, &caller, partial, unjudged).await
+            let (db, lead) = crate::api::lead(&project).await?;
+            create(&db, &lead, partial, unjudged).await
         }
         .await,
     )
@@ -136,19 +136,13 @@ pub async fn create_release(
 #[cfg(feature = "ssr")]
 pub async fn create(
     db: &crate::store::Db,
-    caller: &crate::auth::ProjectCaller,
+    lead: &crate::command::Lead,
     partial: bool,
     unjudged: bool,
 ) -> Result<CreatedRelease, ApiError> {
-    let request = crate::store::release::ReleaseRequest {
-        partial,
-        options: crate::domain::release::ReleaseOptions {
-            qrels_unjudged: unjudged,
-        },
-    };
-    let created =
-        crate::store::release::create(db, caller.project_id(), request, Some(caller.user().id))
-            .await?;
+    let created = crate::command::release::CreateRelease { partial, unjudged }
+        .run(db, lead)
+        .await?;
     Ok(CreatedRelease {
         new: created.new,
         release: row(created.release),

@@ -225,7 +225,7 @@ pub fn web_options(
 #[cfg(feature = "ssr")]
 pub async fn web_report(
     db: &crate::store::Db,
-    project: &crate::auth::ProjectCaller,
+    lead: &crate::command::Lead,
     step: Option<u32>,
     bootstrap: Option<u32>,
     seed: Option<u64>,
@@ -236,15 +236,9 @@ pub async fn web_report(
     ),
     ApiError,
 > {
-    let id = project.project_id();
-    let depth = crate::store::pool::settings(db, id)
-        .await?
-        .map(|(_, depth)| depth);
-    let options = web_options(step, bootstrap, seed, depth)?;
-    Ok((
-        options,
-        crate::store::report::report(db, id, options).await?,
-    ))
+    use crate::command::report::{pool_depth, project_report};
+    let options = web_options(step, bootstrap, seed, pool_depth(db, lead).await?)?;
+    Ok((options, project_report(db, lead, options).await?))
 }
 
 /// The dashboard's data: the whole report of `project` (defaults: a depth step from the pool's
@@ -262,7 +256,8 @@ pub async fn load_report(
                 crate::auth::require_project(&project, crate::domain::account::ProjectRole::Lead)
                     .await?;
             let db = crate::state::db()?;
-            let (options, computed) = web_report(&db, &caller, step, bootstrap, seed).await?;
+            let lead = crate::command::Lead::of(&caller)?;
+            let (options, computed) = web_report(&db, &lead, step, bootstrap, seed).await?;
             Ok(ReportView::new(project, &options, computed))
         }
         .await,

@@ -19,11 +19,12 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
     let db = crate::state::db()?;
     let saved = crate::api::upload::save(data, "run.jsonl").await?;
     let job = saved.job(saved.what(Some("run"))?, &limits)?;
-    let (project, user) = (saved.caller.project_id(), saved.caller.user());
+    let lead = crate::command::Lead::of(&saved.caller)?;
     // Messages name the uploaded file, not the server's temporary directory.
     let prefix = format!("{}/", saved.dir.path().display());
     let report = job
-        .run(&db, project, Some(user.id))
+        .command()
+        .run(&db, &lead)
         .await
         .map_err(|e| ApiError::from(e).map_message(|m| m.replace(&prefix, "")))?;
     Ok(ImportSummary {

@@ -33,20 +33,10 @@ pub async fn add_pool_sample(
 ) -> Result<BuildSummary, ApiError> {
     crate::api::respond(
         async {
-            use crate::domain::account::ProjectRole;
-            use crate::store::pool::{build_sample, BuildOptions, SampleRequest};
-            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
-            let size = usize::try_from(size)
-                .map_err(|_| ApiError::Invalid(format!("sample size {size} is too large")))?;
-            let request = SampleRequest::new(size, strata, seed)?;
-            let r = build_sample(
-                &db,
-                caller.project_id(),
-                request,
-                Some(caller.user().id),
-                &BuildOptions::default(),
-            )
-            .await?;
+            let (db, lead) = crate::api::lead(&project).await?;
+            let r = crate::command::pool::AddSample::parse(u64::from(size), strata, seed)?
+                .run(&db, &lead)
+                .await?;
             Ok(BuildSummary {
                 strategy: r.build.strategy,
                 depth: r.build.depth,
@@ -66,22 +56,22 @@ pub async fn report_survey(project: String) -> Result<SurveyView, ApiError> {
     crate::api::respond(
         async {
             use crate::domain::judging::RecallTarget;
-            use crate::store::pool::{survey, Estimated};
-            use crate::store::StoreError;
-            let (db, project_id, _) = crate::api::lead_project(&project).await?;
+            let (db, lead) = crate::api::lead(&project).await?;
             let target = RecallTarget::new(TARGET_RECALL, ALPHA)
                 .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            match survey(&db, project_id, target, Estimated::Project).await {
-                Ok(survey) => Ok(SurveyView {
-                    survey: Some(survey),
-                    note: None,
-                }),
-                Err(e @ (StoreError::Invalid(_) | StoreError::Conflict(_))) => Ok(SurveyView {
-                    survey: None,
-                    note: Some(e.to_string()),
-                }),
-                Err(e) => Err(e.into()),
-            }
+            let estimated = crate::store::pool::Estimated::Project;
+            Ok(
+                match crate::command::report::survey(&db, &lead, target, estimated).await? {
+                    Ok(survey) => SurveyView {
+                        survey: Some(survey),
+                        note: None,
+                    },
+                    Err(note) => SurveyView {
+                        survey: None,
+                        note: Some(note),
+                    },
+                },
+            )
         }
         .await,
     )

@@ -3,11 +3,11 @@
 //! server's upload limits.
 
 use crate::auth::ProjectCaller;
+use crate::command::import::{ImportJob, ImportKind, ImportWhat, ReadLimits};
 use crate::domain::account::ProjectRole;
 use crate::domain::formats::size_text;
 use crate::error::ApiError;
 use crate::state::UploadLimits;
-use crate::store::import_job::{ImportJob, ImportWhat, ReadLimits};
 use leptos::server_fn::codec::MultipartData;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ use tokio::io::AsyncWriteExt;
 
 /// The name every upload's directory starts with; `serve` removes those a crashed server left
 /// behind ([`crate::api::runs::remove_stale_upload_dirs`]).
-pub use crate::store::import_job::UPLOAD_DIR_PREFIX;
+pub use crate::command::import::UPLOAD_DIR_PREFIX;
 
 /// An upload form, read and saved.
 pub(crate) struct SavedUpload {
@@ -37,13 +37,13 @@ impl SavedUpload {
 
     /// What the form imports, by its `kind` field (`corpus`, `claims`, `run`, `judgments`), or
     /// by `kind` when given.
-    pub fn what(&self, kind: Option<&str>) -> Result<ImportWhat, ApiError> {
+    pub fn what(&self, kind: Option<&str>) -> Result<ImportKind, ApiError> {
         let kind = kind.map_or_else(|| self.field("kind"), str::to_owned);
         what_of(&kind, &self.fields)
     }
 
     /// The import of the saved file as `what`, read under `limits`.
-    pub fn job(&self, what: ImportWhat, limits: &UploadLimits) -> Result<ImportJob, ApiError> {
+    pub fn job(&self, what: ImportKind, limits: &UploadLimits) -> Result<ImportJob, ApiError> {
         let (file, path) = self.file.clone();
         let bytes = std::fs::metadata(&path)
             .map_err(|e| ApiError::Internal(format!("the saved upload: {e}")))?
@@ -65,7 +65,7 @@ impl SavedUpload {
 /// What a file of `kind` (`corpus`, `claims`, `run`, `judgments`) imports, with the options in
 /// `fields` (as the command line's: `format`; runs: `system`, `role`, `label_order`,
 /// `description`; judgments: `annotator`, `stage`), checked.
-pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportWhat, ApiError> {
+pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportKind, ApiError> {
     let field = |name: &str| {
         fields
             .get(name)
@@ -84,6 +84,8 @@ pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportWha
             format: optional("format"),
             label_order: optional("label_order"),
             description: field("description"),
+            negative_sampling_ratio: None,
+            allow_missing_docs: false,
         },
         "judgments" => ImportWhat::Judgments {
             annotator: field("annotator"),
@@ -96,8 +98,7 @@ pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportWha
             )))
         }
     };
-    what.check()?;
-    Ok(what)
+    ImportKind::try_from(what)
 }
 
 /// A file being saved to an upload's directory, refused once larger than the server's limit.

@@ -9,7 +9,6 @@ pub mod db;
 pub mod guidelines;
 mod id_keys;
 pub mod import;
-pub mod import_job;
 pub mod import_writer;
 pub mod jobs;
 pub mod judging;

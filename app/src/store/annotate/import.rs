@@ -44,7 +44,7 @@ impl JudgmentsFormat {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             JudgmentsFormat::QrelsLabels => "qrels-labels",
             JudgmentsFormat::Scifact => "scifact",

@@ -1,0 +1,200 @@
+//! The command layer (issue 14): every entry point acts through one typed command per action
+//! (`app::command`), which runs only with a proof of the caller's authority.
+//!
+//! - The source check: outside `app/src/command/`, no product code calls the store's writes of
+//!   a commanded action, and only the command line's modules make an `Operator` (the shell's
+//!   authority); a new entry point that bypasses the commands fails here.
+//! - The job worker checks the starter again when a job runs: an import queued by a lead who
+//!   is no longer a lead of the project when the worker takes it does not run, and writes
+//!   nothing.
+
+mod common;
+
+use app::domain::account::Role;
+use common::TestApp;
+use std::path::{Path, PathBuf};
+
+/// The store's writes that only the command layer may call (its actions), as written in calls.
+const COMMANDED_WRITES: &[&str] = &[
+    "import::corpus(",
+    "import::claims(",
+    "import::run(",
+    "import_judgments(",
+    "pool::build(",
+    "build_sample(",
+    "projects::create(",
+    "projects::add_member(",
+    "projects::remove_member(",
+    "set_judging(",
+    "users::create(",
+    "accounts::set_password(",
+    "accounts::set_role(",
+    "accounts::set_active(",
+    "release::create(",
+];
+
+/// The command line's modules: the only product code that acts as the shell's operator.
+const SHELL_MODULES: &[&str] = &[
+    "server/src/cli.rs",
+    "server/src/demo.rs",
+    "server/src/report_cmd.rs",
+    "server/src/estimate_cmd.rs",
+    "server/src/release_cmd.rs",
+    "server/src/simulate_cmd.rs",
+    "server/src/token_cmd.rs",
+    "server/src/eval_cmd.rs",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, as paths relative to the workspace.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The file's text without its test modules (a `#[cfg(test)]` module runs in no entry point).
+fn product_text(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a source file");
+    match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+#[test]
+fn entry_points_act_only_through_commands() {
+    let root = root();
+    let mut files = Vec::new();
+    sources(&root.join("app/src"), &mut files);
+    sources(&root.join("server/src"), &mut files);
+    assert!(files.len() > 100, "found only {} source files", files.len());
+    let mut bypasses = Vec::new();
+    for path in &files {
+        let relative = path
+            .strip_prefix(&root)
+            .expect("under the root")
+            .to_string_lossy()
+            .into_owned();
+        // The store itself (its writes call each other) and the commands may call them; so
+        // may test-only files.
+        if relative.starts_with("app/src/store/")
+            || relative.starts_with("app/src/command/")
+            || relative.contains("/tests/")
+            || relative.ends_with("/tests.rs")
+            || relative.ends_with("testdata.rs")
+        {
+            continue;
+        }
+        let text = product_text(path);
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for call in COMMANDED_WRITES {
+                if line.contains(call) && line.contains("store") {
+                    bypasses.push(format!("{relative}:{}: {}", n + 1, line.trim()));
+                }
+            }
+            if line.contains("Operator::at_the_shell(")
+                && !SHELL_MODULES.contains(&relative.as_str())
+            {
+                bypasses.push(format!("{relative}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        bypasses.is_empty(),
+        "these lines act without a command (or make the shell's authority outside the \
+         command line):\n{}",
+        bypasses.join("\n")
+    );
+}
+
+#[test]
+fn the_source_check_finds_a_bypass() {
+    // The check above must be able to fail: a line like an entry point's bypass is caught.
+    let line = "    crate::store::pool::build(&db, id, strategy, depth, None).await?;";
+    assert!(COMMANDED_WRITES
+        .iter()
+        .any(|call| line.contains(call) && line.contains("store")));
+}
+
+#[tokio::test]
+async fn a_job_runs_only_while_its_starter_still_leads_the_project() {
+    // Queued without a worker, so that the lead's removal comes before the job runs.
+    let app = TestApp::spawn().await;
+    app::store::projects::create(&app.db, "p", "", None)
+        .await
+        .expect("project");
+    app.add_lead("lead", "p").await;
+    app.add_user("boss", Role::Admin).await;
+    let lead = app.logged_in("lead").await;
+    let corpus = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/corpus.jsonl"))
+        .expect("demo corpus");
+    let form = reqwest::multipart::Form::new()
+        .text("project", "p")
+        .text("kind", "corpus")
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(corpus).file_name("corpus.jsonl"),
+        );
+    let res = lead
+        .post(app.url("/api/lead/import/upload"))
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    let job: app::api::imports::JobRow = res.json().await.expect("a job");
+
+    // An admin removes the lead from the project; then the worker starts.
+    let admin = app.logged_in("boss").await;
+    let res = app
+        .post_form(
+            &admin,
+            "/api/lead/members/remove",
+            &[("project", "p"), ("username", "lead")],
+        )
+        .await;
+    assert!(
+        res.status().is_success(),
+        "{}",
+        common::error_message(res).await
+    );
+    server::jobs::spawn(app.db.clone(), Default::default())
+        .await
+        .expect("job worker");
+    let ended = app
+        .wait_for_job(
+            &admin,
+            "/api/lead/job",
+            "p",
+            job.id,
+            app::api::imports::JobRow::finished,
+        )
+        .await;
+    assert_eq!(ended.status, "failed", "{ended:?}");
+    let message = ended.message.unwrap_or_default();
+    assert!(message.contains("do not lead"), "{message}");
+    let documents: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM documents")
+        .fetch_one(&app.db)
+        .await
+        .expect("count");
+    assert_eq!(documents, 0);
+}
