@@ -325,12 +325,27 @@ pub static ROUTES: &[ApiRoute] = &[
 /// The API's router: [`ROUTES`], each behind its authorization, the OpenAPI document, and a
 /// JSON 404 for any other path under [`PREFIX`].
 pub fn router(state: &AppState) -> Router<AppState> {
-    let mut router = Router::new();
+    // One method router per path (a path may serve several verbs, each authorized by its own
+    // route), whose fallback answers other methods with a JSON 405 naming the allowed ones.
+    let mut paths: Vec<(String, MethodRouter<AppState>, Vec<&'static str>)> = Vec::new();
     for route in ROUTES {
         let authorize = middleware::from_fn_with_state((state.clone(), route), authorize);
+        let handler = (route.handler)(route.verb.filter()).route_layer(authorize);
+        let path = route.full_path();
+        match paths.iter_mut().find(|(p, _, _)| *p == path) {
+            Some((_, methods, verbs)) => {
+                *methods = std::mem::replace(methods, MethodRouter::new()).merge(handler);
+                verbs.push(route.verb.as_str());
+            }
+            None => paths.push((path, handler, vec![route.verb.as_str()])),
+        }
+    }
+    let mut router = Router::new();
+    for (path, methods, verbs) in paths {
+        let allow = verbs.join(", ").to_ascii_uppercase();
         router = router.route(
-            &route.full_path(),
-            (route.handler)(route.verb.filter()).route_layer(authorize),
+            &path,
+            methods.fallback(move |req: Request| async move { method_not_allowed(&allow, &req) }),
         );
     }
     router
@@ -352,6 +367,24 @@ pub fn router(state: &AppState) -> Router<AppState> {
 }
 
 /// Whether the page guard leaves `path` to this module (which authorizes its routes itself).
+/// A known path asked with another method: 405, as JSON like every API error, with `Allow`.
+fn method_not_allowed(allow: &str, req: &Request) -> Response {
+    let body = serde_json::json!({
+        "error": format!(
+            "{} is not allowed on {} (use {allow})",
+            req.method(),
+            req.uri().path()
+        ),
+        "status": StatusCode::METHOD_NOT_ALLOWED.as_u16(),
+    });
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(axum::http::header::ALLOW, allow.to_owned())],
+        Json(body),
+    )
+        .into_response()
+}
+
 pub fn owns(path: &str) -> bool {
     path == crate::openapi::PATH || path.starts_with(&format!("{PREFIX}/"))
 }

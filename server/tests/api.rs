@@ -723,3 +723,55 @@ async fn the_account_page_has_the_token_section() {
         "{page}"
     );
 }
+
+#[tokio::test]
+async fn a_known_path_with_another_method_is_a_json_405_naming_the_allowed_ones() {
+    use server::api_v1::{Verb, ROUTES};
+    let app = TestApp::spawn().await;
+    let mut checked = 0;
+    for route in ROUTES {
+        let path = concrete(route, "p");
+        let served: Vec<Verb> = ROUTES
+            .iter()
+            .filter(|r| r.path == route.path)
+            .map(|r| r.verb)
+            .collect();
+        for (verb, method) in [
+            (Verb::Get, reqwest::Method::GET),
+            (Verb::Post, reqwest::Method::POST),
+        ] {
+            if served.contains(&verb) {
+                continue;
+            }
+            let res = script()
+                .request(method.clone(), app.url(&path))
+                .send()
+                .await
+                .unwrap();
+            let allow = res
+                .headers()
+                .get("allow")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .unwrap_or_default();
+            let error = json_of(res, StatusCode::METHOD_NOT_ALLOWED).await;
+            assert_eq!(error["status"], 405, "{method} {path}: {error}");
+            for verb in &served {
+                assert!(
+                    allow.contains(&verb.as_str().to_ascii_uppercase()),
+                    "{method} {path}: Allow {allow:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    // Every single-verb path was asked with the other verb.
+    assert!(checked >= ROUTES.len() - 2, "checked {checked}");
+    // DELETE is no verb of the API: 405 on every path too.
+    let res = script()
+        .delete(app.url("/api/v1/projects"))
+        .send()
+        .await
+        .unwrap();
+    json_of(res, StatusCode::METHOD_NOT_ALLOWED).await;
+}
