@@ -1,5 +1,6 @@
 //! Plain data shared by the store, the server functions and the pages (compiles for both sides).
 
+pub mod agreement;
 pub mod annotate;
 pub mod guidelines;
 pub mod release_diff;

@@ -1,8 +1,20 @@
-//! Agreement between two annotation passes over the same pairs.
+//! Agreement between annotators: Cohen's κ between two passes or two annotators over the same
+//! pairs ([`Agreement`], [`kappa`]), Krippendorff's nominal α over any number of coders with
+//! missing values ([`nominal_alpha`]), and the agreement of rationale sentences
+//! ([`sentence_f1`], [`sentence_decisions`]).
+
+mod alpha;
+mod rationale;
+#[cfg(test)]
+mod tests;
+
+pub use alpha::nominal_alpha;
+pub use rationale::{sentence_decisions, sentence_f1};
 
 use super::confusion::ConfusionMatrix;
 use super::scores::ratio;
 use crate::domain::label::Label;
+use crate::model::agreement::Kappa;
 use serde::{Deserialize, Serialize};
 
 /// Observed agreement, chance agreement and Cohen's kappa over the three labels.
@@ -58,5 +70,19 @@ impl Agreement {
     /// Observed agreement in percent.
     pub fn percent_agreement(&self) -> f64 {
         100.0 * self.observed_agreement
+    }
+}
+
+/// Cohen's κ over (first coder's label, second coder's label) pairs, with its sample size: all
+/// `None` but `n` = 0 when there are none.
+pub fn kappa(pairs: impl IntoIterator<Item = (Label, Label)>) -> Kappa {
+    match Agreement::from_labels(pairs) {
+        Some(a) => Kappa {
+            n: a.pairs,
+            observed_agreement: Some(a.observed_agreement),
+            expected_agreement: Some(a.expected_agreement),
+            kappa: a.kappa,
+        },
+        None => Kappa::default(),
     }
 }

@@ -43,7 +43,7 @@ mod tests_incomplete;
 #[cfg(test)]
 mod tests_real_data;
 
-pub use agreement::Agreement;
+pub use agreement::{kappa, nominal_alpha, sentence_decisions, sentence_f1, Agreement};
 pub use bootstrap::{
     bootstrap, BootstrapSamples, BootstrapSamplesError, ClaimResampler, MetricsWithSd,
 };
