@@ -50,6 +50,9 @@ enum Command {
     Export(crate::release_cmd::ExportArgs),
     /// Evaluate a run against a claims file (a release's claims.jsonl or SciFact claims)
     Eval(crate::release_cmd::EvalArgs),
+    /// Compare a project's recorded releases
+    #[command(subcommand)]
+    Release(crate::release_diff_cmd::ReleaseCommand),
     /// The lead report: pool depth and system-count curves, leave-one-out, systems, evidence,
     /// annotation and agreement
     Report(crate::report_cmd::ReportArgs),
@@ -547,6 +550,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .context("the pipeline stopped")?,
         Command::Export(args) => {
             crate::release_cmd::export(&open_db(&db_or_default()).await?, args).await
+        }
+        Command::Release(command) => {
+            crate::release_diff_cmd::run(&open_db(&db_or_default()).await?, command).await
         }
         Command::Eval(args) if args.estimate() => {
             let args = tokio::task::spawn_blocking(move || args.estimate_args())

@@ -9,6 +9,7 @@ pub mod http;
 pub mod jobs;
 pub mod openapi;
 pub mod release_cmd;
+pub mod release_diff_cmd;
 pub mod release_http;
 pub mod report_cmd;
 pub mod security;

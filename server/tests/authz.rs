@@ -156,6 +156,7 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "release/create",
         Body::Form("project=B&partial=false&unjudged=false"),
     ),
+    ("release/diff", Body::Form("project=B&a=1&b=2")),
     ("report/judging", Body::Form("project=B")),
     ("report/survey", Body::Form("project=B")),
     ("report/view", Body::Form("project=B")),

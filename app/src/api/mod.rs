@@ -10,6 +10,7 @@ pub mod pipeline;
 pub mod pool;
 pub mod projects;
 pub mod release;
+pub mod release_diff;
 pub mod report;
 pub mod runs;
 pub mod sample;
@@ -112,6 +113,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("pipeline/cancel", LEAD),
     ("release/overview", LEAD),
     ("release/create", LEAD),
+    ("release/diff", LEAD),
     ("report/view", LEAD),
     ("report/judging", LEAD),
     ("report/survey", LEAD),

@@ -15,6 +15,7 @@ mod pipeline;
 mod pool;
 mod projects;
 mod release;
+mod release_diff;
 mod report;
 mod report_judging;
 mod sample;
@@ -69,6 +70,7 @@ pub fn App() -> AnyView {
                     <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
                     <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
                     <Route path=path!("/lead/projects/:name/releases") view=release::ReleasesPage />
+                    <Route path=path!("/lead/projects/:name/releases/diff") view=release_diff::ReleaseDiffPage />
                     <Route path=path!("/lead/projects/:name/report") view=report::ReportPage />
                     <Route path=path!("/admin/users") view=admin::UsersPage />
                     <Route path=path!("/account") view=account::AccountPage />

@@ -2,6 +2,7 @@
 //! release, and the releases so far with their downloads.
 
 use crate::api::release::{download_path, releases_overview, CreateRelease, ReleaseRow};
+use crate::api::release_diff::diff_path;
 use crate::ui::widgets::{format_count, ErrorNote, Stat};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -109,12 +110,18 @@ fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> AnyView {
                     <th class="num">"Release"</th><th>"State of"</th><th>"Recorded"</th>
                     <th class="num">"Claims"</th><th class="num">"Evidence pairs"</th>
                     <th class="num">"Judged pairs"</th><th class="num">"Unjudged"</th>
-                    <th class="num">"Runs"</th><th>"SHA-256 of the archive"</th><th>"Download"</th>
+                    <th class="num">"Runs"</th><th>"SHA-256 of the archive"</th><th>"Download"</th><th>"Changes"</th>
                 </tr>
             </thead>
             <tbody>
-                {releases.into_iter().map(|r| {
+                {releases.iter().enumerate().map(|(i, r)| {
+                    let r = r.clone();
                     let href = download_path(&project, r.number);
+                    // Releases are listed latest first: the one before is the next row.
+                    let compare = releases.get(i + 1).map(|before| {
+                        let path = diff_path(&project, before.number, r.number);
+                        view! { <A href=path>{format!("diff with {}", before.number)}</A> }
+                    });
                     let notes = match (r.partial, r.qrels_unjudged) {
                         (true, true) => " (partial; qrels with -1)",
                         (true, false) => " (partial)",
@@ -133,6 +140,7 @@ fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> AnyView {
                             <td class="num">{r.runs}</td>
                             <td><code class="hash">{r.sha256}</code></td>
                             <td><a href=href rel="external" download>{format!(".tar.gz ({} KB)", format_count((r.archive_bytes + 1023) / 1024))}</a></td>
+                            <td>{compare}</td>
                         </tr>
                     }
                 }).collect_view()}
