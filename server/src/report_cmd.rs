@@ -330,6 +330,32 @@ fn tables(project: &str, options: &ReportOptions, computed: &ProjectReport) -> S
         &strings(["systems", "citation", "non-citation"]),
         &rows,
     );
+    let significance = &r.systems.significance;
+    let mark = |significant: bool| if significant { "*" } else { "" };
+    let rows: Vec<Vec<String>> = significance
+        .pairs
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{} - {}", p.a, p.b),
+                format!("{:+.3}{}", p.f1_difference, mark(p.f1_significant)),
+                format!("{:.4}", p.f1_p_holm),
+                format!(
+                    "{:+.3}{}",
+                    p.average_precision_difference,
+                    mark(p.average_precision_significant)
+                ),
+                format!("{:.4}", p.average_precision_p_holm),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "Differences between systems (Holm-adjusted p-values)",
+        &strings(["systems", "ΔF1", "p (F1)", "ΔAP", "p (AP)"]),
+        &rows,
+    );
+    let _ = writeln!(out, "{}", significance.legend());
 
     // Evidence.
     let e = &r.evidence;

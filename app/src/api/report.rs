@@ -39,6 +39,8 @@ pub struct ReportView {
     pub inclusion: Vec<InclusionRowView>,
     pub scores: Vec<SystemScores>,
     pub overlap: Vec<OverlapRow>,
+    /// Every pair of systems: F1 and AP differences, and which are significant after Holm.
+    pub significance: crate::model::significance::Significance,
     pub evidence: EvidenceView,
     pub agreement: AgreementView,
     pub progress: ProgressView,
@@ -486,6 +488,7 @@ mod convert {
                 inclusion,
                 scores,
                 overlap,
+                significance: r.systems.significance.clone(),
                 evidence,
                 agreement,
                 progress,

@@ -18,6 +18,7 @@ mod release;
 mod release_diff;
 mod report;
 mod report_judging;
+mod report_significance;
 mod sample;
 mod widgets;
 

@@ -422,6 +422,8 @@ fn SystemsSection(view: ReportView) -> AnyView {
     let scores_href = csv_href(&view, "system_scores");
     let confusion_href = csv_href(&view, "system_confusion");
     let overlap_href = csv_href(&view, "system_overlap");
+    let significance_href = csv_href(&view, "system_significance");
+    let significance = view.significance.clone();
     let rows = view
         .scores
         .iter()
@@ -489,6 +491,7 @@ fn SystemsSection(view: ReportView) -> AnyView {
                 <thead><tr><th>"System"</th><th>"Role"</th><th class="num">"Precision"</th><th class="num">"Recall"</th><th class="num">"F1"</th><th class="num">"AP"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
+            <crate::ui::report_significance::SignificanceTable significance=significance href=significance_href />
             <Caption text="Confusion on judged pairs: gold label (rows) against the system's label (SciFact-Open Fig. 9)".into() href=confusion_href />
             <div class="matrices">{matrices}</div>
             {has_overlap.then(|| view! {
