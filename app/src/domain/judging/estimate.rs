@@ -27,16 +27,27 @@
 //!   `z = (y_s − R̂·y)/Ŷ` for recall and `z = (2·y_s − F̂·y)/(|R_s| + Ŷ)` for F1, which carries
 //!   the within-stratum covariance of `y_s` and `y`.
 //!
-//! Intervals are normal, estimate ± 1.96·SE, cut to what is possible (a total between the
-//! evidence seen and the evidence seen plus every unseen undrawn pair; ratios within [0, 1]),
-//! which never lowers coverage. A stratum with a single draw has no sample variance: it
-//! contributes the largest variance a variable of its range can have (`range²/4 · N/(N−1)`),
-//! a conservative bound. A stratum with pairs but no draw is refused: nothing can estimate it.
+//! The standard errors are those above (unchanged by the interval method). The 95% intervals
+//! are Wilson score intervals with Korn & Graubard's effective sample size on the scale of the
+//! proportion each estimate's sampled part estimates ([`interval`], where the methods compared
+//! are described): asymmetric, within what that proportion allows, and at the nominal 95% in
+//! simulation where the strata's draws hold only 1–5 evidence pairs each (normal intervals,
+//! estimate ± 1.96·SE, covered only 78–95% there). Each end is then cut to what is possible
+//! (a total between the evidence seen and the evidence seen plus every unseen undrawn pair;
+//! ratios within [0, 1]), which never lowers coverage. A stratum with a single draw has no
+//! sample variance: it contributes the largest variance a variable of its range can have
+//! (`range²/4 · N/(N−1)`), a conservative bound. A stratum with pairs but no draw is refused:
+//! nothing can estimate it. Point estimates do not depend on the interval method.
+
+mod interval;
 
 use super::error::{pair_text, JudgingError};
 use super::sample::{Sample, StratumDesign};
 use crate::domain::pool::{FxHashMap, Key, Pair};
+use interval::Spread;
 use serde::{Deserialize, Serialize};
+
+pub(crate) use interval::Method;
 
 /// The normal quantile of a two-sided 95% interval.
 pub const Z_95: f64 = 1.959_963_984_540_054;
@@ -51,16 +62,17 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// `value ± 1.96·se`, each end cut to `[floor, ceiling]` (the value itself is left as is:
-    /// a Horvitz–Thompson precision may exceed 1, and cutting it would bias it).
-    fn new(value: f64, variance: f64, floor: f64, ceiling: f64) -> Estimate {
-        let standard_error = variance.max(0.0).sqrt();
+    /// `spread`'s value and standard error with its interval by `method`, each end cut to
+    /// `[floor, ceiling]` (the value itself is left as is: a Horvitz–Thompson precision may
+    /// exceed 1, and cutting it would bias it).
+    fn new(spread: Spread, method: Method, floor: f64, ceiling: f64) -> Estimate {
+        let (low, high) = spread.interval(method);
         let cut = |x: f64| x.max(floor).min(ceiling);
         Estimate {
-            value,
-            standard_error,
-            low: cut(value - Z_95 * standard_error),
-            high: cut(value + Z_95 * standard_error),
+            value: spread.value,
+            standard_error: spread.variance.max(0.0).sqrt(),
+            low: cut(low),
+            high: cut(high),
         }
     }
 
@@ -193,19 +205,53 @@ impl<C: Key, D: Key> Estimator<C, D> {
             .unwrap_or(false)
     }
 
+    /// Whether stratum `h` was drawn whole (a census: its pairs are known for certain).
+    fn is_census(&self, h: usize) -> bool {
+        match (self.strata.get(h), self.drawn.get(h)) {
+            (Some(design), Some(units)) => units.len() >= design.population,
+            _ => true,
+        }
+    }
+
+    /// The evidence known for certain and what the strata drawn in part hold.
+    fn split(&self) -> Split {
+        let mut split = Split {
+            known: self.certain_evidence,
+            ..Split::default()
+        };
+        for (h, (design, units)) in self.strata.iter().zip(&self.drawn).enumerate() {
+            let evidence = units.iter().filter(|&&e| e).count();
+            if self.is_census(h) {
+                split.known += evidence;
+            } else {
+                split.pairs += design.population;
+                split.drawn += units.len();
+                split.drawn_evidence += evidence;
+            }
+        }
+        split
+    }
+
     /// The total evidence in the universe.
     pub fn total_evidence(&self) -> Estimate {
+        self.total_evidence_by(Method::CHOSEN)
+    }
+
+    /// [`Self::total_evidence`] with its interval by `method`.
+    pub(crate) fn total_evidence_by(&self, method: Method) -> Estimate {
         let (sampled, variance) =
             self.stratified(|h, i| f64::from(u8::from(self.label(h, i))), 1.0);
         let (seen, unseen_possible) = self.feasible();
+        let split = self.split();
         // Counts stay far below 2^53: the conversions are exact.
-        let certain = self.certain_evidence as f64;
-        Estimate::new(
-            certain + sampled,
+        let spread = Spread {
+            value: self.certain_evidence as f64 + sampled,
             variance,
-            seen as f64,
-            (seen + unseen_possible) as f64,
-        )
+            known: split.known as f64,
+            scale: split.pairs as f64,
+            drawn: split.drawn as f64,
+        };
+        Estimate::new(spread, method, seen as f64, (seen + unseen_possible) as f64)
     }
 
     /// Evidence seen (certain and drawn) and the undrawn pairs that could be evidence.
@@ -225,6 +271,15 @@ impl<C: Key, D: Key> Estimator<C, D> {
         &self,
         retrieved: impl IntoIterator<Item = Pair<C, D>>,
     ) -> Result<SystemEstimate, JudgingError> {
+        self.system_by(retrieved, Method::CHOSEN)
+    }
+
+    /// [`Self::system`] with its intervals by `method`.
+    pub(crate) fn system_by(
+        &self,
+        retrieved: impl IntoIterator<Item = Pair<C, D>>,
+        method: Method,
+    ) -> Result<SystemEstimate, JudgingError> {
         let mut pairs: Vec<Pair<C, D>> = retrieved.into_iter().collect();
         pairs.sort_unstable();
         if let Some(w) = pairs.windows(2).find(|w| w[0] == w[1]) {
@@ -235,13 +290,21 @@ impl<C: Key, D: Key> Estimator<C, D> {
         let mut member: Vec<Vec<bool>> = self.drawn.iter().map(|u| vec![false; u.len()]).collect();
         // Evidence among the retrieved certain and drawn pairs, and retrieved pairs undrawn.
         let (mut certain_hits, mut drawn_hits, mut undrawn) = (0_usize, 0_usize, 0_usize);
+        // Of the drawn: evidence in strata drawn whole, pairs in strata drawn in part.
+        let (mut census_hits, mut partly_drawn) = (0_usize, 0_usize);
         for pair in &pairs {
             if let Some(&evidence) = self.certain.get(pair) {
                 certain_hits += usize::from(evidence);
             } else if let Some(&(h, i)) = self.sampled.get(pair) {
                 if let Some(slot) = member.get_mut(h).and_then(|m| m.get_mut(i)) {
                     *slot = true;
-                    drawn_hits += usize::from(self.label(h, i));
+                    let hit = usize::from(self.label(h, i));
+                    drawn_hits += hit;
+                    if self.is_census(h) {
+                        census_hits += hit;
+                    } else {
+                        partly_drawn += 1;
+                    }
                 }
             } else {
                 undrawn += 1;
@@ -261,23 +324,61 @@ impl<C: Key, D: Key> Estimator<C, D> {
         let (sampled_s, variance_s) = self.stratified(y_s, 1.0);
         let value_s = certain_hits as f64 + sampled_s;
         let seen_s = (certain_hits + drawn_hits) as f64;
-        let evidence = Estimate::new(value_s, variance_s, seen_s, seen_s + undrawn as f64);
+        // The system's evidence is `known_s + scale_s·q`, q its evidence rate among its pairs
+        // in the strata drawn in part.
+        let spread_s = Spread {
+            value: value_s,
+            variance: variance_s,
+            known: (certain_hits + census_hits) as f64,
+            scale: (undrawn + partly_drawn) as f64,
+            drawn: partly_drawn as f64,
+        };
+        let evidence = Estimate::new(spread_s, method, seen_s, seen_s + undrawn as f64);
         let size_f = size as f64;
-        let precision = (size > 0)
-            .then(|| Estimate::new(value_s / size_f, variance_s / (size_f * size_f), 0.0, 1.0));
-        let total = self.total_evidence().value;
+        let precision = (size > 0).then(|| {
+            let spread = Spread {
+                value: value_s / size_f,
+                variance: variance_s / (size_f * size_f),
+                known: spread_s.known / size_f,
+                scale: spread_s.scale / size_f,
+                drawn: spread_s.drawn,
+            };
+            Estimate::new(spread, method, 0.0, 1.0)
+        });
+        let total = self.total_evidence_by(method).value;
+        // Recall is affine in the system's share of the evidence estimated in the strata drawn
+        // in part (`total − known` of it), given the estimated total: its linearised variable
+        // is that share's (retrieved evidence 1 − R, missed evidence −R, per total).
+        let split = self.split();
         let recall = (total > 0.0).then(|| {
             let ratio = value_s / total;
             let z = |h: usize, i: usize| (y_s(h, i) - ratio * y(h, i)) / total;
             let (_, variance) = self.stratified(z, 1.0 / total);
-            Estimate::new(ratio, variance, 0.0, 1.0)
+            let spread = Spread {
+                value: ratio,
+                variance,
+                known: spread_s.known / total,
+                scale: (total - split.known as f64) / total,
+                drawn: split.drawn_evidence as f64,
+            };
+            Estimate::new(spread, method, 0.0, 1.0)
         });
+        // F1's linearised variable weighs the system's evidence by 2 − F ≥ 1 and the evidence
+        // it misses by F ≤ 1: it follows its numerator, so it is written, as precision is, in
+        // the system's evidence rate among its pairs in the strata drawn in part.
         let denominator = size_f + total;
         let f1 = (denominator > 0.0).then(|| {
             let f = 2.0 * value_s / denominator;
             let z = |h: usize, i: usize| (2.0 * y_s(h, i) - f * y(h, i)) / denominator;
             let (_, variance) = self.stratified(z, 2.0 / denominator);
-            Estimate::new(f, variance, 0.0, 1.0)
+            let spread = Spread {
+                value: f,
+                variance,
+                known: 2.0 * spread_s.known / denominator,
+                scale: 2.0 * spread_s.scale / denominator,
+                drawn: spread_s.drawn,
+            };
+            Estimate::new(spread, method, 0.0, 1.0)
         });
         Ok(SystemEstimate {
             retrieved: size,
@@ -287,4 +388,14 @@ impl<C: Key, D: Key> Estimator<C, D> {
             f1,
         })
     }
+}
+
+/// The evidence known for certain (certain pairs and strata drawn whole) and, over the strata
+/// drawn in part, their pairs, the pairs drawn there and the evidence among those.
+#[derive(Clone, Copy, Default, Debug)]
+struct Split {
+    known: usize,
+    pairs: usize,
+    drawn: usize,
+    drawn_evidence: usize,
 }

@@ -2,6 +2,7 @@
 //! truth is known: unbiasedness and interval coverage over 1,000 seeded samples, and the same
 //! checks failing for deliberately wrong estimators.
 
+use super::super::estimate::Method;
 use super::super::{
     beyond_depth, rank_band, stratified_sample, Allocation, Candidate, Estimate, Estimator,
     JudgingError, Sample, StratumDesign,
@@ -269,11 +270,13 @@ fn population(strata: &[(u32, f64)]) -> (Population, Truth) {
     )
 }
 
-/// Mean error, its standard error and the coverage of `estimates` of `truth`.
+/// Mean error, its standard error, the coverage and the mean width of the intervals of
+/// `estimates` of `truth`.
 struct Check {
     mean_error: f64,
     standard_error: f64,
     coverage: f64,
+    width: f64,
 }
 
 impl Check {
@@ -286,12 +289,15 @@ impl Check {
             mean_error,
             standard_error: (var / n).sqrt(),
             coverage: estimates.iter().filter(|e| e.covers(truth)).count() as f64 / n,
+            width: estimates.iter().map(|e| e.high - e.low).sum::<f64>() / n,
         }
     }
 
-    /// |mean error| ≤ 3 SE of the mean (a 0.3% false alarm rate for an unbiased estimator).
+    /// |mean error| ≤ 2 SE of the mean. The seeds are fixed, so this is deterministic; for an
+    /// unbiased estimator it would fail by chance 4.6% of the time per check, so the margins
+    /// observed (see the tests) matter: the largest is 1.84 SE.
     fn unbiased(&self) -> bool {
-        self.mean_error.abs() <= 3.0 * self.standard_error
+        self.mean_error.abs() <= 2.0 * self.standard_error
     }
 
     /// Unbiased and coverage at least `min_coverage`.
@@ -302,12 +308,24 @@ impl Check {
 
 const SAMPLES: u64 = 1_000;
 
-/// Estimates from `SAMPLES` seeded samples of `size` pairs (proportional allocation): the
-/// total, then per system precision, recall and F1.
-fn simulate(population: &Population, size: usize) -> (Vec<Estimate>, Vec<[Vec<Estimate>; 3]>) {
-    let mut totals = Vec::new();
-    let mut per_system: Vec<[Vec<Estimate>; 3]> =
-        vec![Default::default(); population.systems.len()];
+/// One method's estimates over the simulation: the total, then per system precision, recall
+/// and F1.
+#[derive(Default)]
+struct Simulated {
+    totals: Vec<Estimate>,
+    per_system: Vec<[Vec<Estimate>; 3]>,
+}
+
+/// Estimates from `SAMPLES` seeded samples of `size` pairs (proportional allocation), for each
+/// of `methods` (the same samples and point estimates; only the intervals differ).
+fn simulate(population: &Population, size: usize, methods: &[Method]) -> Vec<Simulated> {
+    let mut out: Vec<Simulated> = methods
+        .iter()
+        .map(|_| Simulated {
+            totals: Vec::new(),
+            per_system: vec![Default::default(); population.systems.len()],
+        })
+        .collect();
     for seed in 0..SAMPLES {
         let sample = stratified_sample(
             population.candidates.clone(),
@@ -319,48 +337,50 @@ fn simulate(population: &Population, size: usize) -> (Vec<Estimate>, Vec<[Vec<Es
             population.evidence.get(pair).copied()
         })
         .unwrap();
-        totals.push(estimator.total_evidence());
-        for (system, retrieved) in population.systems.iter().enumerate() {
-            let e = estimator.system(retrieved.iter().copied()).unwrap();
-            per_system[system][0].push(e.precision.unwrap());
-            per_system[system][1].push(e.recall.unwrap());
-            per_system[system][2].push(e.f1.unwrap());
+        for (&method, simulated) in methods.iter().zip(&mut out) {
+            simulated.totals.push(estimator.total_evidence_by(method));
+            for (system, retrieved) in population.systems.iter().enumerate() {
+                let e = estimator
+                    .system_by(retrieved.iter().copied(), method)
+                    .unwrap();
+                simulated.per_system[system][0].push(e.precision.unwrap());
+                simulated.per_system[system][1].push(e.recall.unwrap());
+                simulated.per_system[system][2].push(e.f1.unwrap());
+            }
         }
     }
-    (totals, per_system)
+    out
 }
 
 /// Prints and returns the checks: total, then (system, measure) in order.
-fn report(
-    label: &str,
-    truth: &Truth,
-    totals: &[Estimate],
-    per_system: &[[Vec<Estimate>; 3]],
-) -> Vec<Check> {
+fn report(label: &str, truth: &Truth, simulated: &Simulated) -> Vec<Check> {
+    let totals = &simulated.totals;
     let total = Check::of(totals, truth.total);
     let mean_se = totals.iter().map(|e| e.standard_error).sum::<f64>() / SAMPLES as f64;
     eprintln!(
         "[{label}] total evidence {}: mean error {:+.3} ± {:.3} (SE of the mean), 95% CI \
-         coverage {:.3} (sd of estimates {:.3}, mean reported SE {mean_se:.3})",
+         coverage {:.3}, mean width {:.2} (sd of estimates {:.3}, mean reported SE {mean_se:.3})",
         truth.total,
         total.mean_error,
         total.standard_error,
         total.coverage,
+        total.width,
         total.standard_error * (SAMPLES as f64).sqrt()
     );
     let mut checks = vec![total];
-    for (system, estimates) in per_system.iter().enumerate() {
+    for (system, estimates) in simulated.per_system.iter().enumerate() {
         for (m, name) in ["precision", "recall", "F1"].iter().enumerate() {
             let check = Check::of(&estimates[m], truth.systems[system][m]);
             let mean_se =
                 estimates[m].iter().map(|e| e.standard_error).sum::<f64>() / SAMPLES as f64;
             eprintln!(
-                "[{label}] system {system} {name} {:.4}: mean error {:+.5} ± {:.5}, coverage {:.3} \
-                 (sd of estimates {:.4}, mean reported SE {mean_se:.4})",
+                "[{label}] system {system} {name} {:.4}: mean error {:+.5} ± {:.5}, coverage {:.3}, \
+                 mean width {:.4} (sd of estimates {:.4}, mean reported SE {mean_se:.4})",
                 truth.systems[system][m],
                 check.mean_error,
                 check.standard_error,
                 check.coverage,
+                check.width,
                 check.standard_error * (SAMPLES as f64).sqrt()
             );
             checks.push(check);
@@ -369,35 +389,123 @@ fn report(
     checks
 }
 
-/// Over 1,000 seeded samples of 500 pairs (proportional allocation; 13–18 evidence pairs
-/// expected per stratum), the total evidence and every system's precision, recall and F1 are
-/// unbiased within 3 standard errors of the mean error, and their 95% intervals cover the
-/// truth at least 92% (total, precision: linear estimators) or 90% (recall, F1: linearised
-/// ratios) of the time. `wrong_estimators_fail_the_same_checks` shows the checks can fail.
+/// A simulated design: its name, its strata and the sample size.
+struct Design {
+    name: &'static str,
+    strata: &'static [(u32, f64)],
+    size: usize,
+}
+
+/// Moderate strata with a sample of 500, sparse strata with a sample of 200.
+const DESIGNS: [Design; 2] = [
+    Design {
+        name: "moderate",
+        strata: &MODERATE,
+        size: 500,
+    },
+    Design {
+        name: "sparse",
+        strata: &SPARSE,
+        size: 200,
+    },
+];
+
+/// Every interval method of `estimate::interval` on the same 1,000 samples of each design:
+/// coverage and mean width per measure, printed (`--nocapture`) to choose the method by.
+/// Observed lowest coverage over the ten measures, moderate / sparse: Wald 0.937 / 0.780,
+/// logit 0.944 / 0.798, Wilson with an effective sample size 0.944 / 0.957, the same truncated
+/// at the draws 0.949 / 0.958, Agresti–Coull 0.944 / 0.960. Of the three that reach the
+/// nominal rate in both designs Wilson's intervals are the narrowest (sparse system 1
+/// precision: mean width 0.359 against 0.365 truncated, 0.366 Agresti–Coull and Wald's
+/// 0.405; the truncated intervals are up to 22% wider in the moderate design, covering up to
+/// 0.984), so it is the method chosen. The normal intervals falling short in the sparse design
+/// is asserted, so that design keeps testing the intervals.
 #[test]
-fn estimates_are_unbiased_and_intervals_cover() {
-    let (population, truth) = population(&MODERATE);
-    let (totals, per_system) = simulate(&population, 500);
-    let checks = report("moderate", &truth, &totals, &per_system);
-    for (i, check) in checks.iter().enumerate() {
-        // 0: total; then precision, recall, F1 per system.
-        let min_coverage = if i == 0 || i % 3 == 1 { 0.92 } else { 0.90 };
-        assert!(check.passes(min_coverage), "check {i}");
+fn interval_methods_compared() {
+    for Design { name, strata, size } in DESIGNS {
+        let (population, truth) = population(strata);
+        let simulated = simulate(&population, size, &Method::ALL);
+        for (method, simulated) in Method::ALL.iter().zip(&simulated) {
+            let checks = report(&format!("{name} {method:?}"), &truth, simulated);
+            let worst = checks.iter().map(|c| c.coverage).fold(1.0, f64::min);
+            eprintln!("[{name} {method:?}] lowest coverage {worst:.3}");
+            if (name, *method) == ("sparse", Method::Wald) {
+                assert!(
+                    worst < 0.93,
+                    "the sparse design no longer tests the intervals"
+                );
+            }
+        }
     }
 }
 
-/// Sparse strata (about 1–5 evidence pairs expected in each stratum's draw, a sample of 200):
-/// the estimators stay unbiased (totals and precision exactly, the ratios within 3 SE here
-/// too), but normal intervals cover less than 95% (a stratum whose draw holds no evidence
-/// contributes no variance). Printed for the record; only the unbiasedness is asserted.
+/// Over 1,000 seeded samples of each design, the total evidence and every system's precision,
+/// recall and F1 are unbiased (mean error within 2 standard errors of the mean) and their 95%
+/// intervals (Wilson with an effective sample size, [`Method::CHOSEN`]) cover the truth at
+/// least 93% of the time (Monte-Carlo SE of a 95% coverage: 0.007).
+///
+/// Observed (`--nocapture`), coverage of systems 0, 1, 2:
+///
+/// - Moderate strata (13–18 evidence pairs expected in each stratum's draw of a sample of
+///   500): total evidence (truth 545) mean error +1.19 ± 1.42, coverage 0.951; precision
+///   0.949, 0.962, 0.958; recall 0.962, 0.950, 0.960; F1 0.944, 0.956, 0.965 (normal
+///   intervals: 0.937–0.956).
+/// - Sparse strata (about 5, 4, 2 and 1 evidence pairs expected in the strata's draws of a
+///   sample of 200): total evidence (truth 260) mean error +0.71 ± 1.44, coverage 0.961;
+///   precision 0.960, 0.962, 0.957; recall 0.964, 0.972, 0.961; F1 0.962, 0.970, 0.960
+///   (normal intervals: 0.780–0.954).
+///
+/// The ratios' mean errors are within 1.84 standard errors (moderate system 1's F1,
+/// −0.0031 ± 0.0017), the largest; the point estimates do not depend on the interval method.
+///
+/// `wrong_estimators_fail_the_same_checks` shows the checks can fail.
 #[test]
-fn sparse_strata_stay_unbiased_but_intervals_undercover() {
-    let (population, truth) = population(&SPARSE);
-    let (totals, per_system) = simulate(&population, 200);
-    let checks = report("sparse", &truth, &totals, &per_system);
-    for (i, check) in checks.iter().enumerate() {
-        assert!(check.unbiased(), "check {i}");
-        assert!(check.coverage >= 0.75, "check {i}");
+fn estimates_are_unbiased_and_intervals_cover() {
+    assert_eq!(Method::CHOSEN, Method::Wilson);
+    for Design { name, strata, size } in DESIGNS {
+        let (population, truth) = population(strata);
+        let simulated = simulate(&population, size, &[Method::CHOSEN]);
+        let checks = report(name, &truth, &simulated[0]);
+        for (i, check) in checks.iter().enumerate() {
+            // 0: total; then precision, recall, F1 per system.
+            assert!(check.passes(0.93), "{name} check {i}");
+        }
+    }
+}
+
+/// The public estimates are those of the chosen method.
+#[test]
+fn public_estimates_use_the_chosen_method() {
+    let (population, _) = population(&SPARSE);
+    let sample = stratified_sample(
+        population.candidates.clone(),
+        &Allocation::Proportional { total: 200 },
+        7,
+    )
+    .unwrap();
+    let estimator = Estimator::new(population.certain.iter().copied(), &sample, |pair| {
+        population.evidence.get(pair).copied()
+    })
+    .unwrap();
+    assert_eq!(
+        estimator.total_evidence(),
+        estimator.total_evidence_by(Method::CHOSEN)
+    );
+    let retrieved = || population.systems[0].iter().copied();
+    assert_eq!(
+        estimator.system(retrieved()),
+        estimator.system_by(retrieved(), Method::CHOSEN)
+    );
+    // Point estimates and standard errors do not depend on the method.
+    let wald = estimator.system_by(retrieved(), Method::Wald).unwrap();
+    let chosen = estimator.system(retrieved()).unwrap();
+    for (a, b) in [
+        (wald.precision, chosen.precision),
+        (wald.recall, chosen.recall),
+        (wald.f1, chosen.f1),
+    ] {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!((a.value, a.standard_error), (b.value, b.standard_error));
     }
 }
 
@@ -450,7 +558,7 @@ fn wrong_estimators_fail_the_same_checks() {
         biased.mean_error, biased.standard_error, narrow.coverage
     );
     assert!(!biased.unbiased());
-    assert!(!narrow.passes(0.92));
+    assert!(!narrow.passes(0.93));
 }
 
 #[test]
