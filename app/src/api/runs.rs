@@ -26,7 +26,7 @@ async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
         .command()
         .run(&db, &lead)
         .await
-        .map_err(|e| ApiError::from(e).map_message(|m| m.replace(&prefix, "")))?;
+        .map_err(|e| e.map_message(|m| m.replace(&prefix, "")))?;
     Ok(ImportSummary {
         file: report.file.replace(&prefix, ""),
         format: report.format,
