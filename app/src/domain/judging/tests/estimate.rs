@@ -419,7 +419,9 @@ const DESIGNS: [Design; 2] = [
 /// precision: mean width 0.359 against 0.365 truncated, 0.366 Agresti–Coull and Wald's
 /// 0.405; the truncated intervals are up to 22% wider in the moderate design, covering up to
 /// 0.984), so it is the method chosen. The normal intervals falling short in the sparse design
-/// is asserted, so that design keeps testing the intervals.
+/// is asserted, so that design keeps testing the intervals. (Tried once, not run here: samples
+/// of 100 from the same two populations, lowest coverage moderate / sparse: Wald 0.850 /
+/// 0.529, Wilson 0.927 / 0.940, truncated 0.939 / 0.949.)
 #[test]
 fn interval_methods_compared() {
     for Design { name, strata, size } in DESIGNS {
