@@ -16,7 +16,7 @@ use crate::domain::label::{Label, Probability};
 use crate::domain::metrics::{Confidence, Prediction};
 use crate::domain::pool::{Pair, Role};
 use crate::domain::report::{
-    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Report,
+    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale, Report,
     ReportOptions, SecondPassMode, Seconds, Snapshot, Specificity, SpecificityNote, Stage,
     SystemPrediction, SystemSnapshot,
 };
@@ -144,6 +144,7 @@ pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> 
                 label: a.label,
                 seconds: a.seconds,
                 at_ms: a.at_ms,
+                rationale: a.rationale,
             })
         })
         .collect::<StoreResult<Vec<_>>>()?;
@@ -414,6 +415,38 @@ struct KeyedAnnotation {
     label: Label,
     seconds: Option<Seconds>,
     at_ms: i64,
+    rationale: Rationale,
+}
+
+/// An annotation row: id, claim, document, stage, annotator, label, seconds, time, rationale
+/// (JSON evidence sets), sentences in the document's abstract.
+type AnnotationRow = (
+    i64,
+    i64,
+    i64,
+    String,
+    String,
+    String,
+    Option<f64>,
+    i64,
+    String,
+    Option<i64>,
+);
+
+/// The union of a judgment's evidence sets (JSON arrays of sentence indices), sorted and
+/// distinct, and the abstract's length.
+fn rationale(sets: &str, abstract_sentences: Option<i64>) -> Result<Rationale, String> {
+    let sets: Vec<Vec<u32>> =
+        serde_json::from_str(sets).map_err(|e| format!("rationale {sets:?}: {e}"))?;
+    let mut sentences: Vec<u32> = sets.into_iter().flatten().collect();
+    sentences.sort_unstable();
+    sentences.dedup();
+    let abstract_sentences = abstract_sentences.unwrap_or(0);
+    Ok(Rationale {
+        sentences,
+        abstract_sentences: u32::try_from(abstract_sentences)
+            .map_err(|_| format!("an abstract of {abstract_sentences} sentences"))?,
+    })
 }
 
 /// The first-pass, second-pass and adjudication judgments that stand (not retracted), with
@@ -423,9 +456,10 @@ async fn annotations(
     project_id: i64,
 ) -> StoreResult<Vec<KeyedAnnotation>> {
     let mut out = Vec::new();
-    let mut rows = sqlx::query_as::<_, (i64, i64, i64, String, String, String, Option<f64>, i64)>(
+    let mut rows = sqlx::query_as::<_, AnnotationRow>(
         "SELECT j.id, j.claim_id, j.doc_id, j.stage, u.username, j.label, j.seconds_spent,
-                j.created_at
+                j.created_at, j.rationale,
+                (SELECT json_array_length(d.sentences) FROM document_rows d WHERE d.id = j.doc_id)
          FROM judgments j JOIN users u ON u.id = j.annotator_id
          WHERE j.project_id = ? AND j.stage IN ('first', 'second', 'adjudication')
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
@@ -433,9 +467,9 @@ async fn annotations(
     )
     .bind(project_id)
     .fetch(&mut *conn);
-    while let Some((id, claim, doc, stage, annotator, label, seconds, at_ms)) =
-        rows.try_next().await?
-    {
+    while let Some(row) = rows.try_next().await? {
+        let (id, claim, doc, stage, annotator, label, seconds, at_ms, sets, abstract_sentences) =
+            row;
         let context = |e: String| corrupt(format!("judgment #{id}: {e}"));
         let stage = match stage.as_str() {
             "first" => Stage::First,
@@ -454,6 +488,7 @@ async fn annotations(
                 .transpose()
                 .map_err(|e| context(e.to_string()))?,
             at_ms,
+            rationale: rationale(&sets, abstract_sentences).map_err(context)?,
         });
     }
     Ok(out)

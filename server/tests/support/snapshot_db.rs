@@ -59,13 +59,22 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     }
     doc_names.extend(snapshot.final_labels.iter().map(|f| f.pair.doc.as_str()));
     doc_names.extend(snapshot.annotations.iter().map(|a| a.pair.doc.as_str()));
+    // Each abstract as long as the annotations' rationales say.
+    let mut lengths: HashMap<&str, u32> = HashMap::new();
+    for record in &snapshot.annotations {
+        let length = lengths.entry(record.pair.doc.as_str()).or_default();
+        *length = (*length).max(record.rationale.abstract_sentences);
+    }
     let mut docs: HashMap<&str, i64> = HashMap::new();
     for doc in doc_names {
+        let length = lengths.get(doc).copied().unwrap_or(0) as usize;
+        let sentences = serde_json::to_string(&vec!["A sentence."; length]).unwrap();
         let id = sqlx::query(
-            "INSERT INTO document_rows (project_id, doc_id, title, sentences) VALUES (?, ?, '', '[]')",
+            "INSERT INTO document_rows (project_id, doc_id, title, sentences) VALUES (?, ?, '', ?)",
         )
         .bind(project)
         .bind(doc)
+        .bind(sentences)
         .execute(&mut *tx)
         .await
         .unwrap()
@@ -179,8 +188,8 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
             Stage::Adjudication => "adjudication",
         };
         let id = sqlx::query(
-            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
+            "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at, rationale)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?, ?)",
         )
         .bind(project)
         .bind(claim)
@@ -191,6 +200,11 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
         .bind(if deciding { relations.get(&record.pair).copied() } else { None })
         .bind(record.seconds.map(|s| s.get()))
         .bind(record.at_ms)
+        .bind(if record.rationale.sentences.is_empty() {
+            "[]".to_owned()
+        } else {
+            serde_json::to_string(&[&record.rationale.sentences]).unwrap()
+        })
         .execute(&mut *tx)
         .await
         .unwrap()

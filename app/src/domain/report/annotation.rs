@@ -6,8 +6,10 @@ use super::prepared::{Key, Prepared};
 use super::snapshot::{AnnotationRecord, PairId, SecondPassMode, Snapshot, Stage};
 use crate::domain::label::Label;
 use crate::domain::metrics::Agreement;
+use crate::model::agreement::Reliability;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::num::NonZeroU32;
 
 /// Progress and throughput.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
@@ -77,6 +79,9 @@ pub struct AgreementReport {
     pub first_vs_second: Option<PassAgreement>,
     /// Disagreements not yet resolved.
     pub awaiting_adjudication: AwaitingAdjudication,
+    /// Pairwise κ, α, and both by depth band, by system and by stage pair (issue 16).
+    #[serde(flatten)]
+    pub reliability: Reliability,
 }
 
 /// Cohen's kappa, agreement and the confusion (first pass in rows) of the two passes.
@@ -220,7 +225,12 @@ fn median(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-pub(super) fn agreement_report(snapshot: &Snapshot, prepared: &Prepared<'_>) -> AgreementReport {
+pub(super) fn agreement_report(
+    snapshot: &Snapshot,
+    prepared: &Prepared<'_>,
+    engine: &Engine,
+    step: NonZeroU32,
+) -> AgreementReport {
     let latest = latest_labels(prepared, &snapshot.annotations);
     let mut both: Vec<(Key, Label, Label)> = latest
         .iter()
@@ -260,6 +270,7 @@ pub(super) fn agreement_report(snapshot: &Snapshot, prepared: &Prepared<'_>) -> 
             count: pairs.len(),
             pairs,
         },
+        reliability: super::agreement::reliability(snapshot, prepared, engine, step),
     }
 }
 
@@ -365,7 +376,9 @@ impl AgreementReport {
                 d.second.as_str().to_owned(),
             ]);
         }
-        vec![summary, confusion, awaiting]
+        let mut tables = vec![summary, confusion, awaiting];
+        tables.extend(super::agreement::csv_tables(&self.reliability));
+        tables
     }
 }
 

@@ -4,9 +4,9 @@
 
 use super::error::ReportError;
 use super::snapshot::{
-    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, ReportOptions,
-    SecondPassMode, Seconds, SecondsError, Snapshot, Specificity, SpecificityNote, Stage,
-    SystemPrediction, SystemSnapshot,
+    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale,
+    ReportOptions, SecondPassMode, Seconds, SecondsError, Snapshot, Specificity, SpecificityNote,
+    Stage, SystemPrediction, SystemSnapshot,
 };
 use super::Report;
 use crate::domain::ids::{ClaimId, DocId, IdError};
@@ -124,6 +124,35 @@ fn evidence_label(rng: &mut ChaCha8Rng) -> Label {
         Label::Support
     } else {
         Label::Contradict
+    }
+}
+
+/// A rationale for a generated label, drawn from its own stream (the pair and the time) so that
+/// the rest of the generated data does not depend on it: an abstract of 3 to 9 sentences (by
+/// document), and for SUPPORT/CONTRADICT 1 to 3 of its sentences, often the same ones.
+fn rationale(pair: &PairId, label: Label, at_ms: i64) -> Rationale {
+    let doc = numeric(pair.doc.as_str());
+    let abstract_sentences = 3 + doc % 7;
+    let mut rng = ChaCha8Rng::seed_from_u64(u64::from(doc) ^ (at_ms as u64).rotate_left(32));
+    let mut sentences: Vec<u32> = if label.is_evidence() {
+        let first = (doc / 7) % abstract_sentences;
+        (0..rng.gen_range(1..=3))
+            .map(|_| {
+                if rng.gen_bool(0.6) {
+                    first
+                } else {
+                    rng.gen_range(0..abstract_sentences)
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    sentences.sort_unstable();
+    sentences.dedup();
+    Rationale {
+        sentences,
+        abstract_sentences,
     }
 }
 
@@ -284,6 +313,7 @@ fn annotate(
             label,
             seconds,
             at_ms: *clock,
+            rationale: rationale(pair, label, *clock),
         });
         Ok::<(), BenchError>(())
     };

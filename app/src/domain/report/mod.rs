@@ -14,6 +14,7 @@
 //! system subset's pool from the ranks (a pair's entry depth for a set of systems is the
 //! smallest rank any of them gives it). Each table renders as CSV ([`Report::csv_tables`]).
 
+mod agreement;
 mod annotation;
 pub mod bench;
 mod by_name;
@@ -46,10 +47,10 @@ pub use error::ReportError;
 pub use evidence::{EvidenceCountRow, EvidenceReport, SpecificityCounts};
 pub use significance::{Significance, SystemComparison, DEFAULT_PERMUTATIONS, SIGNIFICANCE_ALPHA};
 pub use snapshot::{
-    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, ReportOptions,
-    ReportOptionsError, SecondPassMode, Seconds, SecondsError, Snapshot, Specificity,
-    SpecificityNote, Stage, SystemPrediction, SystemSnapshot, DEFAULT_BOOTSTRAP_SAMPLES,
-    DEFAULT_ORDERING_SAMPLES, DEFAULT_STEP, EXACT_ORDERINGS_UP_TO,
+    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale,
+    ReportOptions, ReportOptionsError, SecondPassMode, Seconds, SecondsError, Snapshot,
+    Specificity, SpecificityNote, Stage, SystemPrediction, SystemSnapshot,
+    DEFAULT_BOOTSTRAP_SAMPLES, DEFAULT_ORDERING_SAMPLES, DEFAULT_STEP, EXACT_ORDERINGS_UP_TO,
 };
 pub use subsets::{CountPoint, Inclusion, InclusionRow, MeanSd, SystemCountCurve};
 pub use systems::{Overlap, SystemSummary, SystemsReport};
@@ -59,7 +60,7 @@ use prepared::Prepared;
 use serde::{Deserialize, Serialize};
 
 /// The names of the report's CSV tables, in [`Report::csv_tables`] order.
-pub const CSV_TABLES: [&str; 15] = [
+pub const CSV_TABLES: [&str; 20] = [
     "depth_curve",
     "system_count_curve",
     "inclusion",
@@ -70,6 +71,11 @@ pub const CSV_TABLES: [&str; 15] = [
     "agreement",
     "agreement_confusion",
     "awaiting_adjudication",
+    "agreement_annotators",
+    "agreement_alpha",
+    "agreement_by_depth",
+    "agreement_by_system",
+    "agreement_by_stage",
     "evidence_per_claim",
     "conflicting_claims",
     "specificity",
@@ -124,7 +130,7 @@ impl Report {
             ),
             inclusion: subsets::inclusion(&prepared, &engine),
             systems: systems::systems_report(snapshot, &prepared, &engine, &current, options)?,
-            agreement: annotation::agreement_report(snapshot, &prepared),
+            agreement: annotation::agreement_report(snapshot, &prepared, &engine, options.step),
             evidence: evidence::evidence_report(snapshot, &prepared, &engine, &current),
             annotation: annotation::annotation_report(snapshot, &prepared, &engine),
         })

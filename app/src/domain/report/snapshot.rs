@@ -143,6 +143,18 @@ pub struct AnnotationRecord {
     pub seconds: Option<Seconds>,
     /// When the label was given: milliseconds since the epoch (UTC).
     pub at_ms: i64,
+    /// The evidence sentences chosen with the label, and the abstract's length.
+    #[serde(default)]
+    pub rationale: Rationale,
+}
+
+/// The sentences an annotator chose as evidence: the union of the label's evidence sets.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct Rationale {
+    /// Sentence indices (from 0), sorted, distinct; empty for NEI.
+    pub sentences: Vec<u32>,
+    /// Sentences in the document's abstract.
+    pub abstract_sentences: u32,
 }
 
 /// A duration in seconds: finite and not negative.

@@ -33,6 +33,7 @@ fn record(
         label,
         seconds: seconds.map(|s| Seconds::new(s).unwrap()),
         at_ms,
+        rationale: Default::default(),
     }
 }
 
@@ -51,7 +52,7 @@ fn final_label(
 
 /// Claims 1-3; citation evidence (1, d10) SUPPORT. Pooled A (ranks d10 1, d11 2, d20 3,
 /// d30 4) and B (d20 1, d21 2, d11 3), evaluation-only E. Depth 2, step 1.
-fn project() -> Snapshot {
+pub(super) fn project() -> Snapshot {
     Snapshot {
         claims: claims(&["1", "2", "3"]),
         citation_evidence: vec![LabelledPair {
@@ -439,6 +440,11 @@ fn csv_tables_render_every_series() {
             "agreement",
             "agreement_confusion",
             "awaiting_adjudication",
+            "agreement_annotators",
+            "agreement_alpha",
+            "agreement_by_depth",
+            "agreement_by_system",
+            "agreement_by_stage",
             "evidence_per_claim",
             "conflicting_claims",
             "specificity",

@@ -1,6 +1,7 @@
 //! Tests: hand-made cases with figures worked out by hand, and randomized cases where every
 //! number is checked against the naive computation (`naive`, `check`).
 
+mod agreement;
 mod check;
 mod hand_made;
 mod naive;
