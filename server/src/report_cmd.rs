@@ -495,7 +495,110 @@ fn tables(project: &str, options: &ReportOptions, computed: &ProjectReport) -> S
         &strings(["claim", "doc", "first", "second"]),
         &rows,
     );
+    agreement_tables(&mut out, &a.reliability);
     out
+}
+
+/// A figure to 3 decimals, `-` when undefined.
+fn f3_or_dash(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), f3)
+}
+
+/// Issue 16: κ of each pair of annotators, α over all, and both by depth band, by system and
+/// by stage pair, each with its sample size.
+fn agreement_tables(out: &mut String, r: &app::model::agreement::Reliability) {
+    use app::model::agreement::GroupAgreement;
+    let rows: Vec<Vec<String>> = r
+        .annotator_pairs
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{} - {}", p.a, p.b),
+                p.kappa.n.to_string(),
+                pct(p.kappa.observed_agreement.map(|x| 100.0 * x)),
+                f3_or_dash(p.kappa.kappa),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        "Cohen's kappa by pair of annotators (first and second passes)",
+        &strings(["annotators", "pairs", "agree %", "kappa"]),
+        &rows,
+    );
+    let _ = writeln!(
+        out,
+        "\nKrippendorff's alpha (nominal) over all annotators: {} ({} pairs, {} labels)",
+        f3_or_dash(r.alpha.alpha),
+        r.alpha.units,
+        r.alpha.values
+    );
+    let group = |first: String, g: &GroupAgreement| {
+        vec![
+            first,
+            g.first_vs_second.n.to_string(),
+            f3_or_dash(g.first_vs_second.kappa),
+            g.alpha.units.to_string(),
+            f3_or_dash(g.alpha.alpha),
+        ]
+    };
+    let header = |first: &str| strings([first, "pass pairs", "kappa", "pairs", "alpha"]);
+    let rows: Vec<Vec<String>> = r
+        .by_depth
+        .iter()
+        .map(|b| {
+            let band = match b.to {
+                Some(to) => format!("{}-{to}", b.from),
+                None => format!("{}+ (outside the pool)", b.from),
+            };
+            group(band, &b.agreement)
+        })
+        .collect();
+    table(out, "Agreement by entry depth", &header("depth"), &rows);
+    let rows: Vec<Vec<String>> = r
+        .by_system
+        .iter()
+        .map(|s| group(s.system.clone(), &s.agreement))
+        .collect();
+    table(
+        out,
+        "Agreement on the pairs each pooled system contributed",
+        &header("system"),
+        &rows,
+    );
+    let rows: Vec<Vec<String>> = r
+        .by_stage
+        .iter()
+        .map(|s| {
+            vec![
+                format!("{} - {}", s.a, s.b),
+                s.kappa.n.to_string(),
+                f3_or_dash(s.kappa.kappa),
+                f3_or_dash(s.alpha.alpha),
+                s.rationale.pairs.to_string(),
+                format!(
+                    "{} (n={})",
+                    f3_or_dash(s.rationale.mean_f1),
+                    s.rationale.f1_pairs
+                ),
+                f3_or_dash(s.rationale.sentence_alpha.alpha),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        "Agreement by stage pair (rationales: pairs with the same evidence label)",
+        &strings([
+            "stages",
+            "pairs",
+            "kappa",
+            "alpha",
+            "rationale pairs",
+            "rationale F1",
+            "sentence alpha",
+        ]),
+        &rows,
+    );
 }
 
 fn confusion(out: &mut String, title: &str, m: &ConfusionMatrix) {

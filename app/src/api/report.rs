@@ -143,6 +143,8 @@ pub struct AgreementView {
     pub passes: Option<PassesView>,
     /// (claim, doc, first label, second label)
     pub awaiting: Vec<(String, String, String, String)>,
+    /// Pairwise κ, α, and both by depth band, system and stage pair (issue 16).
+    pub reliability: crate::model::agreement::Reliability,
 }
 
 /// Agreement over the pairs labelled in both passes.
@@ -421,6 +423,7 @@ mod convert {
                 }
                 .to_owned(),
                 confirm_mode: a.confirm_mode,
+                reliability: a.reliability.clone(),
                 passes: a.first_vs_second.as_ref().map(|p| PassesView {
                     pairs: p.agreement.pairs,
                     kappa: p.agreement.kappa,

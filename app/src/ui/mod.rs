@@ -17,6 +17,7 @@ mod projects;
 mod release;
 mod release_diff;
 mod report;
+mod report_agreement;
 mod report_judging;
 mod report_significance;
 mod sample;

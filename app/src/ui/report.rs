@@ -130,13 +130,15 @@ fn ReportBody(view: ReportView) -> AnyView {
             <a href="#systems">"Systems"</a>
             <a href="#evidence">"Evidence"</a>
             <a href="#annotation">"Annotation"</a>
+            <a href="#agreement">"Agreement"</a>
         </nav>
         <DepthSection view=view.clone() />
         <CountSection view=view.clone() />
         <InclusionSection view=view.clone() />
         <SystemsSection view=view.clone() />
         <EvidenceSection view=view.clone() />
-        <AnnotationSection view=view />
+        <AnnotationSection view=view.clone() />
+        <crate::ui::report_agreement::AgreementSection view=view />
     }
     .into_any()
 }
