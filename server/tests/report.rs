@@ -5,6 +5,8 @@
 //! annotators are refused. A generated project written to the database reads back as the same
 //! report.
 
+#[path = "report/agreement.rs"]
+mod agreement;
 mod common;
 #[path = "support/snapshot_db.rs"]
 mod snapshot_db;
