@@ -437,4 +437,45 @@ async fn the_cli_agreement_figures_equal_an_independent_computation() {
         text.contains(&format!("{}+ (outside the pool)", DEPTH + 1)),
         "{text}"
     );
+
+    // The dashboard shows the section, and its tables download as CSV.
+    app.add_lead("lead-agreement", "agreement").await;
+    let lead = app.logged_in("lead-agreement").await;
+    let query = format!("step={STEP}&bootstrap=2&seed=0");
+    let html = lead
+        .get(app.url(&format!("/lead/projects/agreement/report?{query}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for testid in [
+        "agreement-annotators",
+        "agreement-by-depth",
+        "agreement-by-system",
+        "agreement-by-stage",
+        "agreement-legend",
+    ] {
+        assert!(
+            html.contains(&format!("data-testid=\"{testid}\"")),
+            "{testid}"
+        );
+    }
+    assert!(html.contains("ann1 – ann4"), "annotators by name");
+    assert!(html.contains("Krippendorff"), "alpha line");
+    let csv = lead
+        .get(app.url(&format!(
+            "/lead/projects/agreement/report/csv/agreement_by_stage?{query}"
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert!(csv.status().is_success(), "{}", csv.status());
+    let csv = csv.text().await.unwrap();
+    assert!(
+        csv.starts_with("a,b,pairs,observed_agreement,kappa,alpha,"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 4, "{csv}");
 }
