@@ -3,7 +3,11 @@
 //! judged pairs, depths 25…250, all 120 orderings, 1,000 bootstrap resamples — from reading
 //! the database (`app::store::report::snapshot`) through `Report::compute`. Target < 1 s.
 //!
-//! `cargo bench -p server --bench report [-- --repeats N]`
+//! `cargo bench -p server --bench report [-- --repeats N] [--permutations N]`
+//!
+//! `--permutations` sets the randomization tests between systems (default
+//! `app::domain::report::DEFAULT_PERMUTATIONS`; 0 leaves the tests out, every p-value 1), to
+//! measure what the significance marks cost.
 //!
 //! The project is generated (`app::domain::report::bench::generate`, seeded) and written into
 //! a fresh SQLite file first (not timed). Prints each phase's time (min / median / max over
@@ -35,6 +39,7 @@ fn summary(times: &[Duration]) -> String {
 
 fn main() -> anyhow::Result<()> {
     let mut repeats = 5_usize;
+    let mut permutations = app::domain::report::DEFAULT_PERMUTATIONS;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--repeats" {
@@ -43,6 +48,12 @@ fn main() -> anyhow::Result<()> {
                 .context("--repeats needs a number")?
                 .parse()
                 .context("--repeats")?;
+        } else if arg == "--permutations" {
+            permutations = args
+                .next()
+                .context("--permutations needs a number")?
+                .parse()
+                .context("--permutations")?;
         }
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -59,10 +70,13 @@ fn main() -> anyhow::Result<()> {
         let project = snapshot_db::write(&db, "scifact-open-size", &snapshot).await;
         println!("write to SQLite         {:>9.3?}  (not part of the target)", start.elapsed());
 
-        let options = ReportOptions::new(
-            BootstrapSamples::new(DEFAULT_BOOTSTRAP_SAMPLES)?,
-            shape.seed,
-        );
+        let options = ReportOptions {
+            permutations,
+            ..ReportOptions::new(
+                BootstrapSamples::new(DEFAULT_BOOTSTRAP_SAMPLES)?,
+                shape.seed,
+            )
+        };
         println!("load average before     {}", machine::load_average());
         let (mut load, mut compute, mut total) = (Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
@@ -87,14 +101,15 @@ fn main() -> anyhow::Result<()> {
         let predictions: usize = snapshot.systems.iter().map(|s| s.predictions.len()).sum();
         let judged_pool = report.annotation.progress.finalized + report.annotation.progress.prior_judged;
         println!(
-            "{} claims, {} pooled systems, {} predictions, depth {} in {} steps, {} orderings, {} bootstrap resamples",
+            "{} claims, {} pooled systems, {} predictions, depth {} in {} steps, {} orderings, {} bootstrap resamples, {} permutations per pair of systems",
             snapshot.claims.len(),
             snapshot.systems.len(),
             predictions,
             shape.depth,
             report.depth_curve.0.len(),
             report.system_count_curve.0.first().map_or(0, |p| p.orderings),
-            options.bootstrap_samples.get()
+            options.bootstrap_samples.get(),
+            options.permutations
         );
         println!(
             "pool {} pairs, {} of them judged; {} final labels, {} judgments",

@@ -726,6 +726,11 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Pool depth: evidence discovered"), "{text}");
     assert!(
+        text.contains("Differences between systems (Holm-adjusted p-values)"),
+        "{text}"
+    );
+    assert!(text.contains("after Holm's correction"), "{text}");
+    assert!(
         text.contains(&format!(
             "evidence {} (citation {}, discovered {})",
             report.evidence.total, report.evidence.citation, report.evidence.discovered
@@ -776,6 +781,92 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         "view F1",
     );
     assert_eq!(view.strategy.as_deref(), Some("confidence"));
+    // The significance marks: the report's (checked against the metrics' significance module
+    // in the domain's tests), on the dashboard as on the command line.
+    let marks = &report.systems.significance;
+    let shown = &view.significance;
+    assert_eq!(
+        (
+            shown.permutations,
+            shown.seed,
+            shown.alpha,
+            shown.pairs.len()
+        ),
+        (
+            marks.permutations,
+            marks.seed,
+            marks.alpha,
+            marks.pairs.len()
+        )
+    );
+    for (got, want) in shown.pairs.iter().zip(&marks.pairs) {
+        assert_eq!(
+            (
+                &got.a,
+                &got.b,
+                got.f1_significant,
+                got.average_precision_significant
+            ),
+            (
+                &want.a,
+                &want.b,
+                want.f1_significant,
+                want.average_precision_significant
+            )
+        );
+        // Through JSON, floats may move in their last digit.
+        for (x, y) in [
+            (got.f1_difference, want.f1_difference),
+            (
+                got.average_precision_difference,
+                want.average_precision_difference,
+            ),
+            (got.f1_p_holm, want.f1_p_holm),
+            (got.average_precision_p_holm, want.average_precision_p_holm),
+        ] {
+            close(x, y, &format!("{} - {}", want.a, want.b));
+        }
+    }
+    assert!(!marks.pairs.is_empty());
+    let html = lead
+        .get(app.url("/lead/projects/scifact/report?step=20&bootstrap=200&seed=7"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("data-testid=\"system-significance\""));
+    assert!(html.contains("data-testid=\"significance-legend\""));
+    let legend = format!(
+        "significant at α = 0.05 after Holm&#x27;s correction over the {} pairs of systems",
+        marks.pairs.len()
+    );
+    let plain = legend.replace("&#x27;", "'");
+    assert!(html.contains(&legend) || html.contains(&plain), "no legend");
+    let star = |significant: bool| if significant { "*" } else { "" };
+    for p in &marks.pairs {
+        // The pair's row: name, ΔF1, p, ΔAP, p.
+        let name = format!("<td>{} − {}</td>", p.a, p.b);
+        let start = html.find(&name).unwrap_or_else(|| panic!("no row {name}"));
+        let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+        let cells: Vec<&str> = row.split("<td").skip(1).collect();
+        for (cell, difference, significant) in [
+            (cells[1], p.f1_difference, p.f1_significant),
+            (
+                cells[3],
+                p.average_precision_difference,
+                p.average_precision_significant,
+            ),
+        ] {
+            let text = format!(">{difference:+.3}{}</td>", star(significant));
+            let flag = format!("data-significant=\"{significant}\"");
+            assert!(
+                cell.contains(&text) && cell.contains(&flag),
+                "{name}: {cell}"
+            );
+        }
+    }
     // The report page's judging orders: every order, each curve the CLI's (thinned), and the
     // depth order's evidence at each pool size the report's depth curve plus citation evidence.
     let res = lead
