@@ -1,10 +1,12 @@
 //! `claimpool release diff --project P A B`: what changed between two recorded releases of a
 //! project (pairs whose final label changed, added, withdrawn) and each evaluated system's
 //! precision, recall and F1 under both, with the difference and its paired bootstrap 95%
-//! interval over claims. The same computation as the lead's diff page
-//! (`app::api::release_diff::diff`).
+//! interval over claims. The same command as the lead's diff page
+//! (`app::command::release_diff::CompareReleases`).
 
 use anyhow::Context;
+use app::command::release_diff::CompareReleases;
+use app::command::Operator;
 use app::model::release_diff::{
     DiffBootstrap, DiffScores, ReleaseDiff, ScoreDifference, DEFAULT_DIFF_SAMPLES,
     DEFAULT_DIFF_SEED,
@@ -52,19 +54,21 @@ pub async fn run(db: &store::Db, command: ReleaseCommand) -> anyhow::Result<()> 
 }
 
 async fn diff(db: &store::Db, args: DiffArgs) -> anyhow::Result<()> {
-    let project = store::projects::id_by_name(db, &args.project).await?;
-    let bootstrap = DiffBootstrap {
-        samples: args.bootstrap,
-        seed: args.seed,
+    let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+    let command = CompareReleases {
+        a: args.a,
+        b: args.b,
+        bootstrap: DiffBootstrap {
+            samples: args.bootstrap,
+            seed: args.seed,
+        },
     };
-    let diff = app::api::release_diff::diff(db, project, args.a, args.b, bootstrap)
-        .await
-        .with_context(|| {
-            format!(
-                "comparing releases {} and {} of {}",
-                args.a, args.b, args.project
-            )
-        })?;
+    let diff = command.run(db, &lead).await.with_context(|| {
+        format!(
+            "comparing releases {} and {} of {}",
+            args.a, args.b, args.project
+        )
+    })?;
     let text = if args.json {
         serde_json::to_string_pretty(&diff)?
     } else {

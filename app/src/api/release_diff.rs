@@ -1,6 +1,6 @@
-//! What changed between two releases of a project (issue 17), for the lead's diff page and
-//! `claimpool release diff`: both read the two recorded archives and call
-//! [`crate::domain::release::diff`].
+//! What changed between two releases of a project (issue 17), for the lead's diff page: the
+//! command [`crate::command::release_diff::CompareReleases`], which `claimpool release diff`
+//! calls too.
 
 use crate::error::ApiError;
 use crate::model::release_diff::ReleaseDiff;
@@ -30,9 +30,7 @@ pub async fn compare_releases(
 ) -> Result<ReleaseDiff, ApiError> {
     crate::api::respond(
         async {
-            let (db, caller) =
-                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
-                    .await?;
+            let (db, lead) = crate::api::lead(&project).await?;
             let samples = samples.unwrap_or(crate::model::release_diff::DEFAULT_DIFF_SAMPLES);
             if samples > MAX_WEB_DIFF_SAMPLES {
                 return Err(ApiError::Invalid(format!(
@@ -43,41 +41,10 @@ pub async fn compare_releases(
                 samples,
                 seed: seed.unwrap_or(crate::model::release_diff::DEFAULT_DIFF_SEED),
             };
-            diff(&db, caller.project_id(), a, b, bootstrap).await
+            crate::command::release_diff::CompareReleases { a, b, bootstrap }
+                .run(&db, &lead)
+                .await
         }
         .await,
     )
-}
-
-/// Release `b` of project `project_id` against release `a`, read from the recorded archives
-/// (the bootstrap runs on a blocking thread). A release that does not exist is "not found";
-/// fewer than 2 resamples is invalid; an archive that cannot be read is a server fault.
-#[cfg(feature = "ssr")]
-pub async fn diff(
-    db: &crate::store::Db,
-    project_id: i64,
-    a: u32,
-    b: u32,
-    bootstrap: crate::model::release_diff::DiffBootstrap,
-) -> Result<ReleaseDiff, ApiError> {
-    use crate::domain::release::{DiffError, ReleaseContents};
-    if bootstrap.samples < 2 {
-        return Err(ApiError::Invalid(format!(
-            "samples: the bootstrap needs at least 2 resamples, not {}",
-            bootstrap.samples
-        )));
-    }
-    let (_, archive_a) = crate::store::release::archive(db, project_id, a).await?;
-    let (_, archive_b) = crate::store::release::archive(db, project_id, b).await?;
-    let computed = tokio::task::spawn_blocking(move || {
-        let a = ReleaseContents::from_archive(a, &archive_a)?;
-        let b = ReleaseContents::from_archive(b, &archive_b)?;
-        crate::domain::release::diff(&a, &b, bootstrap)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("comparing the releases stopped: {e}")))?;
-    computed.map_err(|e| match e {
-        DiffError::Samples(e) => ApiError::Invalid(format!("samples: {e}")),
-        other => ApiError::Internal(other.to_string()),
-    })
 }

@@ -14,6 +14,7 @@ pub mod pool;
 pub mod project;
 pub mod proof;
 pub mod release;
+pub mod release_diff;
 pub mod report;
 
 pub use proof::{Actor, Admin, Creator, Lead, Operator};
