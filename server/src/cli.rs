@@ -59,6 +59,9 @@ enum Command {
     /// Personal API tokens of a user (for scripts calling the HTTP API)
     #[command(subcommand)]
     Token(crate::token_cmd::TokenCommand),
+    /// Models as separate assessors: a system's predictions on the pool, labels kept apart
+    #[command(subcommand)]
+    Assessor(crate::assessor_cmd::AssessorCommand),
     /// Replay judging orders (depth, mtf, mab, hedge) over the project's pooled runs with its
     /// final labels as the truth: evidence found against judgments spent
     Simulate(crate::simulate_cmd::SimulateArgs),
@@ -541,6 +544,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Token(command) => {
             crate::token_cmd::run(&open_db(&db_or_default()).await?, command).await
+        }
+        Command::Assessor(command) => {
+            crate::assessor_cmd::run(&open_db(&db_or_default()).await?, command).await
         }
         Command::Simulate(args) => {
             crate::simulate_cmd::run(&open_db(&db_or_default()).await?, args).await

@@ -1,6 +1,7 @@
 //! The claimpool server and command line, as a library so tests can run the real app.
 
 pub mod api_v1;
+pub mod assessor_cmd;
 pub mod cli;
 pub mod demo;
 pub mod estimate_cmd;

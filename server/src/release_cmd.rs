@@ -26,6 +26,10 @@ pub struct ExportArgs {
     /// List pooled pairs without a final label in qrels.txt, with relevance -1
     #[arg(long)]
     unjudged: bool,
+    /// Also write qrels-model.txt: the model assessors' labels (`claimpool assessor add`), apart
+    /// from the people's; never in qrels.txt or claims.jsonl
+    #[arg(long)]
+    model_qrels: bool,
     /// Write into a directory that is not empty (the release's files are overwritten)
     #[arg(long)]
     force: bool,
@@ -168,6 +172,7 @@ pub async fn export(db: &store::Db, args: ExportArgs) -> anyhow::Result<()> {
     let created = app::command::release::CreateRelease {
         partial: args.partial,
         unjudged: args.unjudged,
+        model_qrels: args.model_qrels,
     }
     .run(db, &lead)
     .await?;

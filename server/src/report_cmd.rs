@@ -29,7 +29,7 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Print the report as one JSON object (keys depth_curve, system_count_curve, inclusion,
-    /// systems, agreement, evidence, annotation, survey, survey_note)
+    /// systems, agreement, evidence, annotation, survey, survey_note, model_assessors)
     #[arg(long)]
     json: bool,
     /// The target recall of the stopping test
@@ -54,6 +54,8 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
         Ok(survey) => (Some(survey), None),
         Err(note) => (None, Some(note)),
     };
+    // Model assessors against the people (issue 16); empty without one.
+    let assessors = command::assessor::report(db, &lead).await?;
     if !computed.not_yet_pooled.is_empty() {
         eprintln!(
             "note: pooled systems added after the last pool build are counted as evaluation-only until the pool is grown: {}",
@@ -65,6 +67,7 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
         if let Some(object) = value.as_object_mut() {
             object.insert("survey".into(), serde_json::to_value(&survey)?);
             object.insert("survey_note".into(), serde_json::to_value(&survey_note)?);
+            object.insert("model_assessors".into(), serde_json::to_value(&assessors)?);
         }
         let mut text = serde_json::to_string(&value).context("writing the JSON")?;
         text.push('\n');
@@ -78,6 +81,7 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
             }
             (None, None) => {}
         }
+        model_assessor_text(&mut text, &assessors);
         text
     };
     let mut out = std::io::stdout().lock();
@@ -86,6 +90,63 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
             Err(anyhow::Error::from(e).context("writing to standard output"))
         }
         _ => Ok(()),
+    }
+}
+
+/// Each model assessor against the people: κ with its n, and the systems' F1 ranks under the
+/// human qrels and under the model's labels, with Kendall's τ-b and the human top three.
+fn model_assessor_text(out: &mut String, assessors: &[app::domain::assessor::AssessorReport]) {
+    for a in assessors {
+        let k = &a.agreement;
+        let _ = writeln!(
+            out,
+            "\nModel assessor {} (system {}, {} labels): Cohen's kappa with the final labels {} \
+             (n = {}, agreement {})",
+            a.name,
+            a.system,
+            a.labels,
+            f3_or_dash(k.kappa),
+            k.n,
+            pct(k.observed_agreement)
+        );
+        let rows: Vec<Vec<String>> = a
+            .systems
+            .iter()
+            .map(|s| {
+                vec![
+                    s.system.clone(),
+                    f3(s.human_f1),
+                    s.human_rank.to_string(),
+                    f3(s.model_f1),
+                    s.model_rank.to_string(),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            &format!(
+                "Systems by F1: human qrels against {}'s labels as qrels",
+                a.name
+            ),
+            &strings(["system", "human F1", "rank", "model F1", "rank"]),
+            &rows,
+        );
+        let moved: Vec<String> = a
+            .top_three
+            .iter()
+            .filter(|t| t.changed)
+            .map(|t| format!("{} ({} -> {})", t.system, t.human_rank, t.model_rank))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Kendall's tau-b {}; of the human top three, {}",
+            f3_or_dash(a.kendall_tau_b),
+            if moved.is_empty() {
+                "none changes rank".to_owned()
+            } else {
+                format!("these change rank: {}", moved.join(", "))
+            }
+        );
     }
 }
 

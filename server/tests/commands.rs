@@ -31,6 +31,7 @@ const COMMANDED_WRITES: &[&str] = &[
     "accounts::set_role(",
     "accounts::set_active(",
     "release::create(",
+    "assessors::create(",
 ];
 
 /// The command line's modules: the only product code that acts as the shell's operator.
@@ -42,6 +43,7 @@ const SHELL_MODULES: &[&str] = &[
     "server/src/release_cmd.rs",
     "server/src/simulate_cmd.rs",
     "server/src/token_cmd.rs",
+    "server/src/assessor_cmd.rs",
     "server/src/eval_cmd.rs",
 ];
 

@@ -140,9 +140,13 @@ pub async fn create(
     partial: bool,
     unjudged: bool,
 ) -> Result<CreatedRelease, ApiError> {
-    let created = crate::command::release::CreateRelease { partial, unjudged }
-        .run(db, lead)
-        .await?;
+    let created = crate::command::release::CreateRelease {
+        partial,
+        unjudged,
+        model_qrels: false,
+    }
+    .run(db, lead)
+    .await?;
     Ok(CreatedRelease {
         new: created.new,
         release: row(created.release),

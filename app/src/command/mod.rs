@@ -9,6 +9,7 @@
 //! [`Operator`] at the server's shell. Commands call the store, which keeps only SQL.
 
 pub mod account;
+pub mod assessor;
 pub mod import;
 pub mod pool;
 pub mod project;

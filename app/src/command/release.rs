@@ -15,6 +15,8 @@ pub struct CreateRelease {
     pub partial: bool,
     /// List unjudged pooled pairs in `qrels.txt` with relevance -1.
     pub unjudged: bool,
+    /// Also write `qrels-model.txt`, the model assessors' labels (refused without one).
+    pub model_qrels: bool,
 }
 
 impl CreateRelease {
@@ -25,6 +27,7 @@ impl CreateRelease {
             partial: self.partial,
             options: ReleaseOptions {
                 qrels_unjudged: self.unjudged,
+                model_qrels: self.model_qrels,
             },
         };
         Ok(release::create(db, lead.project_id(), request, lead.audit_id()).await?)

@@ -10,6 +10,8 @@ pub mod units;
 
 pub mod annotation;
 #[cfg(feature = "ssr")]
+pub mod assessor;
+#[cfg(feature = "ssr")]
 pub mod formats;
 #[cfg(feature = "ssr")]
 pub mod guidelines;

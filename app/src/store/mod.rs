@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod annotate;
 pub mod api_tokens;
+pub mod assessors;
 pub mod audit;
 pub mod db;
 pub mod guidelines;

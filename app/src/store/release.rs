@@ -137,13 +137,36 @@ fn role(text: &str) -> StoreResult<Role> {
 /// `partial` when some pooled pair has no final label. Read in one transaction, so the state is
 /// consistent even while others write.
 pub async fn input(db: &Db, project_id: i64) -> StoreResult<ReleaseInput> {
-    let mut tx = db.begin().await?;
-    let input = read_input(&mut tx, project_id).await;
-    tx.rollback().await?;
-    input
+    input_with(db, project_id, &ReleaseOptions::default()).await
 }
 
-async fn read_input(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<ReleaseInput> {
+/// [`input`] for a release written with `options`: the model assessors' labels only with
+/// `model_qrels` (refused when the project has none), and then the release dates from the
+/// latest of the other changes and the latest assessor's registration.
+async fn input_with(
+    db: &Db,
+    project_id: i64,
+    options: &ReleaseOptions,
+) -> StoreResult<ReleaseInput> {
+    let mut tx = db.begin().await?;
+    let input = read_input(&mut tx, project_id, options.model_qrels).await;
+    tx.rollback().await?;
+    let input = input?;
+    if options.model_qrels && input.model_labels.is_empty() {
+        return Err(StoreError::Conflict(
+            "the project has no model assessor: register one (`claimpool assessor add`) before \
+             asking for qrels-model.txt"
+                .into(),
+        ));
+    }
+    Ok(input)
+}
+
+async fn read_input(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    with_models: bool,
+) -> StoreResult<ReleaseInput> {
     let (project, strategy, depth): (String, Option<String>, Option<i64>) =
         sqlx::query_as("SELECT name, pool_strategy, pool_depth FROM projects WHERE id = ?")
             .bind(project_id)
@@ -164,7 +187,16 @@ async fn read_input(conn: &mut SqliteConnection, project_id: i64) -> StoreResult
     let unjudged_pooled = read_unjudged(conn, project_id).await?;
     let documents = read_documents(conn, project_id).await?;
     let (systems, runs) = read_systems(conn, project_id).await?;
-    let date = ReleaseDate::from_unix_ms(latest_change(conn, project_id).await?)
+    let mut latest = latest_change(conn, project_id).await?;
+    let model_labels = if with_models {
+        if let Some(registered) = super::assessors::latest_change(conn, project_id).await? {
+            latest = latest.max(registered);
+        }
+        super::assessors::read_labels(conn, project_id).await?
+    } else {
+        Vec::new()
+    };
+    let date = ReleaseDate::from_unix_ms(latest)
         .map_err(|e| corrupt(format!("the time of the latest change: {e}")))?;
     Ok(ReleaseInput {
         project,
@@ -179,6 +211,7 @@ async fn read_input(conn: &mut SqliteConnection, project_id: i64) -> StoreResult
         specificity,
         documents,
         runs,
+        model_labels,
     })
 }
 
@@ -559,7 +592,7 @@ pub async fn create(
     request: ReleaseRequest,
     actor_id: Option<i64>,
 ) -> StoreResult<Created> {
-    let input = input(db, project_id).await?;
+    let input = input_with(db, project_id, &request.options).await?;
     check_complete(&input, request.partial)?;
     let latest = latest(db, project_id).await?;
     let built = tokio::task::spawn_blocking(move || build(input, request.options, latest))
@@ -604,6 +637,7 @@ pub async fn create(
             "number": built.number,
             "partial": partial,
             "qrels_unjudged": request.options.qrels_unjudged,
+            "model_qrels": request.options.model_qrels,
             "sha256": sha256,
             "counts": built.files.counts(),
         })),

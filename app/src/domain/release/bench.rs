@@ -155,6 +155,7 @@ pub fn generate(seed: u64, shape: BenchShape) -> Result<ReleaseInput, BenchError
         specificity: Vec::new(),
         documents,
         runs,
+        model_labels: Vec::new(),
     })
 }
 

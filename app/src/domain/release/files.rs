@@ -12,6 +12,9 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
+/// The model assessors' labels, written with [`ReleaseOptions::model_qrels`].
+pub const MODEL_QRELS: &str = "qrels-model.txt";
+
 /// One file of a release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReleaseFile {
@@ -48,6 +51,9 @@ impl ReleaseFiles {
             file("qrels-labels.txt", qrels_files::labels(&release)),
             file("specificity.jsonl", specificity_file::write(&release)?),
         ];
+        if options.model_qrels {
+            files.push(file(MODEL_QRELS, qrels_files::model(input)));
+        }
         for (name, run) in &release.runs {
             files.push(file(&run.path, run_files::write(name, run)?));
         }

@@ -1,6 +1,7 @@
 //! What a release is made of: the state of a project, as plain values the caller gathers.
 
 use crate::domain::annotation::{Provenance, Specificity};
+use crate::domain::assessor::AssessorLabels;
 use crate::domain::formats::{Document, RunRecord};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
@@ -39,6 +40,9 @@ pub struct ReleaseInput {
     pub documents: Vec<Document>,
     /// Runs to publish, by system name (a name of [`ReleaseInput::systems`]).
     pub runs: Vec<(String, Vec<RunRecord>)>,
+    /// The project's model assessors and their labels: written only to `qrels-model.txt`, and
+    /// only with [`ReleaseOptions::model_qrels`]; never to `qrels.txt` or `claims.jsonl`.
+    pub model_labels: Vec<AssessorLabels>,
 }
 
 /// How the written files differ, beyond the state itself.
@@ -46,6 +50,8 @@ pub struct ReleaseInput {
 pub struct ReleaseOptions {
     /// Also list pooled pairs without a final label in `qrels.txt`, with relevance -1.
     pub qrels_unjudged: bool,
+    /// Also write `qrels-model.txt`: every model assessor's labels, apart from the people's.
+    pub model_qrels: bool,
 }
 
 /// The calendar date of a release, `YYYY-MM-DD`.

@@ -27,6 +27,9 @@ struct Manifest<'a> {
     partial: bool,
     pool: Option<Pool>,
     qrels_unjudged: bool,
+    /// With `qrels-model.txt` only (absent otherwise, so earlier manifests are unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    model_assessors: Vec<ModelAssessor<'a>>,
     systems: Vec<System<'a>>,
     counts: &'a ReleaseCounts,
     files: Vec<FileEntry<'a>>,
@@ -46,6 +49,13 @@ struct System<'a> {
     negative_sampling_ratio: Option<f64>,
     /// The run's file, when it is published.
     run_file: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ModelAssessor<'a> {
+    name: &'a str,
+    system: &'a str,
+    labels: u64,
 }
 
 #[derive(Serialize)]
@@ -80,6 +90,21 @@ pub(crate) fn write(
             depth: p.depth.get(),
         }),
         qrels_unjudged: options.qrels_unjudged,
+        model_assessors: if options.model_qrels {
+            let mut assessors: Vec<ModelAssessor<'_>> = input
+                .model_labels
+                .iter()
+                .map(|a| ModelAssessor {
+                    name: &a.name,
+                    system: &a.system,
+                    labels: a.labels.len() as u64,
+                })
+                .collect();
+            assessors.sort_by_key(|a| a.name);
+            assessors
+        } else {
+            Vec::new()
+        },
         systems: release
             .systems
             .values()

@@ -7,6 +7,7 @@
 //! - `qrels.txt` and `qrels-labels.txt`: TREC qrels, as relevance and as labels (`qrels_files`);
 //! - `specificity.jsonl`: annotators' specificity notes (`specificity_file`);
 //! - `corpus_candidates.jsonl`: the judged abstracts, SciFact corpus format (`corpus_file`);
+//! - `qrels-model.txt`, only when asked: model assessors' labels, never mixed into the above;
 //! - `runs/<system>.jsonl`: published runs, canonical run format (`run_files`);
 //! - `README.md`: a datasheet (`readme`);
 //! - `MANIFEST.json`: what the release is, its counts and the SHA-256 of every other file
@@ -58,7 +59,7 @@ pub use evaluate::{
     restrict_to_gold, run_from_records, BootstrapRequest, EvalCounts, EvalReport, IncompleteReport,
     JudgedPairs,
 };
-pub use files::{check_target_dir, ReleaseFile, ReleaseFiles};
+pub use files::{check_target_dir, ReleaseFile, ReleaseFiles, MODEL_QRELS};
 pub use input::{
     ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseDateError, ReleaseInput,
     ReleaseOptions, SpecificityNote, SystemInfo,

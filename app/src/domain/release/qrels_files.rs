@@ -1,11 +1,36 @@
 //! `qrels.txt` (TREC relevance: 1 evidence, 0 judged NEI, and optionally -1 for pooled pairs
 //! without a final label) and `qrels-labels.txt` (the final label of every judged pair), both
-//! `claim_id 0 doc_id JUDGMENT`, in claim then doc order.
+//! `claim_id 0 doc_id JUDGMENT`, in claim then doc order; and, when asked, `qrels-model.txt`
+//! (model assessors' labels, apart).
 
 use super::checked::{Checked, PairKey};
-use super::input::ReleaseOptions;
+use super::input::{ReleaseInput, ReleaseOptions};
+use crate::domain::ids::{ClaimId, DocId};
+use crate::domain::label::Label;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// Writes `qrels-model.txt`: `claim_id assessor doc_id SUPPORT|CONTRADICT|NEI`, every model
+/// assessor's labels, by assessor name, then claim, then doc. Model labels never reach
+/// [`relevance`] or [`labels`].
+pub(crate) fn model(input: &ReleaseInput) -> Vec<u8> {
+    let mut rows: Vec<(&str, &ClaimId, &DocId, Label)> = input
+        .model_labels
+        .iter()
+        .flat_map(|a| {
+            a.labels
+                .iter()
+                .map(move |(claim, doc, label)| (a.name.as_str(), claim, doc, *label))
+        })
+        .collect();
+    rows.sort();
+    let mut text = String::new();
+    for (assessor, claim, doc, label) in rows {
+        // Writing to a String cannot fail.
+        let _ = writeln!(text, "{claim} {assessor} {doc} {label}");
+    }
+    text.into_bytes()
+}
 
 /// Writes `qrels.txt`.
 pub(crate) fn relevance(release: &Checked<'_>, options: &ReleaseOptions) -> Vec<u8> {

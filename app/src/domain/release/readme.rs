@@ -201,6 +201,10 @@ fn files(t: &mut Text, release: &Checked<'_>, options: &ReleaseOptions, paths: &
                 s.push('.');
                 s
             }
+            "qrels-model.txt" => {
+                let assessors: Vec<String> = input_assessors(release);
+                format!("labels of model assessors, not of people: `claim_id assessor doc_id SUPPORT|CONTRADICT|NEI`, one line per pooled pair each assessor labelled, by assessor, claim and doc. A model assessor is a system's predictions on the pool (its stated label, else the most probable of SUPPORT, CONTRADICT and NEI; NEI for pooled pairs the run does not hold). These labels are never final and are in neither `qrels.txt` nor `claims.jsonl`. Assessors: {}.", assessors.join(", "))
+            }
             "qrels-labels.txt" => "the final label of every judged pair, `claim_id 0 doc_id SUPPORT|CONTRADICT|NEI`.".to_owned(),
             "specificity.jsonl" => "annotators' notes on how the claim relates to the evidence, `{\"claim_id\", \"doc_id\", \"relation\", \"revised_claim\"}`; `relation` is `matches`, `evidence_more_specific`, `evidence_more_general` or `closely_related`.".to_owned(),
             "corpus_candidates.jsonl" => "every abstract of a judged pair (and any other candidate exported), in the SciFact corpus format `{\"doc_id\", \"title\", \"abstract\": [sentences], ...}`.".to_owned(),
@@ -212,6 +216,21 @@ fn files(t: &mut Text, release: &Checked<'_>, options: &ReleaseOptions, paths: &
         t.line(&format!("- `{path}`: {what}"));
     }
     t.blank();
+}
+
+/// Each model assessor as `` `name` (system `system`) ``.
+fn input_assessors(release: &Checked<'_>) -> Vec<String> {
+    let mut named: Vec<String> = release
+        .input
+        .model_labels
+        .iter()
+        .map(|a| format!("`{}` (system `{}`)", one_line(&a.name), one_line(&a.system)))
+        .collect();
+    named.sort();
+    if named.is_empty() {
+        named.push("none".to_owned());
+    }
+    named
 }
 
 fn evaluating(t: &mut Text) {

@@ -131,6 +131,7 @@ fn dev_release_input(dir: &Path, raw: &[RawClaim]) -> ReleaseInput {
         specificity: Vec::new(),
         documents,
         runs: Vec::new(),
+        model_labels: Vec::new(),
     }
 }
 
@@ -197,6 +198,7 @@ fn dev_release_counts_hashes_and_bytes_are_stable() {
     let input = dev_release_input(&dir, &raw);
     let options = ReleaseOptions {
         qrels_unjudged: true,
+        model_qrels: false,
     };
     let files = ReleaseFiles::build(&input, &options).unwrap();
     let again = ReleaseFiles::build(&super::fixtures::reversed(&input), &options).unwrap();

@@ -74,6 +74,7 @@ fn qrels_list_judged_pairs_and_optionally_unjudged_ones() {
         &input,
         &ReleaseOptions {
             qrels_unjudged: true,
+            model_qrels: false,
         },
     )
     .unwrap();

@@ -1,0 +1,284 @@
+//! Model assessors (issue 16): a system's predictions on the pooled pairs registered as an
+//! assessor of the pool, and their labels (tables `model_assessor_rows`, `model_label_rows`;
+//! views `model_assessors`, `model_labels`). Never judgments, never final labels. Written once,
+//! in one transaction with its audit event; never changed (triggers refuse it).
+
+use super::audit::{json, AuditEvent};
+use super::write_gate;
+use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use crate::domain::assessor::{AssessorLabels, AssessorSummary, StoredPrediction};
+use crate::domain::ids::{ClaimId, DocId};
+use crate::domain::label::Label;
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+fn label(text: &str) -> StoreResult<Label> {
+    Label::parse(text).map_err(|e| corrupt(format!("model label: {e}")))
+}
+
+/// A ready system of the project: its id (404 naming the system when there is none).
+pub async fn system_id(db: &Db, project_id: i64, system: &str) -> StoreResult<i64> {
+    sqlx::query_scalar("SELECT id FROM systems WHERE project_id = ? AND name = ? AND ready = 1")
+        .bind(project_id)
+        .bind(system)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("system {system:?} in this project")))
+}
+
+/// A pooled pair (by its keys) and the system's prediction of it, if the run holds it.
+#[derive(Clone, Debug)]
+pub struct PooledPrediction {
+    /// `(claims.id, documents.id)`: opaque keys for [`create`].
+    pub key: (i64, i64),
+    /// The pair's external ids, for messages.
+    pub claim: String,
+    pub doc: String,
+    pub prediction: Option<StoredPrediction>,
+}
+
+type PredictionRow = (
+    i64,
+    i64,
+    String,
+    String,
+    Option<i64>,
+    Option<String>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+);
+
+/// Every pair of the project's pool with `system_id`'s prediction of it, in claim, doc order.
+pub async fn pooled_predictions(
+    db: &Db,
+    project_id: i64,
+    system_id: i64,
+) -> StoreResult<Vec<PooledPrediction>> {
+    let rows: Vec<PredictionRow> = sqlx::query_as(
+        "SELECT e.claim_id, e.doc_id, c.claim_id, d.doc_id, p.system_id, p.label, p.p_support,
+                p.p_contradict, p.p_nei
+         FROM pool_entries e
+         JOIN claims c ON c.id = e.claim_id
+         JOIN documents d ON d.id = e.doc_id
+         LEFT JOIN predictions p
+           ON p.system_id = ?2 AND p.claim_id = e.claim_id AND p.doc_id = e.doc_id
+         WHERE e.project_id = ?1
+         ORDER BY c.claim_id, d.doc_id",
+    )
+    .bind(project_id)
+    .bind(system_id)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(
+            |(claim_key, doc_key, claim, doc, held, label_text, p_support, p_contradict, p_nei)| {
+                let prediction = match held {
+                    None => None,
+                    Some(_) => Some(StoredPrediction {
+                        label: label_text.as_deref().map(label).transpose()?,
+                        p_support,
+                        p_contradict,
+                        p_nei,
+                    }),
+                };
+                Ok(PooledPrediction {
+                    key: (claim_key, doc_key),
+                    claim,
+                    doc,
+                    prediction,
+                })
+            },
+        )
+        .collect()
+}
+
+/// One label to store: the pair's keys, the label, and whether the run holds the pair.
+#[derive(Clone, Copy, Debug)]
+pub struct NewLabel {
+    pub key: (i64, i64),
+    pub label: Label,
+    pub predicted: bool,
+}
+
+/// Registers the assessor `name` of system `system_id` with its labels, audited; a name the
+/// project has already is a conflict.
+pub async fn create(
+    db: &Db,
+    project_id: i64,
+    name: &str,
+    system_id: i64,
+    labels: &[NewLabel],
+    actor_id: Option<i64>,
+) -> StoreResult<i64> {
+    let mut tx = write_gate::begin(db).await?;
+    let system: String = sqlx::query_scalar(
+        "SELECT name FROM systems WHERE id = ? AND project_id = ? AND ready = 1",
+    )
+    .bind(system_id)
+    .bind(project_id)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("system #{system_id} in this project")))?;
+    let id = sqlx::query(
+        "INSERT INTO model_assessor_rows (project_id, name, system_id, created_by, created_at)
+         VALUES (?, ?, ?, ?, ?)",
+    )
+    .bind(project_id)
+    .bind(name)
+    .bind(system_id)
+    .bind(actor_id)
+    .bind(now_ms())
+    .execute(&mut *tx)
+    .await
+    .map_err(|e| {
+        if is_unique_violation(&e) {
+            StoreError::Conflict(format!(
+                "the project has a model assessor named {name:?} already"
+            ))
+        } else {
+            e.into()
+        }
+    })?
+    .last_insert_rowid();
+    for label in labels {
+        sqlx::query(
+            "INSERT INTO model_label_rows (assessor_id, claim_id, doc_id, label, predicted)
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(label.key.0)
+        .bind(label.key.1)
+        .bind(label.label.as_str())
+        .bind(label.predicted)
+        .execute(&mut *tx)
+        .await?;
+    }
+    let evidence = labels.iter().filter(|l| l.label.is_evidence()).count();
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "create",
+        entity: "model_assessor",
+        entity_id: Some(name.to_owned()),
+        old_value: None,
+        new_value: json(&serde_json::json!({
+            "name": name,
+            "system": system,
+            "labels": labels.len(),
+            "evidence": evidence,
+        })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+type SummaryRow = (String, String, i64, i64, i64, Option<String>, i64);
+
+/// The project's model assessors, by name.
+pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorSummary>> {
+    let rows: Vec<SummaryRow> = sqlx::query_as(
+        "SELECT a.name, a.system,
+                (SELECT COUNT(*) FROM model_labels l WHERE l.assessor_id = a.id),
+                (SELECT COUNT(*) FROM model_labels l WHERE l.assessor_id = a.id
+                   AND l.label IN ('SUPPORT', 'CONTRADICT')),
+                (SELECT COUNT(*) FROM model_labels l WHERE l.assessor_id = a.id
+                   AND l.predicted = 0),
+                u.username, a.created_at
+         FROM model_assessors a LEFT JOIN users u ON u.id = a.created_by
+         WHERE a.project_id = ?
+         ORDER BY a.name",
+    )
+    .bind(project_id)
+    .fetch_all(db)
+    .await?;
+    let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("count {n}")));
+    rows.into_iter()
+        .map(
+            |(name, system, labels, evidence, not_in_run, created_by, created_at)| {
+                Ok(AssessorSummary {
+                    name,
+                    system,
+                    labels: count(labels)?,
+                    evidence: count(evidence)?,
+                    not_in_run: count(not_in_run)?,
+                    created_by,
+                    created_at,
+                })
+            },
+        )
+        .collect()
+}
+
+/// Every model assessor of the project with its labels, by name, each in claim, doc order.
+pub async fn labels(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorLabels>> {
+    let mut tx = db.begin().await?;
+    let labels = read_labels(&mut tx, project_id).await;
+    tx.rollback().await?;
+    labels
+}
+
+/// [`labels`], inside the caller's transaction.
+pub(crate) async fn read_labels(
+    conn: &mut sqlx::SqliteConnection,
+    project_id: i64,
+) -> StoreResult<Vec<AssessorLabels>> {
+    let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+        "SELECT a.name, a.system, c.claim_id, d.doc_id, l.label
+         FROM model_assessors a
+         JOIN model_labels l ON l.assessor_id = a.id
+         JOIN claims c ON c.id = l.claim_id
+         JOIN documents d ON d.id = l.doc_id
+         WHERE a.project_id = ?
+         ORDER BY a.name",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let names: Vec<(String, String)> = sqlx::query_as(
+        "SELECT name, system FROM model_assessors WHERE project_id = ? ORDER BY name",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut assessors: Vec<AssessorLabels> = names
+        .into_iter()
+        .map(|(name, system)| AssessorLabels {
+            name,
+            system,
+            labels: Vec::new(),
+        })
+        .collect();
+    for (name, _, claim, doc, text) in rows {
+        let claim = ClaimId::parse(&claim).map_err(|e| corrupt(format!("claim id: {e}")))?;
+        let doc = DocId::parse(&doc).map_err(|e| corrupt(format!("doc id: {e}")))?;
+        let Some(assessor) = assessors.iter_mut().find(|a| a.name == name) else {
+            return Err(corrupt(format!(
+                "model labels of unknown assessor {name:?}"
+            )));
+        };
+        assessor.labels.push((claim, doc, label(&text)?));
+    }
+    for assessor in &mut assessors {
+        assessor.labels.sort();
+    }
+    Ok(assessors)
+}
+
+/// The time the latest model assessor of the project was registered (a release that carries
+/// `qrels-model.txt` dates from it too).
+pub async fn latest_change(
+    conn: &mut sqlx::SqliteConnection,
+    project_id: i64,
+) -> StoreResult<Option<i64>> {
+    Ok(
+        sqlx::query_scalar("SELECT MAX(created_at) FROM model_assessors WHERE project_id = ?")
+            .bind(project_id)
+            .fetch_one(conn)
+            .await?,
+    )
+}

@@ -1,0 +1,526 @@
+//! Models as a separate assessor (issue 16), run as a user would: `claimpool assessor add` turns
+//! a system's predictions on the pool into labels kept apart from the people's; a release
+//! carries them only as `qrels-model.txt` (`export --model-qrels`), and `qrels.txt` and
+//! `claims.jsonl` are byte for byte those of the release without them; the report compares the
+//! model with the people. Expected values are worked out by hand from the files written here.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn claimpool(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_claimpool"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn failed(out: Output) -> String {
+    assert!(!out.status.success(), "succeeded, but should not have");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn id(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The labels the people give each pooled pair (the final stage), chosen to disagree with the
+/// model on most pairs, so that any model label in qrels.txt or claims.jsonl would show.
+const HUMAN: &[(&str, &str, &str)] = &[
+    ("1", "11", "SUPPORT"),
+    ("1", "12", "NEI"),
+    ("1", "13", "CONTRADICT"),
+    ("1", "14", "NEI"),
+    ("1", "15", "SUPPORT"),
+    ("2", "14", "SUPPORT"),
+    ("2", "15", "NEI"),
+    ("2", "16", "NEI"),
+];
+
+/// A project of two claims and six abstracts; system `lab` (labels and probabilities) and
+/// `prob` (probabilities only) pooled per claim at depth 3, `ret` (TREC, no labels) evaluated
+/// only. Pool by hand: claim 1: lab 11, 13, 12; prob 11, 14, 15; claim 2: lab 14, 15; prob 16,
+/// 14. Every pooled pair gets the final label of [`HUMAN`].
+fn project(dir: &Path) -> PathBuf {
+    let db = dir.join("p.db");
+    let corpus: String = (11..=16)
+        .map(|d| {
+            format!(
+                "{{\"doc_id\": {d}, \"title\": \"Title {d}\", \"abstract\": [\"First sentence of {d}.\", \"Second sentence.\"]}}\n"
+            )
+        })
+        .collect();
+    let corpus = write(dir, "corpus.jsonl", &corpus);
+    let claims = write(
+        dir,
+        "claims.jsonl",
+        "{\"id\": 1, \"claim\": \"Aspirin reduces fever.\", \"evidence\": {}, \"cited_doc_ids\": []}\n\
+         {\"id\": 2, \"claim\": \"Statins cause muscle pain.\", \"evidence\": {}, \"cited_doc_ids\": []}\n",
+    );
+    let lab = write(
+        dir,
+        "lab.jsonl",
+        &[
+            ("1", "11", "SUPPORT", 0.9, 0.05),
+            ("1", "12", "NEI", 0.2, 0.1),
+            ("1", "13", "CONTRADICT", 0.1, 0.8),
+            ("2", "14", "SUPPORT", 0.7, 0.1),
+            ("2", "15", "NEI", 0.3, 0.2),
+        ]
+        .iter()
+        .map(|(c, d, l, s, x)| {
+            format!("{{\"claim_id\": {c}, \"doc_id\": {d}, \"predicted_label\": \"{l}\", \"p_support\": {s}, \"p_contradict\": {x}}}\n")
+        })
+        .collect::<String>(),
+    );
+    let prob = write(
+        dir,
+        "prob.jsonl",
+        &[
+            ("1", "11", 0.6, 0.1),
+            ("1", "14", 0.2, 0.5),
+            ("1", "15", 0.3, 0.3),
+            ("2", "14", 0.1, 0.7),
+            ("2", "16", 0.8, 0.1),
+        ]
+        .iter()
+        .map(|(c, d, s, x)| {
+            format!("{{\"claim_id\": {c}, \"doc_id\": {d}, \"p_support\": {s}, \"p_contradict\": {x}}}\n")
+        })
+        .collect::<String>(),
+    );
+    let ret = write(dir, "ret.trec", "1 Q0 11 1 9.5 ret\n2 Q0 16 1 8.0 ret\n");
+    let path = |p: &PathBuf| p.to_str().unwrap().to_owned();
+    ok(claimpool(&db, &["project", "create", "p"]));
+    let mut add = Command::new(env!("CARGO_BIN_EXE_claimpool"));
+    add.arg("--db")
+        .arg(&db)
+        .args(["user", "add", "--username", "judge", "--role", "annotator"])
+        .arg("--password-stdin")
+        .stdin(Stdio::piped());
+    let mut child = add.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a long password\n")
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    ok(claimpool(
+        &db,
+        &["import", "corpus", "--project", "p", &path(&corpus)],
+    ));
+    ok(claimpool(
+        &db,
+        &["import", "claims", "--project", "p", &path(&claims)],
+    ));
+    for (system, file, role) in [
+        ("lab", &lab, "pooled"),
+        ("prob", &prob, "pooled"),
+        ("ret", &ret, "evaluation-only"),
+    ] {
+        ok(claimpool(
+            &db,
+            &[
+                "import",
+                "run",
+                "--project",
+                "p",
+                "--system",
+                system,
+                "--role",
+                role,
+                &path(file),
+            ],
+        ));
+    }
+    ok(claimpool(
+        &db,
+        &[
+            "pool",
+            "build",
+            "--project",
+            "p",
+            "--depth",
+            "3",
+            "--strategy",
+            "per-claim",
+        ],
+    ));
+    let pool: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &["pool", "list", "--project", "p", "--json"],
+    )))
+    .unwrap();
+    let mut pooled: Vec<(String, String)> = pool
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (id(&row["claim_id"]), id(&row["doc_id"])))
+        .collect();
+    pooled.sort();
+    let expected: Vec<(String, String)> = HUMAN
+        .iter()
+        .map(|(c, d, _)| (c.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(pooled, expected, "the pool worked out by hand");
+    let labels: String = HUMAN
+        .iter()
+        .map(|(c, d, l)| format!("{c} 0 {d} {l}\n"))
+        .collect();
+    let labels = write(dir, "human.qrels", &labels);
+    ok(claimpool(
+        &db,
+        &[
+            "import",
+            "judgments",
+            "--project",
+            "p",
+            "--annotator",
+            "judge",
+            "--stage",
+            "final",
+            "--format",
+            "qrels-labels",
+            &path(&labels),
+        ],
+    ));
+    db
+}
+
+fn export(db: &Path, out: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["export", "--project", "p", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ok(claimpool(db, &args))).unwrap()
+}
+
+fn read(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(dir.join(name)).unwrap()
+}
+
+#[test]
+fn model_labels_stay_out_of_qrels_and_claims_and_go_to_qrels_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    let before = dir.path().join("before");
+    let first = export(&db, &before, &[]);
+    assert_eq!(first["release"]["number"], 1);
+
+    // A run without labels or probabilities cannot assess; nothing is registered.
+    let err = failed(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--system", "ret"],
+    ));
+    assert!(
+        err.contains("neither a label nor p_support and p_contradict")
+            && err.contains("claim 1 / doc 11"),
+        "{err}"
+    );
+    let err = failed(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "prob",
+            "--name",
+            "two words",
+        ],
+    ));
+    assert!(err.contains("--name:"), "{err}");
+    let err = failed(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--system", "nope"],
+    ));
+    assert!(err.contains("\"nope\""), "{err}");
+
+    let added = ok(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "prob",
+            "--name",
+            "model-prob",
+        ],
+    ));
+    assert!(
+        added.contains("8 pooled pairs labelled, 4 as evidence, 3 not in the run"),
+        "{added}"
+    );
+    ok(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--system", "lab"],
+    ));
+    let err = failed(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--system", "lab"],
+    ));
+    assert!(
+        err.contains("model assessor named \"lab\" already"),
+        "{err}"
+    );
+    let list: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &["assessor", "list", "--project", "p", "--json"],
+    )))
+    .unwrap();
+    let summary: Vec<(String, String, u64, u64, u64)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                id(&a["name"]),
+                id(&a["system"]),
+                a["labels"].as_u64().unwrap(),
+                a["evidence"].as_u64().unwrap(),
+                a["not_in_run"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("lab".into(), "lab".into(), 8, 3, 3),
+            ("model-prob".into(), "prob".into(), 8, 4, 3),
+        ]
+    );
+
+    // Nothing the people released changes: the same state, the same release.
+    let unchanged = dir.path().join("unchanged");
+    let again = export(&db, &unchanged, &[]);
+    assert_eq!(again["new"], false);
+    assert_eq!(again["release"]["number"], 1);
+    assert!(!unchanged.join("qrels-model.txt").exists());
+
+    // With --model-qrels: a new release whose qrels.txt and claims.jsonl are the bytes of the
+    // release without the models, and whose qrels-model.txt holds exactly the models' labels.
+    let with = dir.path().join("with");
+    let second = export(&db, &with, &["--model-qrels"]);
+    assert_eq!(second["new"], true);
+    assert_eq!(second["release"]["number"], 2);
+    for name in ["qrels.txt", "claims.jsonl", "qrels-labels.txt"] {
+        assert_eq!(
+            read(&before, name),
+            read(&with, name),
+            "{name} changed with the model assessors"
+        );
+    }
+    // And they are the people's labels (so the comparison above is not of two empty files).
+    let qrels = String::from_utf8(read(&with, "qrels.txt")).unwrap();
+    let relevance: BTreeMap<(String, String), String> = qrels
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            ((f[0].to_owned(), f[2].to_owned()), f[3].to_owned())
+        })
+        .collect();
+    let human: BTreeMap<(String, String), String> = HUMAN
+        .iter()
+        .map(|(c, d, l)| {
+            let grade = if *l == "NEI" { "0" } else { "1" };
+            ((c.to_string(), d.to_string()), grade.to_owned())
+        })
+        .collect();
+    assert_eq!(relevance, human);
+    let claims = String::from_utf8(read(&with, "claims.jsonl")).unwrap();
+    for line in claims.lines() {
+        let claim: Value = serde_json::from_str(line).unwrap();
+        for (doc, evidence) in claim["evidence"].as_object().unwrap() {
+            let pair = (id(&claim["id"]), doc.clone());
+            assert_eq!(human.get(&pair).map(String::as_str), Some("1"), "{pair:?}");
+            assert_eq!(evidence["provenance"], "pooling", "{pair:?}");
+        }
+    }
+    // The models' labels, by hand: prob's most probable label (NEI = 1 - p_s - p_c; 1/15 has
+    // 0.3/0.3/0.4), NEI where the run lacks the pair; lab's stated labels.
+    let expected = "\
+1 lab 11 SUPPORT
+1 lab 12 NEI
+1 lab 13 CONTRADICT
+1 lab 14 NEI
+1 lab 15 NEI
+2 lab 14 SUPPORT
+2 lab 15 NEI
+2 lab 16 NEI
+1 model-prob 11 SUPPORT
+1 model-prob 12 NEI
+1 model-prob 13 NEI
+1 model-prob 14 CONTRADICT
+1 model-prob 15 NEI
+2 model-prob 14 CONTRADICT
+2 model-prob 15 NEI
+2 model-prob 16 SUPPORT
+";
+    assert_eq!(
+        String::from_utf8(read(&with, "qrels-model.txt")).unwrap(),
+        expected
+    );
+    let readme = String::from_utf8(read(&with, "README.md")).unwrap();
+    assert!(
+        readme.contains("- `qrels-model.txt`: labels of model assessors, not of people")
+            && readme.contains("`model-prob` (system `prob`)"),
+        "{readme}"
+    );
+    let manifest: Value = serde_json::from_slice(&read(&with, "MANIFEST.json")).unwrap();
+    assert_eq!(manifest["model_assessors"][1]["name"], "model-prob");
+    assert!(manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["path"] == "qrels-model.txt"));
+    let before_manifest: Value = serde_json::from_slice(&read(&before, "MANIFEST.json")).unwrap();
+    assert!(before_manifest.get("model_assessors").is_none());
+}
+
+#[test]
+fn model_qrels_without_a_model_assessor_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    let out = dir.path().join("r");
+    let err = failed(claimpool(
+        &db,
+        &[
+            "export",
+            "--project",
+            "p",
+            "--out",
+            out.to_str().unwrap(),
+            "--model-qrels",
+        ],
+    ));
+    assert!(err.contains("no model assessor"), "{err}");
+    assert!(!out.exists());
+}
+
+/// The report's model assessor section, against a hand computation. Human gold (evidence):
+/// 1/11 S, 1/13 C, 1/15 S, 2/14 S. Model `model-prob` gold: 1/11 S, 1/14 C, 2/14 C, 2/16 S.
+/// lab predicts S 1/11, C 1/13, S 2/14 (3 evidence): human 3 of 3 right, gold 4 → P 1,
+/// R 0.75, F1 6/7; model: 1/11 only → P 1/3, R 1/4, F1 2/7. prob (labels from its
+/// probabilities? no: a run without labels is label-less, every pair predicted evidence and
+/// judged label-agnostically) predicts 5 pairs: human hits 1/11, 1/15, 2/14 → P 3/5, R 3/4,
+/// F1 2/3; model hits 1/11, 1/14, 2/14, 2/16 → P 4/5, R 1, F1 8/9. ret predicts 1/11, 2/16:
+/// human 1 hit → P 1/2, R 1/4, F1 1/3; model 2 hits → P 1, R 1/2, F1 2/3.
+/// Human ranking lab, prob, ret; model: prob, ret, lab. τ-b: lab–prob discordant, lab–ret
+/// discordant, prob–ret concordant: (1 − 2)/3.
+/// κ (human rows, model columns) over the 8 pairs: agreements 1/11 S, 1/12 NEI, 2/15 NEI:
+/// p_o = 3/8; human S 3, C 1, N 4; model S 2, C 2, N 4; p_e = (6 + 2 + 16)/64 = 3/8; κ = 0.
+#[test]
+fn the_report_compares_the_model_with_the_people() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    ok(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "prob",
+            "--name",
+            "model-prob",
+        ],
+    ));
+    let report: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &["report", "--project", "p", "--json", "--bootstrap", "2"],
+    )))
+    .unwrap();
+    let a = &report["model_assessors"][0];
+    assert_eq!(a["name"], "model-prob");
+    assert_eq!(a["agreement"]["n"], 8);
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
+    assert!(
+        close(&a["agreement"]["observed_agreement"], 3.0 / 8.0),
+        "{a}"
+    );
+    assert!(close(&a["agreement"]["kappa"], 0.0), "{a}");
+    let systems: Vec<(String, u64, u64)> = a["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                id(&s["system"]),
+                s["human_rank"].as_u64().unwrap(),
+                s["model_rank"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        systems,
+        vec![
+            ("lab".into(), 1, 3),
+            ("prob".into(), 2, 1),
+            ("ret".into(), 3, 2)
+        ]
+    );
+    let f1: Vec<(f64, f64)> = a["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["human_f1"].as_f64().unwrap(),
+                s["model_f1"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        (6.0 / 7.0, 2.0 / 7.0),
+        (2.0 / 3.0, 8.0 / 9.0),
+        (1.0 / 3.0, 2.0 / 3.0),
+    ];
+    for (got, want) in f1.iter().zip(want) {
+        assert!(
+            (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-9,
+            "{f1:?}"
+        );
+    }
+    assert!(close(&a["kendall_tau_b"], -1.0 / 3.0), "{a}");
+    let changed: Vec<bool> = a["top_three"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["changed"].as_bool().unwrap())
+        .collect();
+    assert_eq!(changed, vec![true, true, true]);
+    let text = ok(claimpool(
+        &db,
+        &["report", "--project", "p", "--bootstrap", "2"],
+    ));
+    assert!(
+        text.contains("Model assessor model-prob (system prob, 8 labels): Cohen's kappa with the final labels 0.000 (n = 8")
+            && text.contains("Kendall's tau-b -0.333"),
+        "{text}"
+    );
+}
