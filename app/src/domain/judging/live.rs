@@ -15,7 +15,8 @@
 //! new labels are recorded, and a label that changed or went away (an adjudication overturned
 //! the first pass, an undo) rebuilds the selector from the unlabelled one. By the selector's
 //! model its proposals are then exactly those of a selector given the same set of labels at
-//! once. [`LiveSelector::next_untaken`] is the order's next pair nobody holds: a pair another
+//! once. [`LiveSelector::apply`] does the same given only the pairs whose labels changed.
+//! [`LiveSelector::next_untaken`] is the order's next pair nobody holds: a pair another
 //! annotator holds (its first pass given out, not yet submitted) counts, for the choice only,
 //! as evidence — the way a first-pass label would count until a second pass disagrees — so the
 //! order looks past it; the live selector itself never records it.
@@ -147,6 +148,49 @@ impl<C: Key, D: Key> LiveSelector<C, D> {
             .filter(|(pair, _)| !self.recorded.contains_key(pair))
             .map(|(pair, evidence)| (*pair, *evidence))
             .collect();
+        fresh.sort_unstable();
+        for (pair, evidence) in fresh {
+            self.current.record(pair, evidence)?;
+            self.recorded.insert(pair, evidence);
+        }
+        Ok(())
+    }
+
+    /// Brings the selector to the labels so far when only `changes` differ from the labels it
+    /// holds: each pair's label now (`None`: it has none any more). New labels are recorded; a
+    /// label that changed or went away rebuilds the selector from the labels it holds with the
+    /// changes applied. Equivalent to [`LiveSelector::sync`] with the whole new set of labels,
+    /// in the time of the changes (a rebuild aside).
+    pub fn apply(
+        &mut self,
+        changes: impl IntoIterator<Item = (Pair<C, D>, Option<bool>)>,
+    ) -> Result<(), JudgingError> {
+        // The last word on a pair counts.
+        let changes: FxHashMap<Pair<C, D>, Option<bool>> = changes.into_iter().collect();
+        let rebuild = changes.iter().any(|(pair, now)| {
+            self.recorded
+                .get(pair)
+                .is_some_and(|was| *now != Some(*was))
+        });
+        let mut fresh: Vec<(Pair<C, D>, bool)> = if rebuild {
+            let mut labels = std::mem::take(&mut self.recorded);
+            for (pair, now) in changes {
+                match now {
+                    Some(evidence) => labels.insert(pair, evidence),
+                    None => labels.remove(&pair),
+                };
+            }
+            self.current = self.base.clone();
+            self.rebuilds += 1;
+            labels.into_iter().collect()
+        } else {
+            changes
+                .into_iter()
+                .filter(|(pair, _)| !self.recorded.contains_key(pair))
+                .filter_map(|(pair, now)| now.map(|evidence| (pair, evidence)))
+                .collect()
+        };
+        // In key order, as in `sync`.
         fresh.sort_unstable();
         for (pair, evidence) in fresh {
             self.current.record(pair, evidence)?;

@@ -174,6 +174,62 @@ fn a_live_selector_proposes_what_a_fresh_one_does() {
     }
 }
 
+/// A live selector given only the changed pairs ([`LiveSelector::apply`]: new labels, some
+/// overturned, some withdrawn, a pair repeated) proposes what a fresh selector does.
+#[test]
+fn applying_the_changes_proposes_what_a_fresh_selector_does() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    for strategy in STRATEGIES {
+        for order in Order::ALL {
+            for round in 0..8_u64 {
+                let rankings = random_rankings(&mut rng, strategy, 3, 4, 6, 0.6);
+                let seed = round * 5 + 2;
+                let mut live = LiveSelector::new(selector(strategy, &rankings, order, seed));
+                let mut labels: FxHashMap<Pair<u32, u32>, bool> = FxHashMap::default();
+                let mut changes: Vec<(Pair<u32, u32>, Option<bool>)> = Vec::new();
+                let mut changed = 0;
+                loop {
+                    live.apply(changes.drain(..)).unwrap();
+                    assert_eq!(live.labels(), labels.len());
+                    let fresh = selector(strategy, &rankings, order, seed)
+                        .with_labels(labels.iter().map(|(k, v)| (*k, *v)))
+                        .unwrap()
+                        .next_pair();
+                    let got = live.next_untaken(|_| false);
+                    assert_eq!(got, fresh, "{order} {strategy:?} round {round}");
+                    let Some(pair) = got else { break };
+                    if !labels.is_empty() && rng.gen_bool(0.2) {
+                        let mut keys: Vec<_> = labels.keys().copied().collect();
+                        keys.sort_unstable();
+                        let k = keys[rng.gen_range(0..keys.len())];
+                        let now = if rng.gen_bool(0.5) {
+                            Some(!labels[&k])
+                        } else {
+                            None
+                        };
+                        // Told twice: the first word is stale, the last counts.
+                        changes.push((k, Some(rng.gen_bool(0.5))));
+                        changes.push((k, now));
+                        match now {
+                            Some(evidence) => labels.insert(k, evidence),
+                            None => labels.remove(&k),
+                        };
+                        changed += 1;
+                    }
+                    // A pair with no label, told so, changes nothing.
+                    changes.push((Pair::new(u32::MAX, u32::MAX), None));
+                    let evidence = rng.gen_bool(0.3);
+                    labels.insert(pair, evidence);
+                    changes.push((pair, Some(evidence)));
+                }
+                if changed > 0 {
+                    assert!(live.rebuilds() > 0);
+                }
+            }
+        }
+    }
+}
+
 /// Pairs others hold are passed over as if they were evidence; the selector itself is not
 /// changed by looking.
 #[test]
