@@ -329,8 +329,8 @@ fn model_labels_stay_out_of_qrels_and_claims_and_go_to_qrels_model() {
     assert_eq!(second["release"]["number"], 2);
     for name in ["qrels.txt", "claims.jsonl", "qrels-labels.txt"] {
         assert_eq!(
-            read(&before, name),
-            read(&with, name),
+            String::from_utf8(read(&before, name)).unwrap(),
+            String::from_utf8(read(&with, name)).unwrap(),
             "{name} changed with the model assessors"
         );
     }
