@@ -145,4 +145,7 @@ pub struct ClaimPair {
     /// The final judgment's specificity relation and revised claim, when it has them.
     pub specificity: Option<String>,
     pub revised_claim: Option<String>,
+    /// (assessor, label) of every model assessor that labelled the pair, by assessor: a
+    /// system's predictions, shown to leads beside the final label, never final (issue 16).
+    pub model_labels: Vec<(String, String)>,
 }

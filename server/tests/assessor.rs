@@ -524,3 +524,66 @@ fn the_report_compares_the_model_with_the_people() {
         "{text}"
     );
 }
+
+/// The lead's claim page shows each pair's model labels beside its final label.
+#[tokio::test]
+async fn the_claim_page_shows_model_labels_beside_the_final_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    ok(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "prob",
+            "--name",
+            "model-prob",
+        ],
+    ));
+    ok(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--system", "lab"],
+    ));
+    let pool = app::store::open(&db).await.unwrap();
+    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
+    let detail = app::store::projects::claim_detail(&pool, project, "1")
+        .await
+        .unwrap();
+    let shown: Vec<(String, Option<String>, Vec<(String, String)>)> = detail
+        .pairs
+        .iter()
+        .map(|p| {
+            (
+                p.doc_id.clone(),
+                p.final_label.clone(),
+                p.model_labels.clone(),
+            )
+        })
+        .collect();
+    let pair = |doc: &str, human: &str, lab: &str, prob: &str| {
+        (
+            doc.to_owned(),
+            Some(human.to_owned()),
+            vec![
+                ("lab".to_owned(), lab.to_owned()),
+                ("model-prob".to_owned(), prob.to_owned()),
+            ],
+        )
+    };
+    let mut shown = shown;
+    shown.sort();
+    assert_eq!(
+        shown,
+        vec![
+            pair("11", "SUPPORT", "SUPPORT", "SUPPORT"),
+            pair("12", "NEI", "NEI", "NEI"),
+            pair("13", "CONTRADICT", "CONTRADICT", "NEI"),
+            pair("14", "NEI", "NEI", "CONTRADICT"),
+            pair("15", "SUPPORT", "NEI", "NEI"),
+        ]
+    );
+    pool.close().await;
+}

@@ -442,6 +442,15 @@ pub async fn claim_detail(
     .bind(key)
     .fetch_all(db)
     .await?;
+    let model_labels: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT d.doc_id, a.name, l.label FROM model_labels l
+         JOIN model_assessors a ON a.id = l.assessor_id
+         JOIN documents d ON d.id = l.doc_id
+         WHERE l.claim_id = ? ORDER BY a.name",
+    )
+    .bind(key)
+    .fetch_all(db)
+    .await?;
     let mut pairs: Vec<crate::model::ClaimPair> = rows
         .into_iter()
         .map(|row| crate::model::ClaimPair {
@@ -451,6 +460,11 @@ pub async fn claim_detail(
                 .iter()
                 .filter(|(e, _, _)| Some(*e) == row.entry)
                 .map(|(_, s, r)| (s.clone(), u32::try_from(*r).unwrap_or(u32::MAX)))
+                .collect(),
+            model_labels: model_labels
+                .iter()
+                .filter(|(doc, _, _)| *doc == row.doc_id)
+                .map(|(_, assessor, label)| (assessor.clone(), label.clone()))
                 .collect(),
             doc_id: row.doc_id,
             title: row.title,

@@ -221,11 +221,15 @@ pub fn ClaimPage() -> AnyView {
 
 #[component]
 fn ClaimView(detail: ClaimDetail) -> AnyView {
+    // Model assessors' labels (issue 16): a column only when some pair has one.
+    let with_models = detail.pairs.iter().any(|p| !p.model_labels.is_empty());
     view! {
         <h1>{format!("Claim {}", detail.claim_id)}</h1>
         <p class="claim-text" data-testid="claim-text">{detail.text}</p>
         <table class="grid" data-testid="claim-pairs">
-            <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th><th>"Specificity / revised claim"</th></tr></thead>
+            <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th>
+                {with_models.then(|| view! { <th title="Labels of model assessors: systems' predictions, never final">"Model labels"</th> })}
+                <th>"Specificity / revised claim"</th></tr></thead>
             <tbody>
                 {detail.pairs.into_iter().map(|p| {
                     let status = match (&p.final_label, &p.provenance) {
@@ -241,6 +245,7 @@ fn ClaimView(detail: ClaimDetail) -> AnyView {
                         None => "label open",
                     };
                     let ranks = p.model_ranks.iter().map(|(s, r)| format!("{s} {r}")).collect::<Vec<_>>().join(", ");
+                    let models = p.model_labels.iter().map(|(a, l)| format!("{a}: {l}")).collect::<Vec<_>>().join(", ");
                     view! {
                         <tr>
                             <td class="num">{p.doc_id}{if p.cited { " (cited)" } else { "" }}</td>
@@ -248,6 +253,7 @@ fn ClaimView(detail: ClaimDetail) -> AnyView {
                             <td class="num">{p.entry_depth.map(|d| d.to_string()).unwrap_or_else(|| "–".into())}</td>
                             <td>{ranks}</td>
                             <td><span class=class>{status}</span></td>
+                            {with_models.then(|| view! { <td data-testid="pair-model-labels">{models}</td> })}
                             <td data-testid="pair-specificity">{p.specificity.map(|s| s.replace('_', " ")).unwrap_or_default()}
                                 {p.revised_claim.map(|r| format!(" — “{r}”"))}</td>
                         </tr>
