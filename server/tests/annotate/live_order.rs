@@ -613,3 +613,304 @@ async fn annotators_see_no_order_and_cannot_set_it() {
         .unwrap();
     assert_eq!(order, "mab-thompson");
 }
+
+// The live selector is kept in memory and reads only what changed since it last synced; these
+// check that what changes a label without a new first pass (an undo, an adjudication, an
+// import, finished or in flight) is seen: each choice equals a fresh selector's.
+
+/// The labels so far as the order reads them (a final label counts as what it says), with
+/// `overrides` (`None`: no label), and the first passes others than `chooser` hold: what a
+/// fresh selector serves `chooser`.
+async fn fresh_choice(
+    app: &TestApp,
+    project: i64,
+    rankings: &[Vec<RowPair>],
+    chooser: &str,
+    overrides: &[(RowPair, Option<bool>)],
+) -> Option<RowPair> {
+    let mut labels = labels_so_far(app, project).await;
+    let finals: Vec<(i64, i64, String)> =
+        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = ?")
+            .bind(project)
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    for (claim, doc, label) in finals {
+        labels.insert(Pair::new(claim, doc), label != "NEI");
+    }
+    for (pair, label) in overrides {
+        match label {
+            Some(evidence) => labels.insert(*pair, *evidence),
+            None => labels.remove(pair),
+        };
+    }
+    let held: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT e.claim_id, e.doc_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         JOIN users u ON u.id = a.annotator_id
+         WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = ? AND u.username != ?",
+    )
+    .bind(project)
+    .bind(chooser)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let held: std::collections::HashSet<RowPair> =
+        held.into_iter().map(|(c, d)| Pair::new(c, d)).collect();
+    let mut live = app::domain::judging::LiveSelector::new(
+        Selector::new(Strategy::Confidence, rankings.to_vec(), Order::Mtf, 0).unwrap(),
+    );
+    live.sync(&labels).unwrap();
+    live.next_untaken(|pair| held.contains(pair))
+}
+
+/// The first pass of a queue's head.
+async fn first_pass(app: &TestApp, head: &app::model::annotate::QueueHead) -> Option<RowPair> {
+    match [&head.current, &head.next]
+        .into_iter()
+        .flatten()
+        .find(|item| item.stage == "first")
+    {
+        Some(item) => Some(pair_of(app, item).await),
+        None => None,
+    }
+}
+
+/// `name`, holding no first pass, reads its queue: the pair served is the fresh selector's,
+/// and not the one served had the label of `stale` not changed.
+async fn serves_as_fresh(
+    app: &TestApp,
+    name: &str,
+    project: i64,
+    rankings: &[Vec<RowPair>],
+    stale: (RowPair, Option<bool>),
+) -> RowPair {
+    let expected = fresh_choice(app, project, rankings, name, &[]).await;
+    let before = fresh_choice(app, project, rankings, name, &[stale]).await;
+    assert_ne!(expected, before, "the change must matter to the choice");
+    let client = app.logged_in(name).await;
+    let served = first_pass(app, &queue(app, &client).await).await;
+    assert_eq!(served, expected);
+    served.unwrap()
+}
+
+#[tokio::test]
+async fn an_undo_after_a_choice_is_seen_by_the_next_choice() {
+    let app = TestApp::spawn().await;
+    let (project, r) = setup(
+        &app,
+        &["ann1", "ann2"],
+        &two_systems(),
+        Some((Order::Mtf, 0, None)),
+    )
+    .await;
+    let (a, b) = (&r[0], &r[1]);
+    let ann1 = app.logged_in("ann1").await;
+    let item = queue(&app, &ann1).await.current.unwrap();
+    assert_eq!(pair_of(&app, &item).await, a[0]);
+    // a1 clearly no evidence (final NEI): the next choice, B's b1.
+    let head: app::model::annotate::QueueHead =
+        submit(&app, &ann1, item.assignment_id.unwrap(), clearly_nei())
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(first_pass(&app, &head).await, Some(b[0]));
+    // Undone: a1 has no label again (ann1 holds it again, and b1).
+    let res = ann1
+        .post(app.url("/api/work/undo"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    // With a1 still NEI, A at -1: B, b1 held, b2; without: A's a1 held, a2.
+    let served = serves_as_fresh(&app, "ann2", project, &r, (a[0], Some(false))).await;
+    assert_eq!(served, a[1]);
+}
+
+#[tokio::test]
+async fn an_adjudication_changing_a_label_is_seen_by_the_next_choice() {
+    let app = TestApp::spawn().await;
+    let (project, r) = setup(
+        &app,
+        &["ann1", "ann2"],
+        &two_systems(),
+        Some((Order::Mtf, 0, None)),
+    )
+    .await;
+    let a = &r[0];
+    let ann1 = app.logged_in("ann1").await;
+    let ann2 = app.logged_in("ann2").await;
+    let lead = app.logged_in("lead").await;
+    let item = queue(&app, &ann1).await.current.unwrap();
+    assert_eq!(pair_of(&app, &item).await, a[0]);
+    let a1_entry = item.pool_entry_id;
+    // a1 SUPPORT by ann1 (ann1 takes a2); ann2 takes a3 (a2 held) with a1's second pass, NEI
+    // after reading: a1 NEI so far, to adjudication.
+    let head: app::model::annotate::QueueHead =
+        submit(&app, &ann1, item.assignment_id.unwrap(), support())
+            .await
+            .json()
+            .await
+            .unwrap();
+    let a2 = [head.current, head.next]
+        .into_iter()
+        .flatten()
+        .find(|item| item.stage == "first")
+        .unwrap();
+    assert_eq!(pair_of(&app, &a2).await, a[1]);
+    let head = queue(&app, &ann2).await;
+    let second = head.current.clone().unwrap();
+    assert_eq!(
+        (second.stage.as_str(), pair_of(&app, &second).await),
+        ("second", a[0])
+    );
+    assert_eq!(first_pass(&app, &head).await, Some(a[2]));
+    let res = submit(
+        &app,
+        &ann2,
+        second.assignment_id.unwrap(),
+        nei_after_reading(),
+    )
+    .await;
+    assert!(res.status().is_success(), "{}", res.status());
+    // The lead adjudicates: a1 final SUPPORT.
+    let res = lead
+        .post(app.url("/api/lead/annotation/adjudicate"))
+        .json(&json!({ "project": PROJECT, "entry_id": a1_entry, "form": support(), "seconds_spent": 1.0 }))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    // ann1 labels a2 SUPPORT; its answer serves the next choice. A and B tie at 0, A first:
+    // a3 held, a4; had a1 stayed NEI, A at -1: B's b1.
+    let res = submit(&app, &ann1, a2.assignment_id.unwrap(), support()).await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let head: app::model::annotate::QueueHead = res.json().await.unwrap();
+    // ann1 holds no other first pass: the others' held now are those held at the choice.
+    let expected = fresh_choice(&app, project, &r, "ann1", &[]).await;
+    let stale = fresh_choice(&app, project, &r, "ann1", &[(a[0], Some(false))]).await;
+    assert_ne!(expected, stale, "the adjudication must matter");
+    assert_eq!(first_pass(&app, &head).await, expected);
+    assert_eq!(expected, Some(a[3]));
+}
+
+#[tokio::test]
+async fn a_judgments_import_is_seen_by_the_next_choice() {
+    let app = TestApp::spawn().await;
+    let (project, r) = setup(
+        &app,
+        &["ann1", "ann2"],
+        &two_systems(),
+        Some((Order::Mtf, 0, None)),
+    )
+    .await;
+    let (a, b) = (&r[0], &r[1]);
+    let ann1 = app.logged_in("ann1").await;
+    let item = queue(&app, &ann1).await.current.unwrap();
+    assert_eq!(pair_of(&app, &item).await, a[0]);
+    let head: app::model::annotate::QueueHead =
+        submit(&app, &ann1, item.assignment_id.unwrap(), clearly_nei())
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(first_pass(&app, &head).await, Some(b[0]));
+    // The lead imports b2 final NEI.
+    let (claim, doc): (String, String) = sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = ? AND d.id = ?",
+    )
+    .bind(b[1].claim)
+    .bind(b[1].doc)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    let path = app.dir.path().join("final.qrels");
+    std::fs::write(&path, format!("{claim} 0 {doc} NEI\n")).unwrap();
+    app::store::annotate::import_judgments(
+        &app.db,
+        project,
+        app::store::annotate::JudgmentsImport {
+            path,
+            format: None,
+            annotator: "lead".into(),
+            stage: app::domain::annotation::Stage::Final,
+        },
+        None,
+    )
+    .await
+    .unwrap();
+    // Without the import: B's b1 held (evidence), b2.
+    let served = serves_as_fresh(&app, "ann2", project, &r, (b[1], None)).await;
+    assert_eq!(served, a[1]);
+}
+
+/// An import in flight when the selector synced: its rows, hidden then, have ids below later
+/// judgments'; when it is done they count.
+#[tokio::test]
+async fn an_import_finishing_after_a_sync_is_seen_by_the_next_choice() {
+    let app = TestApp::spawn().await;
+    let (project, r) = setup(
+        &app,
+        &["ann1", "ann2"],
+        &two_systems(),
+        Some((Order::Mtf, 0, None)),
+    )
+    .await;
+    let (a, b) = (&r[0], &r[1]);
+    // An import being written: b2 final NEI, hidden.
+    let import: i64 = sqlx::query_scalar(
+        "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_at, state, lock_token)
+         VALUES (?, 'judgments', 'f.qrels', 'x', 'qrels', 1, 0, 'writing', 'token') RETURNING id",
+    )
+    .bind(project)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    let judgment: i64 = sqlx::query_scalar(
+        "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, provenance, import_id, created_at)
+         VALUES (?, ?, ?, 'final', 'NEI', 'import', ?, 0) RETURNING id",
+    )
+    .bind(project)
+    .bind(b[1].claim)
+    .bind(b[1].doc)
+    .bind(import)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
+         VALUES (?, ?, ?, ?, 'NEI', 'import', 0)",
+    )
+    .bind(project)
+    .bind(b[1].claim)
+    .bind(b[1].doc)
+    .bind(judgment)
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let ann1 = app.logged_in("ann1").await;
+    // Choices while it is written (synced with the later judgment's id).
+    let item = queue(&app, &ann1).await.current.unwrap();
+    assert_eq!(pair_of(&app, &item).await, a[0]);
+    let head: app::model::annotate::QueueHead =
+        submit(&app, &ann1, item.assignment_id.unwrap(), clearly_nei())
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(first_pass(&app, &head).await, Some(b[0]));
+    let later: i64 = sqlx::query_scalar("SELECT MAX(id) FROM judgments")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert!(later > judgment);
+    // Done: b2 is final NEI.
+    sqlx::query("UPDATE imports SET state = 'done', lock_token = NULL WHERE id = ?")
+        .bind(import)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let served = serves_as_fresh(&app, "ann2", project, &r, (b[1], None)).await;
+    assert_eq!(served, a[1]);
+}

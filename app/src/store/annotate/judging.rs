@@ -14,13 +14,17 @@
 //!
 //! The selector is kept per database file and project in memory, keyed by the pool's version
 //! (builds, entries, pooled systems), the order and the seed, and synced with the labels at
-//! each request: new labels are recorded in O(1) each; only a changed label rebuilds it.
+//! each request ([`sync_labels`]): only the pairs whose judgments or final label changed since
+//! it last synced are read again ([`Marks`]): new labels are recorded in O(1) each; only a
+//! changed label rebuilds it. It is synced first outside the write transaction, so that the
+//! transaction, which must sync again (someone may have submitted since), has little left to
+//! read.
 
 use super::super::audit::AuditEvent;
 use super::super::{Db, StoreError, StoreResult};
 use super::assign::{self, active_annotators, assign_pending, insert};
 use super::begin_write;
-use super::history::project_states;
+use super::history::{pair_history, project_states};
 use crate::domain::annotation::{AnnotatorId, PoolEntryId, Stage, FRESH_POSITION};
 use crate::domain::judging::{
     label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, Order, Selector,
@@ -28,7 +32,7 @@ use crate::domain::judging::{
 use crate::domain::label::Label;
 use crate::domain::pool::{FxHashMap, Pair, Strategy};
 use crate::model::annotate::JudgingView;
-use sqlx::SqliteConnection;
+use sqlx::{Connection, SqliteConnection};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -326,20 +330,82 @@ async fn rankings_key(
     })
 }
 
-/// A live selector over a project's pool, with each pair's pool entry.
+/// Where the labels a live selector holds were read, by what only grows as labels change.
+///
+/// Every change to a pair's label so far comes with a judgment row of the pair or a
+/// retraction of one: a submission writes its judgment (and a final label it makes, in the
+/// same transaction); an undo writes a retraction (and deletes the final label the judgment
+/// made, in the same transaction); an import writes judgment rows, hidden while the import is
+/// being written, and its final labels in the transaction that makes it `done`. Judgment rows
+/// are never updated, nor deleted unless hidden (an import's that never finished);
+/// retractions are never deleted. So, read in one snapshot:
+///
+/// - rows written after a snapshot have ids above the largest id it saw (visible rows are
+///   never deleted, so ids are not reused below it);
+/// - rows hidden at a snapshot become visible (or go away) only when their import stops being
+///   written, which changes the imports being written (by id and their writer's lock token:
+///   an import's id can be reused after a failed one is removed, its token cannot);
+/// - a new retraction raises the count of retractions.
+///
+/// A sync reads the pairs of the judgments above the last largest id and, if the count moved,
+/// of the retractions not seen before, and reads those pairs' labels again; any other change
+/// of the marks (the imports being written, a mark going down) reads every label again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Marks {
+    /// The largest judgment row id, of any project, visible or not.
+    judgment: i64,
+    /// Retractions, of any project.
+    retractions: i64,
+    /// The imports being written (any kind, any project): `id:token`, by id.
+    writing: String,
+}
+
+async fn marks(conn: &mut SqliteConnection) -> StoreResult<Marks> {
+    let (judgment, retractions, writing): (i64, i64, Option<String>) = sqlx::query_as(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM judgment_rows),
+                (SELECT COUNT(*) FROM judgment_retractions),
+                (SELECT group_concat(w) FROM
+                   (SELECT id || ':' || COALESCE(lock_token, '') AS w FROM imports
+                    WHERE state = 'writing' ORDER BY id))",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Marks {
+        judgment,
+        retractions,
+        writing: writing.unwrap_or_default(),
+    })
+}
+
+/// Past this many pairs to read again, a sync reads every label instead (one query).
+const MAX_TOUCHED: usize = 200;
+
+/// A live selector over a project's pool, with each pair's pool entry, and where its labels
+/// were read.
 struct Live {
     key: RankingsKey,
     selector: LiveSelector<i64, i64>,
     entries: Arc<FxHashMap<RowPair, i64>>,
+    /// The marks when the selector's labels were read; `None` before the first sync.
+    synced: Option<Marks>,
+    /// The project's retracted judgments then.
+    retracted: HashSet<i64>,
 }
 
+/// A project's live selector, if built: one request at a time syncs it or chooses with it.
+type Slot = Arc<tokio::sync::Mutex<Option<Live>>>;
+
 /// The live selectors, by database file and project.
-static LIVE: LazyLock<Mutex<HashMap<(PathBuf, i64), Live>>> =
+static LIVE: LazyLock<Mutex<HashMap<(PathBuf, i64), Slot>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// The database file behind `db`: the selectors of two databases never mix.
-fn db_file(db: &Db) -> PathBuf {
-    db.connect_options().get_filename().to_path_buf()
+/// The slot of `db`'s project (the selectors of two databases never mix).
+fn slot(db: &Db, project_id: i64) -> StoreResult<Slot> {
+    let file = db.connect_options().get_filename().to_path_buf();
+    let mut slots = LIVE
+        .lock()
+        .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?;
+    Ok(Arc::clone(slots.entry((file, project_id)).or_default()))
 }
 
 /// Builds the selector of `key` from the pool's ranks: each pooled system's pooled pairs by
@@ -385,7 +451,175 @@ async fn build(conn: &mut SqliteConnection, key: RankingsKey) -> StoreResult<Liv
         key,
         selector: LiveSelector::new(selector),
         entries: Arc::new(entries),
+        synced: None,
+        retracted: HashSet::new(),
     })
+}
+
+/// The project's retracted judgments, with their pairs. Driven from the retractions (few),
+/// not from the project's judgments.
+async fn retractions(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+) -> StoreResult<FxHashMap<i64, RowPair>> {
+    let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT r.judgment_id, j.claim_id, j.doc_id
+         FROM judgment_retractions r CROSS JOIN judgment_rows j ON j.id = r.judgment_id
+         WHERE j.project_id = ?",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, claim, doc)| (id, Pair::new(claim, doc)))
+        .collect())
+}
+
+/// The label so far of each of `pairs` (`None`: none), as [`labels_so_far`] reads it.
+async fn labels_of(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    pairs: impl IntoIterator<Item = RowPair>,
+) -> StoreResult<Vec<(RowPair, Option<bool>)>> {
+    let mut labels = Vec::new();
+    for pair in pairs {
+        let finale: Option<String> = sqlx::query_scalar(
+            "SELECT label FROM final_labels WHERE claim_id = ? AND doc_id = ? AND project_id = ?",
+        )
+        .bind(pair.claim)
+        .bind(pair.doc)
+        .bind(project_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        let label = match finale {
+            Some(text) => Some(
+                Label::parse(&text)
+                    .map_err(|e| corrupt(format!("final label: {e}")))?
+                    .is_evidence(),
+            ),
+            None => label_so_far(&pair_history(conn, pair.claim, pair.doc).await?.state),
+        };
+        labels.push((pair, label));
+    }
+    Ok(labels)
+}
+
+/// Brings `live`'s selector to the labels so far as `conn` reads them: only the pairs changed
+/// since it last synced, or every label (see [`Marks`]).
+async fn sync_labels(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    live: &mut Live,
+) -> StoreResult<()> {
+    let now = marks(conn).await?;
+    let then = match &live.synced {
+        Some(then) if *then == now => return Ok(()),
+        Some(then)
+            if then.writing == now.writing
+                && then.judgment <= now.judgment
+                && then.retractions <= now.retractions =>
+        {
+            then.clone()
+        }
+        _ => return sync_all(conn, project_id, live, now).await,
+    };
+    let mut touched: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(
+        // `+`: by the row id range, not by the project's index (every judgment of the project).
+        "SELECT DISTINCT claim_id, doc_id FROM judgments
+         WHERE id > ? AND id <= ? AND +project_id = ?",
+    )
+    .bind(then.judgment)
+    .bind(now.judgment)
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .map(|(claim, doc)| Pair::new(claim, doc))
+    .collect();
+    if now.retractions != then.retractions {
+        let retracted = retractions(conn, project_id).await?;
+        if !live.retracted.iter().all(|id| retracted.contains_key(id)) {
+            return sync_all(conn, project_id, live, now).await;
+        }
+        touched.extend(
+            retracted
+                .iter()
+                .filter(|(id, _)| !live.retracted.contains(id))
+                .map(|(_, pair)| *pair),
+        );
+        live.retracted = retracted.into_keys().collect();
+    }
+    if touched.len() > MAX_TOUCHED {
+        return sync_all(conn, project_id, live, now).await;
+    }
+    let changes = labels_of(conn, project_id, touched).await?;
+    live.selector
+        .apply(changes)
+        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    live.synced = Some(now);
+    Ok(())
+}
+
+/// Brings `live`'s selector to every label so far, read at `now` or later.
+async fn sync_all(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    live: &mut Live,
+    now: Marks,
+) -> StoreResult<()> {
+    let labels = labels_so_far(conn, project_id).await?;
+    let retracted = retractions(conn, project_id).await?;
+    live.selector
+        .sync(&labels)
+        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    live.retracted = retracted.into_keys().collect();
+    live.synced = Some(now);
+    Ok(())
+}
+
+/// Brings the project's live selector in `cached` up to date: built (again) if absent or its
+/// rankings changed, and synced with the labels so far. Whatever fails leaves `cached` empty,
+/// so that the next request starts afresh.
+async fn update(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    plan: LivePlan,
+    cached: &mut Option<Live>,
+) -> StoreResult<()> {
+    let result = async {
+        let key = rankings_key(conn, project_id, plan).await?;
+        let live = match cached.take() {
+            Some(live) if live.key == key => live,
+            _ => build(conn, key).await?,
+        };
+        let live = cached.insert(live);
+        sync_labels(conn, project_id, live).await
+    }
+    .await;
+    if result.is_err() {
+        *cached = None;
+    }
+    result
+}
+
+/// Syncs the project's live selector outside the write transaction (in one read snapshot), so
+/// that the choice inside it has only what changed since to read. Skipped while another
+/// request uses the selector: the choice syncs anyway.
+async fn prepare(
+    conn: &mut SqliteConnection,
+    db: &Db,
+    project_id: i64,
+    plan: LivePlan,
+) -> StoreResult<()> {
+    let slot = slot(db, project_id)?;
+    let Ok(mut cached) = slot.try_lock() else {
+        return Ok(());
+    };
+    let mut read = conn.begin().await?;
+    update(&mut read, project_id, plan, &mut cached).await?;
+    read.rollback().await?;
+    Ok(())
 }
 
 /// The pool entry the order serves next to someone who holds no first pass, if any: the
@@ -397,17 +631,9 @@ async fn choose(
     project_id: i64,
     plan: LivePlan,
 ) -> StoreResult<Option<i64>> {
-    let key = rankings_key(conn, project_id, plan).await?;
-    let slot = (db_file(db), project_id);
-    let cached = LIVE
-        .lock()
-        .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?
-        .remove(&slot);
-    let mut live = match cached {
-        Some(live) if live.key == key => live,
-        _ => build(conn, key).await?,
-    };
-    let labels = labels_so_far(conn, project_id).await?;
+    let slot = slot(db, project_id)?;
+    let mut cached = slot.lock().await;
+    update(conn, project_id, plan, &mut cached).await?;
     let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(&format!(
         "SELECT e.claim_id, e.doc_id FROM {OPEN_FIRST_PASSES}"
     ))
@@ -417,15 +643,11 @@ async fn choose(
     .into_iter()
     .map(|(c, d)| Pair::new(c, d))
     .collect();
-    live.selector
-        .sync(&labels)
-        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    let live = cached
+        .as_mut()
+        .ok_or_else(|| StoreError::Fault("the judging order was not built".into()))?;
     let pair = live.selector.next_untaken(|pair| held.contains(pair));
-    let entry = pair.and_then(|pair| live.entries.get(&pair).copied());
-    LIVE.lock()
-        .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?
-        .insert(slot, live);
-    Ok(entry)
+    Ok(pair.and_then(|pair| live.entries.get(&pair).copied()))
 }
 
 /// Gives `annotator` the first pass the project's order serves next, if first passes are live,
@@ -446,6 +668,7 @@ pub(crate) async fn serve_first(
         if !may_serve(&mut conn, project_id, plan).await? {
             return Ok(None);
         }
+        prepare(&mut conn, db, project_id, plan).await?;
     }
     let mut tx = begin_write(db).await?;
     let Some(plan) = wants_first(&mut tx, annotator, project_id).await? else {
