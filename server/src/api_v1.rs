@@ -305,6 +305,12 @@ pub static ROUTES: &[ApiRoute] = &[
                 false,
                 "List unjudged pooled pairs in qrels.txt with relevance -1",
             ),
+            param(
+                "model_qrels",
+                "boolean",
+                false,
+                "Also write qrels-model.txt, the model assessors' labels (never in qrels.txt)",
+            ),
         ]),
         output: Output::Json(201),
         handler: |m| on(m, create_release),
@@ -677,6 +683,8 @@ struct ReleaseRequest {
     partial: bool,
     #[serde(default)]
     unjudged: bool,
+    #[serde(default)]
+    model_qrels: bool,
 }
 
 async fn create_release(
@@ -690,6 +698,7 @@ async fn create_release(
         &app::command::Lead::of(&caller)?,
         request.partial,
         request.unjudged,
+        request.model_qrels,
     )
     .await?;
     let status = if created.new {

@@ -4,6 +4,8 @@
 //! `claims.jsonl` are byte for byte those of the release without them; the report compares the
 //! model with the people. Expected values are worked out by hand from the files written here.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -65,6 +67,13 @@ const HUMAN: &[(&str, &str, &str)] = &[
 /// 14. Every pooled pair gets the final label of [`HUMAN`].
 fn project(dir: &Path) -> PathBuf {
     let db = dir.join("p.db");
+    project_at(dir, &db);
+    db
+}
+
+/// [`project`] in the database file `db`.
+fn project_at(dir: &Path, db: &Path) {
+    let db = db.to_path_buf();
     let corpus: String = (11..=16)
         .map(|d| {
             format!(
@@ -207,7 +216,6 @@ fn project(dir: &Path) -> PathBuf {
             &path(&labels),
         ],
     ));
-    db
 }
 
 fn export(db: &Path, out: &Path, extra: &[&str]) -> Value {
@@ -552,7 +560,8 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
     let detail = app::store::projects::claim_detail(&pool, project, "1")
         .await
         .unwrap();
-    let shown: Vec<(String, Option<String>, Vec<(String, String)>)> = detail
+    type Shown = (String, Option<String>, Vec<(String, String)>);
+    let shown: Vec<Shown> = detail
         .pairs
         .iter()
         .map(|p| {
@@ -586,4 +595,121 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
         ]
     );
     pool.close().await;
+}
+
+/// The releases page offers qrels-model.txt once the project has a model assessor; the server
+/// function writes it only when asked, and the release's qrels.txt stays the people's.
+#[tokio::test]
+async fn the_releases_page_adds_qrels_model_when_asked() {
+    let app = common::TestApp::spawn().await;
+    project_at(app.dir.path(), &app.dir.path().join("test.db"));
+    app.add_lead("lea", "p").await;
+    let lead = app.logged_in("lea").await;
+    let overview = |client: reqwest::Client| {
+        let url = app.url("/api/release/overview");
+        async move {
+            let view: Value = client
+                .post(url)
+                .form(&[("project", "p")])
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            view
+        }
+    };
+    assert_eq!(overview(lead.clone()).await["model_assessors"], 0);
+    let create = |model_qrels: &'static str| {
+        let client = lead.clone();
+        let url = app.url("/api/release/create");
+        async move {
+            let mut form = vec![
+                ("project", "p"),
+                ("partial", "false"),
+                ("unjudged", "false"),
+            ];
+            if !model_qrels.is_empty() {
+                form.push(("model_qrels", model_qrels));
+            }
+            client.post(url).form(&form).send().await.unwrap()
+        }
+    };
+    let res = create("true").await;
+    assert_eq!(res.status(), reqwest::StatusCode::CONFLICT);
+    assert!(common::error_message(res)
+        .await
+        .contains("no model assessor"));
+    let first: Value = create("").await.json().await.unwrap();
+    assert_eq!(first["release"]["number"], 1);
+
+    ok(claimpool(
+        &app.dir.path().join("test.db"),
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "prob",
+            "--name",
+            "model-prob",
+        ],
+    ));
+    assert_eq!(overview(lead.clone()).await["model_assessors"], 1);
+    let page = lead
+        .get(app.url("/lead/projects/p/releases"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), reqwest::StatusCode::OK);
+    // Without the option: the same state, release 1 again.
+    let same: Value = create("false").await.json().await.unwrap();
+    assert_eq!(
+        (&same["new"], &same["release"]["number"]),
+        (&false.into(), &1.into())
+    );
+    let second: Value = create("true").await.json().await.unwrap();
+    assert_eq!(
+        (&second["new"], &second["release"]["number"]),
+        (&true.into(), &2.into())
+    );
+    let project = app::store::projects::id_by_name(&app.db, "p")
+        .await
+        .unwrap();
+    let files = |number: u32| {
+        let db = app.db.clone();
+        async move {
+            let (_, bytes) = app::store::release::archive(&db, project, number)
+                .await
+                .unwrap();
+            let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
+            let mut files = BTreeMap::new();
+            for entry in archive.entries().unwrap() {
+                let mut entry = entry.unwrap();
+                let path = entry.path().unwrap().to_string_lossy().into_owned();
+                let name = path
+                    .split_once('/')
+                    .map_or(path.clone(), |(_, n)| n.to_owned());
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+                files.insert(name, bytes);
+            }
+            files
+        }
+    };
+    let (one, two) = (files(1).await, files(2).await);
+    assert!(!one.contains_key("qrels-model.txt"));
+    for name in ["qrels.txt", "claims.jsonl"] {
+        assert_eq!(one[name], two[name], "{name}");
+    }
+    let model = String::from_utf8(two["qrels-model.txt"].clone()).unwrap();
+    assert_eq!(model.lines().count(), 8);
+    assert!(
+        model
+            .lines()
+            .all(|l| l.split(' ').nth(1) == Some("model-prob")),
+        "{model}"
+    );
 }

@@ -37,6 +37,9 @@ pub struct ReleasesView {
     /// Pooled pairs without a final label.
     pub unjudged: i64,
     pub final_labels: i64,
+    /// The project's model assessors (issue 16): a release may carry their labels apart.
+    #[serde(default)]
+    pub model_assessors: u64,
     pub releases: Vec<ReleaseRow>,
 }
 
@@ -105,27 +108,31 @@ pub async fn overview(
     let id = caller.project_id();
     let state = crate::store::release::completeness(db, id).await?;
     let releases = crate::store::release::list(db, id).await?;
+    let model_assessors = crate::store::assessors::list(db, id).await?.len() as u64;
     Ok(ReleasesView {
         pooled: state.pooled,
         unjudged: state.unjudged,
         final_labels: state.final_labels,
+        model_assessors,
         releases: releases.into_iter().map(row).collect(),
     })
 }
 
 /// Releases the project's current state (or returns the latest release when nothing changed).
 /// `partial`: release although pooled pairs lack a final label; `unjudged`: list those pairs
-/// in `qrels.txt` with relevance -1.
+/// in `qrels.txt` with relevance -1; `model_qrels`: also write `qrels-model.txt`, the model
+/// assessors' labels, apart (issue 16).
 #[server(endpoint = "release/create")]
 pub async fn create_release(
     project: String,
     partial: bool,
     unjudged: bool,
+    #[server(default)] model_qrels: bool,
 ) -> Result<CreatedRelease, ApiError> {
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            create(&db, &lead, partial, unjudged).await
+            create(&db, &lead, partial, unjudged, model_qrels).await
         }
         .await,
     )
@@ -139,11 +146,12 @@ pub async fn create(
     lead: &crate::command::Lead,
     partial: bool,
     unjudged: bool,
+    model_qrels: bool,
 ) -> Result<CreatedRelease, ApiError> {
     let created = crate::command::release::CreateRelease {
         partial,
         unjudged,
-        model_qrels: false,
+        model_qrels,
     }
     .run(db, lead)
     .await?;

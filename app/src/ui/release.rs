@@ -27,6 +27,7 @@ pub fn ReleasesPage() -> AnyView {
     );
     let partial = RwSignal::new(false);
     let unjudged = RwSignal::new(false);
+    let model_qrels = RwSignal::new(false);
     view! {
         <Title text=move || format!("Releases of {}", name()) />
         <main class="page">
@@ -37,6 +38,7 @@ pub fn ReleasesPage() -> AnyView {
                     match overview.await {
                         Ok(v) => {
                             let incomplete = v.unjudged > 0;
+                            let with_models = v.model_assessors > 0;
                             view! {
                                 <div class="stats" data-testid="release-state">
                                     <Stat label="pooled pairs" value=v.pooled />
@@ -66,11 +68,19 @@ pub fn ReleasesPage() -> AnyView {
                                             on:change=move |ev| unjudged.set(event_target_checked(&ev)) />
                                         " include unjudged pooled pairs in qrels.txt (relevance -1)"
                                     </label>
+                                    <Show when=move || with_models>
+                                        <label title="The labels of the project's model assessors (systems' predictions), apart from the people's">
+                                            <input type="checkbox" data-testid="release-model-qrels" prop:checked=move || model_qrels.get()
+                                                on:change=move |ev| model_qrels.set(event_target_checked(&ev)) />
+                                            " add qrels-model.txt (model assessors' labels)"
+                                        </label>
+                                    </Show>
                                     <button data-testid="release-create" disabled=move || create.pending().get() on:click=move |_| {
                                         create.dispatch(CreateRelease {
                                             project: name(),
                                             partial: incomplete && partial.get_untracked(),
                                             unjudged: unjudged.get_untracked(),
+                                            model_qrels: with_models && model_qrels.get_untracked(),
                                         });
                                     }>{move || if create.pending().get() { "Releasing…" } else { "Create release" }}</button>
                                 </div>
