@@ -87,6 +87,7 @@ for (const size of SIZES) {
     await check(lead.page, lead.errors, `${lp}/annotation`, "annotation", size);
     await check(lead.page, lead.errors, `${lp}/report`, "report", size);
     await check(lead.page, lead.errors, `${lp}/releases`, "releases", size);
+    await check(lead.page, lead.errors, `${lp}/releases/diff`, "release-diff", size);
     await check(lead.page, lead.errors, "/no/such/page", "not-found", size);
 
     const admin = await login(browser, "admin", size);
