@@ -701,7 +701,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     assert!(survey.sample.is_none() && survey.plan.next_depth.is_some());
     let report_text = serde_json::to_string(report).unwrap();
     let expected = format!(
-        "{},\"survey\":{},\"survey_note\":null}}\n",
+        "{},\"survey\":{},\"survey_note\":null,\"model_assessors\":[]}}\n",
         report_text.strip_suffix('}').unwrap(),
         serde_json::to_string(&survey).unwrap()
     );
