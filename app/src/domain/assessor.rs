@@ -17,7 +17,7 @@
 
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
-use crate::domain::metrics::{kappa, Gold, JudgedRun, MetricsError, Run, RunPair};
+use crate::domain::metrics::{kappa, Gold, JudgedRun, MetricsError};
 use crate::domain::report::Snapshot;
 use crate::model::agreement::Kappa;
 use serde::{Deserialize, Serialize};
@@ -206,18 +206,7 @@ pub fn report(
             .map(|c| (c.pair.claim.clone(), c.pair.doc.clone(), c.label)),
     );
     let human = Gold::new(snapshot.claims.iter().cloned(), human_labels)?;
-    let runs = snapshot
-        .systems
-        .iter()
-        .map(|system| {
-            Run::new(system.predictions.iter().map(|p| RunPair {
-                claim: p.pair.claim.clone(),
-                doc: p.pair.doc.clone(),
-                prediction: p.prediction,
-                confidence: p.confidence,
-            }))
-        })
-        .collect::<Result<Vec<Run>, MetricsError>>()?;
+    let runs = snapshot.runs()?;
     let names: Vec<&str> = snapshot.systems.iter().map(|s| s.name.as_str()).collect();
     let human_f1 = runs
         .iter()

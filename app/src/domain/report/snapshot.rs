@@ -3,7 +3,9 @@
 pub use crate::domain::annotation::vocab::{Provenance, SecondPassMode, Specificity};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
-use crate::domain::metrics::{BootstrapSamples, BootstrapSamplesError, Confidence, Prediction};
+use crate::domain::metrics::{
+    BootstrapSamples, BootstrapSamplesError, Confidence, MetricsError, Prediction, Run, RunPair,
+};
 use crate::domain::pool::{Pair, Role, Strategy};
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
@@ -32,6 +34,24 @@ pub struct Snapshot {
     pub annotations: Vec<AnnotationRecord>,
     /// Whether second-pass annotators saw the first label.
     pub second_pass_mode: SecondPassMode,
+}
+
+impl Snapshot {
+    /// Each system's predictions as a metrics [`Run`], in the order of `systems` (refused, with
+    /// the pair, when a system predicts a pair twice).
+    pub fn runs(&self) -> Result<Vec<Run>, MetricsError> {
+        self.systems
+            .iter()
+            .map(|system| {
+                Run::new(system.predictions.iter().map(|p| RunPair {
+                    claim: p.pair.claim.clone(),
+                    doc: p.pair.doc.clone(),
+                    prediction: p.prediction,
+                    confidence: p.confidence,
+                }))
+            })
+            .collect()
+    }
 }
 
 /// A pair with a label.

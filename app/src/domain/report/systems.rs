@@ -11,8 +11,7 @@ use super::significance::{significance, Significance};
 use super::snapshot::{ReportOptions, Snapshot};
 use crate::domain::label::Label;
 use crate::domain::metrics::{
-    bootstrap, jaccard, label_confusion, ConfusionMatrix, Gold, JudgedRun, MetricsWithSd, Run,
-    RunPair,
+    bootstrap, jaccard, label_confusion, ConfusionMatrix, Gold, JudgedRun, MetricsWithSd,
 };
 use crate::domain::pool::Role;
 use serde::{Deserialize, Serialize};
@@ -76,18 +75,7 @@ pub(super) fn systems_report(
             (pair.claim, pair.doc, label)
         }),
     )?;
-    let runs = snapshot
-        .systems
-        .iter()
-        .map(|system| {
-            Run::new(system.predictions.iter().map(|p| RunPair {
-                claim: p.pair.claim.clone(),
-                doc: p.pair.doc.clone(),
-                prediction: p.prediction,
-                confidence: p.confidence,
-            }))
-        })
-        .collect::<Result<Vec<Run>, _>>()?;
+    let runs = snapshot.runs()?;
     let judged = runs
         .iter()
         .map(|run| JudgedRun::new(&gold, run))
