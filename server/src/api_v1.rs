@@ -12,6 +12,7 @@
 
 use app::api::Access;
 use app::auth::ProjectCaller;
+use app::command::Lead;
 use app::domain::account::{ProjectRole, Role, User};
 use app::error::ApiError;
 use app::state::AppState;
@@ -480,6 +481,10 @@ async fn authorized(state: &AppState, route: &ApiRoute, req: &mut Request) -> Re
             .get("project")
             .ok_or_else(|| ApiError::Internal(format!("{}: no {{project}}", route.path)))?;
         let caller = app::auth::project_access(&state.db, user.clone(), project, role).await?;
+        // A lead route's handler takes the command layer's proof, made here once.
+        if role == ProjectRole::Lead {
+            req.extensions_mut().insert(Lead::of(&caller)?);
+        }
         req.extensions_mut().insert(caller);
     }
     if let Some(query) = req.uri().query() {
@@ -621,25 +626,21 @@ fn confidence() -> String {
 
 async fn build_pool(
     State(state): State<AppState>,
-    Extension(caller): Extension<ProjectCaller>,
+    Extension(lead): Extension<Lead>,
     body: Body,
 ) -> Answer {
     let request: PoolRequest = json_body(body).await?;
-    let lead = app::command::Lead::of(&caller)?;
     let built = app::api::pool::build(&state.db, &lead, &request.strategy, request.depth).await?;
     json(StatusCode::OK, &built)
 }
 
-async fn pool_stats(
-    State(state): State<AppState>,
-    Extension(caller): Extension<ProjectCaller>,
-) -> Answer {
-    let stats = app::api::pool::stats(&state.db, &app::command::Lead::of(&caller)?)
+async fn pool_stats(State(state): State<AppState>, Extension(lead): Extension<Lead>) -> Answer {
+    let stats = app::api::pool::stats(&state.db, &lead)
         .await?
         .ok_or_else(|| {
             ApiError::NotFound(format!(
                 "a pool of {:?}: build it first (POST {PREFIX}/projects/{{project}}/pool)",
-                caller.project()
+                lead.project()
             ))
         })?;
     json(StatusCode::OK, &stats)
@@ -647,7 +648,7 @@ async fn pool_stats(
 
 async fn report(
     State(state): State<AppState>,
-    Extension(caller): Extension<ProjectCaller>,
+    Extension(lead): Extension<Lead>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Answer {
     let (step, bootstrap, seed) = (
@@ -655,14 +656,8 @@ async fn report(
         number(&query, "bootstrap")?,
         number(&query, "seed")?,
     );
-    let (_, computed) = app::api::report::web_report(
-        &state.db,
-        &app::command::Lead::of(&caller)?,
-        step,
-        bootstrap,
-        seed,
-    )
-    .await?;
+    let (_, computed) =
+        app::api::report::web_report(&state.db, &lead, step, bootstrap, seed).await?;
     json(StatusCode::OK, &computed.report)
 }
 
@@ -689,13 +684,13 @@ struct ReleaseRequest {
 
 async fn create_release(
     State(state): State<AppState>,
-    Extension(caller): Extension<ProjectCaller>,
+    Extension(lead): Extension<Lead>,
     body: Body,
 ) -> Answer {
     let request: ReleaseRequest = json_body(body).await?;
     let created = app::api::release::create(
         &state.db,
-        &app::command::Lead::of(&caller)?,
+        &lead,
         request.partial,
         request.unjudged,
         request.model_qrels,
