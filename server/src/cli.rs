@@ -473,12 +473,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &role,
                 PasswordChoice::Given(password_from_stdin()?),
             )
-            .map_err(|e| {
-                anyhow::anyhow!(e
-                    .to_string()
-                    .replace("user name: ", "--username: ")
-                    .replace("role: ", "--role: "))
-            })?;
+            .map_err(option_error)?;
             let db = open_db(&db_or_default()).await?;
             let (user, _) = create.run(&db, &Operator::at_the_shell().admin()).await?;
             emit!("created {} ({})", user.username, user.role);
@@ -728,24 +723,26 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
 /// A command's option error, named as the command line spells the option (`--role: ...`).
 fn option_error(e: app::error::ApiError) -> anyhow::Error {
     let text = e.to_string();
+    // (the field a command's error names, the command line's option)
     let named = [
-        "format",
-        "role",
-        "label order",
-        "annotator",
-        "stage",
-        "negative sampling ratio",
-        "strategy",
-        "depth",
-        "order",
-        "seed",
-        "budget",
-        "name",
+        ("format", "format"),
+        ("role", "role"),
+        ("label order", "label-order"),
+        ("annotator", "annotator"),
+        ("stage", "stage"),
+        ("negative sampling ratio", "negative-sampling-ratio"),
+        ("strategy", "strategy"),
+        ("depth", "depth"),
+        ("order", "order"),
+        ("seed", "seed"),
+        ("budget", "budget"),
+        ("name", "name"),
+        ("user name", "username"),
     ]
     .iter()
-    .find_map(|field| {
+    .find_map(|(field, option)| {
         text.strip_prefix(&format!("{field}: "))
-            .map(|rest| format!("--{}: {rest}", field.replace(' ', "-")))
+            .map(|rest| format!("--{option}: {rest}"))
     });
     anyhow::anyhow!(named.unwrap_or(text))
 }
