@@ -14,6 +14,10 @@
 //! The command runs without a shell ([`ExternalCommand::parse`]). Claims are written on their own
 //! thread while predictions are read, and stderr is drained on a third, so neither side can
 //! block the other however the command buffers; only the open pairs are held in memory.
+//!
+//! [`run_external`] sends each claim with its retrieved candidates and writes a run file;
+//! [`exchange`] is the same conversation over any candidates (a model assessor sends the pooled
+//! pairs) and hands each checked prediction to its caller.
 
 mod command;
 mod expected;
@@ -23,8 +27,11 @@ mod stderr;
 pub use command::{CommandLineError, ExternalCommand};
 
 use super::candidates::CandidateRetriever;
-use super::PipelineError;
-use crate::domain::formats::{Claim, ParseError, RunFormat, RunReadOptions, RunReader, RunWriter};
+use super::{Passage, PipelineError, Ranking};
+use crate::domain::formats::{
+    Claim, ParseError, RunFormat, RunReadOptions, RunReader, RunRecord, RunWriter,
+};
+use crate::domain::ids::{ClaimId, DocId};
 use expected::{Answered, Expected};
 use std::io::{BufReader, BufWriter, Write};
 use std::process::{ChildStdin, ChildStdout, ExitStatus};
@@ -72,6 +79,9 @@ pub enum ExternalError {
     RepeatedClaim(crate::domain::ids::ClaimId),
     #[error(transparent)]
     Retrieval(#[from] PipelineError),
+    /// The claims to send could not be read (the caller's own source of candidates).
+    #[error("reading the claims to send: {0}")]
+    Input(String),
     #[error("writing the run: {0}")]
     Write(std::io::Error),
     #[error("reading the output of `{command}`: {error}")]
@@ -97,6 +107,56 @@ pub struct ExternalSummary {
 /// How many unanswered pairs an error lists.
 const MISSING_EXAMPLES: usize = 3;
 
+/// One claim as the command reads it ([`protocol`]): the claim and its candidate abstracts, in
+/// the order they are sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimRequest {
+    pub claim_id: ClaimId,
+    pub claim: String,
+    pub candidates: Vec<Candidate>,
+}
+
+/// A candidate abstract of a claim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub doc_id: DocId,
+    pub title: String,
+    pub sentences: Vec<String>,
+    /// 1-based place in the claim's candidates.
+    pub rank: u32,
+    /// The abstract's BM25 score for the claim; `None` (the field left out) for candidates that
+    /// BM25 did not rank.
+    pub bm25_score: Option<f32>,
+}
+
+impl ClaimRequest {
+    /// A claim with a retriever's ranking and the passages of its hits (in the same order).
+    pub fn retrieved(
+        claim_id: ClaimId,
+        claim: impl Into<String>,
+        ranking: Ranking,
+        passages: Vec<Passage>,
+    ) -> ClaimRequest {
+        let candidates = ranking
+            .hits
+            .into_iter()
+            .zip(passages)
+            .map(|(hit, passage)| Candidate {
+                doc_id: hit.doc_id,
+                title: passage.title,
+                sentences: passage.sentences,
+                rank: hit.rank,
+                bm25_score: Some(hit.score),
+            })
+            .collect();
+        ClaimRequest {
+            claim_id,
+            claim: claim.into(),
+            candidates,
+        }
+    }
+}
+
 /// Runs `command` over the top `k` candidates of every claim and writes its validated
 /// predictions to `out` as canonical run JSONL (the retrieval rank added), in the order the
 /// command gives them. `progress` gets the number of claims fully answered. Setting `stop`
@@ -111,6 +171,45 @@ pub fn run_external(
     progress: &(dyn Fn(u64) + Sync),
     stop: &AtomicBool,
 ) -> Result<ExternalSummary, ExternalError> {
+    let requests = claims.iter().map(|claim| {
+        let (ranking, passages) = retriever.with_passages(&claim.text, k)?;
+        Ok(ClaimRequest::retrieved(
+            claim.id.clone(),
+            claim.text.as_str(),
+            ranking,
+            passages,
+        ))
+    });
+    let mut writer = RunWriter::new(out);
+    let summary = exchange(
+        command,
+        requests,
+        claims.len(),
+        &mut |record| writer.write(&record),
+        progress,
+        stop,
+    )?;
+    writer.finish().map_err(ExternalError::Write)?;
+    Ok(summary)
+}
+
+/// Runs `command` once over `requests` (`claims` of them, for messages), made lazily on the
+/// thread that writes them, and hands each checked prediction to `answer` in the order the
+/// command gives them, with the rank that was sent (score and system cleared). Every output
+/// line is checked as [`run_external`] checks it, and every sent pair must be answered; on any
+/// error the caller keeps nothing `answer` was given. `progress` and `stop` as for
+/// [`run_external`]; an error of `answer` stops the run as [`ExternalError::Write`].
+pub fn exchange<I>(
+    command: &ExternalCommand,
+    requests: I,
+    claims: usize,
+    answer: &mut dyn FnMut(RunRecord) -> std::io::Result<()>,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
+) -> Result<ExternalSummary, ExternalError>
+where
+    I: Iterator<Item = Result<ClaimRequest, ExternalError>> + Send,
+{
     let shown = command.to_string();
     let spawn_error = |error| ExternalError::Spawn {
         command: shown.clone(),
@@ -147,13 +246,13 @@ pub fn run_external(
             }
         });
         let feeder = scope.spawn(|| {
-            let fed = feed(stdin, retriever, claims, k, &expected, &done, progress);
+            let fed = feed(stdin, requests, &expected, &done, progress);
             if fed.is_err() {
                 command::kill_group(pid);
             }
             fed
         });
-        let read = read_answers(stdout, &output_name, &expected, &done, progress, out);
+        let read = read_answers(stdout, &output_name, &expected, &done, progress, answer);
         if read.is_err() {
             running.kill();
         }
@@ -204,7 +303,7 @@ pub fn run_external(
                 .iter()
                 .map(|(c, d)| format!("claim {c} / doc {d}"))
                 .collect(),
-            claims: claims.len(),
+            claims,
             stopped: fed.stopped.then_some(fed.claims),
             stderr,
         });
@@ -228,9 +327,7 @@ struct Fed {
 /// (the exit status or the unanswered pairs tell what happened).
 fn feed(
     stdin: ChildStdin,
-    retriever: &CandidateRetriever<'_>,
-    claims: &[Claim],
-    k: usize,
+    requests: impl Iterator<Item = Result<ClaimRequest, ExternalError>>,
     expected: &Mutex<Expected>,
     done: &AtomicU64,
     progress: &(dyn Fn(u64) + Sync),
@@ -241,23 +338,21 @@ fn feed(
         pairs: 0,
         stopped: false,
     };
-    for claim in claims {
-        let (ranking, passages) = retriever.with_passages(&claim.text, k)?;
-        let line = protocol::claim_line(&claim.id, &claim.text, &ranking, &passages)
-            .map_err(|e| ExternalError::Write(e.into()))?;
-        let candidates = ranking
-            .hits
+    for request in requests {
+        let request = request?;
+        let line = protocol::claim_line(&request).map_err(|e| ExternalError::Write(e.into()))?;
+        let candidates = request
+            .candidates
             .iter()
-            .zip(&passages)
-            .map(|(hit, p)| (hit.doc_id.clone(), hit.rank, p.sentences.len()));
+            .map(|c| (c.doc_id.clone(), c.rank, c.sentences.len()));
         let fresh = expected
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .send(&claim.id, candidates);
+            .send(&request.claim_id, candidates);
         if !fresh {
-            return Err(ExternalError::RepeatedClaim(claim.id.clone()));
+            return Err(ExternalError::RepeatedClaim(request.claim_id));
         }
-        if ranking.hits.is_empty() {
+        if request.candidates.is_empty() {
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         }
         let written = input
@@ -269,7 +364,7 @@ fn feed(
             return Ok(fed);
         }
         fed.claims += 1;
-        fed.pairs += ranking.hits.len();
+        fed.pairs += request.candidates.len();
     }
     fed.stopped = input.flush().is_err();
     Ok(fed)
@@ -281,20 +376,19 @@ enum ReadFailure {
     Write(std::io::Error),
 }
 
-/// Reads, checks and writes every answer; returns how many there were.
+/// Reads and checks every answer and hands it on; returns how many there were.
 fn read_answers(
     stdout: ChildStdout,
     name: &str,
     expected: &Mutex<Expected>,
     done: &AtomicU64,
     progress: &(dyn Fn(u64) + Sync),
-    out: &mut dyn Write,
+    answer: &mut dyn FnMut(RunRecord) -> std::io::Result<()>,
 ) -> Result<usize, ReadFailure> {
     let input: crate::domain::formats::Input = Box::new(BufReader::new(stdout));
     let options = RunReadOptions::default();
     let reader = RunReader::from_input(input, name, RunFormat::Canonical, &options)
         .map_err(|e| ReadFailure::Read(std::io::Error::other(e.to_string())))?;
-    let mut writer = RunWriter::new(out);
     let mut answered = 0;
     for item in reader {
         let at = item.map_err(ReadFailure::Line)?;
@@ -303,13 +397,12 @@ fn read_answers(
             .unwrap_or_else(|e| e.into_inner())
             .answer(name, at)
             .map_err(ReadFailure::Line)?;
-        writer.write(&record).map_err(ReadFailure::Write)?;
+        answer(record).map_err(ReadFailure::Write)?;
         answered += 1;
         if completed == Answered::Claim {
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
         }
     }
-    writer.finish().map_err(ReadFailure::Write)?;
     Ok(answered)
 }
 

@@ -4,11 +4,12 @@
 //! "abstract": ["sentence", ...], "rank": 1, "bm25_score": 23.5}, ...]}`
 //!
 //! Ids are strings (SciFact's integer ids as their decimal text). `rank` is the 1-based place in
-//! the retriever's ranking; `bm25_score` the abstract's BM25 score for the claim. A claim with
-//! no candidate (no content word) is still sent, with an empty list, and needs no prediction.
+//! the claim's candidate list (the retriever's ranking; for a pool's pairs, the order they are
+//! sent in); `bm25_score` the abstract's BM25 score for the claim, left out where the candidates
+//! do not come from BM25 (a model assessor's pooled pairs). A claim with no candidate (no
+//! content word) is still sent, with an empty list, and needs no prediction.
 
-use crate::domain::ids::ClaimId;
-use crate::pipeline::{Passage, Ranking};
+use super::{Candidate, ClaimRequest};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -25,31 +26,26 @@ struct CandidateLine<'a> {
     #[serde(rename = "abstract")]
     sentences: &'a [String],
     rank: u32,
-    bm25_score: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bm25_score: Option<f32>,
 }
 
 /// One claim's line (without the newline).
-pub(crate) fn claim_line(
-    claim_id: &ClaimId,
-    claim: &str,
-    ranking: &Ranking,
-    passages: &[Passage],
-) -> serde_json::Result<String> {
-    let candidates = ranking
-        .hits
+pub(crate) fn claim_line(request: &ClaimRequest) -> serde_json::Result<String> {
+    let candidates = request
+        .candidates
         .iter()
-        .zip(passages)
-        .map(|(hit, passage)| CandidateLine {
-            doc_id: hit.doc_id.as_str(),
-            title: &passage.title,
-            sentences: &passage.sentences,
-            rank: hit.rank,
-            bm25_score: hit.score,
+        .map(|candidate: &Candidate| CandidateLine {
+            doc_id: candidate.doc_id.as_str(),
+            title: &candidate.title,
+            sentences: &candidate.sentences,
+            rank: candidate.rank,
+            bm25_score: candidate.bm25_score,
         })
         .collect();
     serde_json::to_string(&ClaimLine {
-        claim_id: claim_id.as_str(),
-        claim,
+        claim_id: request.claim_id.as_str(),
+        claim: &request.claim,
         candidates,
     })
 }
@@ -57,8 +53,8 @@ pub(crate) fn claim_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::DocId;
-    use crate::pipeline::Hit;
+    use crate::domain::ids::{ClaimId, DocId};
+    use crate::pipeline::{Hit, Passage, Ranking};
 
     #[test]
     fn a_claim_line_has_the_documented_shape() {
@@ -70,11 +66,13 @@ mod tests {
             }],
             ceiling: 10.0,
         };
-        let passages = [Passage {
+        let passages = vec![Passage {
             title: "T".into(),
             sentences: vec!["S1.".into(), "S2.".into()],
         }];
-        let line = claim_line(&ClaimId::parse("13").unwrap(), "C", &ranking, &passages).unwrap();
+        let request =
+            ClaimRequest::retrieved(ClaimId::parse("13").unwrap(), "C", ranking, passages);
+        let line = claim_line(&request).unwrap();
         let value: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(
             value,
@@ -83,5 +81,28 @@ mod tests {
             ]})
         );
         assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn a_candidate_without_a_bm25_score_leaves_the_field_out() {
+        let request = ClaimRequest {
+            claim_id: ClaimId::parse("13").unwrap(),
+            claim: "C".into(),
+            candidates: vec![Candidate {
+                doc_id: DocId::parse("7").unwrap(),
+                title: "T".into(),
+                sentences: vec!["S1.".into()],
+                rank: 1,
+                bm25_score: None,
+            }],
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&claim_line(&request).unwrap()).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"claim_id": "13", "claim": "C", "candidates": [
+                {"doc_id": "7", "title": "T", "abstract": ["S1."], "rank": 1}
+            ]})
+        );
     }
 }
