@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod annotate;
+pub mod gold;
 pub mod guidelines;
 pub mod release_diff;
 pub mod significance;

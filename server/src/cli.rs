@@ -62,6 +62,9 @@ enum Command {
     /// Models as separate assessors: a system's predictions on the pool, labels kept apart
     #[command(subcommand)]
     Assessor(crate::assessor_cmd::AssessorCommand),
+    /// Gold checks and qualification: settings, gold items, admitting candidates, figures
+    #[command(subcommand)]
+    Gold(crate::gold_cmd::GoldCommand),
     /// Replay judging orders (depth, mtf, mab, hedge) over the project's pooled runs with its
     /// final labels as the truth: evidence found against judgments spent
     Simulate(crate::simulate_cmd::SimulateArgs),
@@ -542,6 +545,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Assessor(command) => {
             crate::assessor_cmd::run(&open_db(&db_or_default()).await?, command).await
+        }
+        Command::Gold(command) => {
+            crate::gold_cmd::run(&open_db(&db_or_default()).await?, command).await
         }
         Command::Simulate(args) => {
             crate::simulate_cmd::run(&open_db(&db_or_default()).await?, args).await

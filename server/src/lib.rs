@@ -2,6 +2,7 @@
 
 pub mod api_v1;
 pub mod assessor_cmd;
+pub mod gold_cmd;
 pub mod cli;
 pub mod demo;
 pub mod estimate_cmd;

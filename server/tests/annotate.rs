@@ -2,6 +2,8 @@
 //! sees, the protocol end to end, and concurrent submissions.
 
 mod common;
+#[path = "annotate/gold.rs"]
+mod gold;
 #[path = "annotate/live_order.rs"]
 mod live_order;
 

@@ -133,6 +133,16 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "lead/annotation/judging",
         Body::Form("project=B&order=mtf&seed=3&budget="),
     ),
+    ("lead/gold", Body::Form("project=B")),
+    (
+        "lead/gold/settings",
+        Body::Form("project=B&every=&training=0&graded=0&pass=0.8"),
+    ),
+    (
+        "lead/gold/add",
+        Body::Form("project=B&source=citation&count=1&seed=0"),
+    ),
+    ("lead/gold/admit", Body::Form("project=B&username=nobody")),
     (
         "lead/annotation/pair",
         Body::Form("project=B&entry_id=ENTRY"),

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod annotate;
 pub mod auth;
+pub mod gold;
 pub mod guidelines;
 pub mod imports;
 pub mod pipeline;
@@ -104,6 +105,10 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/annotation/reassign", LEAD),
     ("lead/annotation/mode", LEAD),
     ("lead/annotation/judging", LEAD),
+    ("lead/gold", LEAD),
+    ("lead/gold/settings", LEAD),
+    ("lead/gold/add", LEAD),
+    ("lead/gold/admit", LEAD),
     ("lead/annotation/pair", LEAD),
     ("lead/annotation/adjudicate", LEAD),
     ("pipeline/options", LEAD),

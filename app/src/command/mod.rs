@@ -10,6 +10,7 @@
 
 pub mod account;
 pub mod assessor;
+pub mod gold;
 pub mod import;
 pub mod pool;
 pub mod project;

@@ -14,6 +14,8 @@ pub mod assessor;
 #[cfg(feature = "ssr")]
 pub mod formats;
 #[cfg(feature = "ssr")]
+pub mod gold_checks;
+#[cfg(feature = "ssr")]
 pub mod guidelines;
 #[cfg(feature = "ssr")]
 pub mod judging;

@@ -84,6 +84,9 @@ pub struct LastSubmission {
     pub undo_until_ms: i64,
     /// Whether it may be undone at all: not a blind second pass, which revealed the first label.
     pub undoable: bool,
+    /// A qualification's training item: the reference annotation, shown after answering.
+    #[serde(default)]
+    pub feedback: Option<crate::model::gold::GoldFeedback>,
 }
 
 /// The head of the caller's queue in a project: the item to do, the one after it (preloaded),
@@ -102,6 +105,9 @@ pub struct QueueHead {
     /// set, `current` and `next` are None.
     #[serde(default)]
     pub guidelines_to_confirm: Option<i64>,
+    /// While the caller is a candidate in the project's qualification: where they stand.
+    #[serde(default)]
+    pub qualification: Option<crate::model::gold::QualificationStatus>,
 }
 
 /// One annotator's progress in a project (lead view).

@@ -12,17 +12,19 @@ use crate::domain::annotation::{
 use sqlx::SqliteConnection;
 use std::collections::{BTreeMap, HashMap};
 
-/// The project's active annotators: active members with the annotator role and an active account.
+/// The project's active annotators: active members with the annotator role and an active account,
+/// admitted to real items (past the project's qualification, if it asks one).
 pub(crate) async fn active_annotators(
     conn: &mut SqliteConnection,
     project_id: i64,
 ) -> StoreResult<Vec<AnnotatorId>> {
-    let ids: Vec<i64> = sqlx::query_scalar(
+    let ids: Vec<i64> = sqlx::query_scalar(&format!(
         "SELECT u.id FROM project_members m JOIN users u ON u.id = m.user_id
          WHERE m.project_id = ? AND m.active = 1 AND m.role = 'annotator' AND u.active = 1
-           AND u.role = 'annotator'
+           AND u.role = 'annotator' AND {}
          ORDER BY u.id",
-    )
+        super::gold::ADMITTED_SQL
+    ))
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;

@@ -202,6 +202,43 @@ pub(crate) async fn entry(
     conn: &mut SqliteConnection,
     entry_id: i64,
 ) -> StoreResult<Option<Entry>> {
+    load_entry(
+        conn,
+        "SELECT e.id, e.project_id, e.claim_id, e.doc_id, c.claim_id AS claim_ext,
+                c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
+         FROM pool_entries e JOIN claims c ON c.id = e.claim_id
+         JOIN documents d ON d.id = e.doc_id WHERE e.id = ?",
+        entry_id,
+    )
+    .await
+}
+
+/// The pair of gold item `gold_item_id` as an entry: its id is the pair's pool entry when the
+/// pair is pooled, else the gold item's, so that a page shows a gold item as any other.
+pub(crate) async fn gold_entry(
+    conn: &mut SqliteConnection,
+    gold_item_id: i64,
+) -> StoreResult<Option<Entry>> {
+    load_entry(
+        conn,
+        "SELECT COALESCE((SELECT e.id FROM pool_entries e WHERE e.project_id = g.project_id
+                            AND e.claim_id = g.claim_id AND e.doc_id = g.doc_id), g.id) AS id,
+                g.project_id, g.claim_id, g.doc_id, c.claim_id AS claim_ext,
+                c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
+         FROM gold_items g JOIN claims c ON c.id = g.claim_id
+         JOIN documents d ON d.id = g.doc_id WHERE g.id = ?",
+        gold_item_id,
+    )
+    .await
+}
+
+/// One pair with its claim and abstract, read by `sql` (selecting the columns of `Row`) for
+/// `id`.
+async fn load_entry(
+    conn: &mut SqliteConnection,
+    sql: &'static str,
+    id: i64,
+) -> StoreResult<Option<Entry>> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: i64,
@@ -214,15 +251,10 @@ pub(crate) async fn entry(
         title: String,
         sentences: String,
     }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT e.id, e.project_id, e.claim_id, e.doc_id, c.claim_id AS claim_ext,
-                c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
-         FROM pool_entries e JOIN claims c ON c.id = e.claim_id
-         JOIN documents d ON d.id = e.doc_id WHERE e.id = ?",
-    )
-    .bind(entry_id)
-    .fetch_optional(&mut *conn)
-    .await?;
+    let row: Option<Row> = sqlx::query_as(sql)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
     row.map(|r| {
         let sentences: Vec<String> = serde_json::from_str(&r.sentences)
             .map_err(|e| corrupt(format!("document {}: sentences: {e}", r.doc_ext)))?;

@@ -4,6 +4,7 @@
 //! one `BEGIN IMMEDIATE` transaction per change, with its audit event.
 
 pub(crate) mod assign;
+pub mod gold;
 mod history;
 mod import;
 mod judging;

@@ -112,8 +112,27 @@ async fn item_view(
     })
 }
 
-/// The caller's latest submission in the project while it may still be undone.
+/// The caller's latest submission in the project while it may still be undone: a real
+/// judgment or a gold answer, whichever is newer.
 async fn last_submission(
+    conn: &mut SqliteConnection,
+    actor: Actor,
+    project_id: i64,
+) -> StoreResult<Option<LastSubmission>> {
+    let real = last_judgment(conn, actor, project_id).await?;
+    let gold = super::gold::last_answer(conn, actor, project_id).await?;
+    Ok(match (real, gold) {
+        (Some(r), Some(g)) => Some(if g.undo_until_ms >= r.undo_until_ms {
+            g
+        } else {
+            r
+        }),
+        (r, g) => r.or(g),
+    })
+}
+
+/// The caller's latest real judgment in the project while it may still be undone.
+async fn last_judgment(
     conn: &mut SqliteConnection,
     actor: Actor,
     project_id: i64,
@@ -173,6 +192,7 @@ async fn last_submission(
         outcome: outcome_text(&hist.state),
         undo_until_ms: at + UNDO_WINDOW_MS,
         undoable,
+        feedback: None,
     }))
 }
 
@@ -182,6 +202,7 @@ async fn last_submission(
 /// serves next first ([`super::judging`]).
 pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
     super::judging::serve_first(db, actor.annotator(), project_id).await?;
+    super::gold::serve(db, actor, project_id).await?;
     let mut conn = db.acquire().await?;
     let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
         .bind(project_id)
@@ -198,8 +219,24 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     .fetch_all(&mut *conn)
     .await?;
     let mode = history::mode(&mut conn, project_id).await?;
+    let standing = super::gold::standing(&mut conn, actor.id, project_id).await?;
     let mut items = Vec::with_capacity(2);
-    for (id, stage, flagged, flag_note, entry) in rows {
+    // A gold item comes first, looking like any other; a candidate sees nothing else.
+    if let Some(gold) = super::gold::open_gold(&mut conn, actor.id, project_id).await? {
+        let pair = history::gold_entry(&mut conn, gold.item)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("gold item {} lost its pair", gold.item)))?;
+        let open = Open {
+            id: gold.id,
+            stage: Stage::First,
+            flagged: gold.flagged,
+            flag_note: gold.flag_note,
+            entry: pair.id,
+        };
+        items.push(item_view(&mut conn, actor, pair, Stage::First, Some(&open), mode).await?);
+    }
+    let rows = if standing.admitted { rows } else { Vec::new() };
+    for (id, stage, flagged, flag_note, entry) in rows.into_iter().take(2 - items.len()) {
         let open = Open {
             id,
             stage: Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
@@ -212,10 +249,15 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
             .ok_or_else(|| StoreError::Corrupt(format!("assignment {id} lost its pair")))?;
         items.push(item_view(&mut conn, actor, pair, open.stage, Some(&open), mode).await?);
     }
+    // Gold checks count as items; a qualification's do not (the candidate sees their own
+    // progress).
     let (open, done): (i64, i64) = sqlx::query_as(
         "SELECT COALESCE(SUM(a.status = 'open'), 0), COALESCE(SUM(a.status = 'done'), 0)
-         FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE a.annotator_id = ? AND e.project_id = ?",
+         FROM assignments a
+         LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
+         LEFT JOIN gold_items g ON g.id = a.gold_item_id
+         WHERE a.annotator_id = ?1
+           AND (e.project_id = ?2 OR (g.project_id = ?2 AND a.gold_purpose = 'check'))",
     )
     .bind(actor.id)
     .bind(project_id)
@@ -231,6 +273,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         done,
         last,
         guidelines_to_confirm: None,
+        qualification: standing.status(),
     })
 }
 
@@ -249,22 +292,27 @@ pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<
     item_view(&mut conn, actor, entry, stage, None, mode).await
 }
 
-/// The caller's open assignment `id`.
+/// The caller's open assignment `id`: its project, flag and note, and whether it is a gold
+/// item.
 async fn own_open(
     conn: &mut SqliteConnection,
     actor: Actor,
     id: i64,
-) -> StoreResult<(i64, bool, Option<String>)> {
-    let row: Option<(i64, i64, bool, Option<String>, i64)> = sqlx::query_as(
-        "SELECT a.annotator_id, e.project_id, a.flagged, a.flag_note, a.queue_pos FROM assignments a
-         JOIN pool_entries e ON e.id = a.pool_entry_id WHERE a.id = ? AND a.status = 'open'",
+) -> StoreResult<(i64, bool, Option<String>, bool)> {
+    let row: Option<(i64, Option<i64>, bool, Option<String>, bool)> = sqlx::query_as(
+        "SELECT a.annotator_id, COALESCE(e.project_id, g.project_id), a.flagged, a.flag_note,
+                a.gold_item_id IS NOT NULL
+         FROM assignments a
+         LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
+         LEFT JOIN gold_items g ON g.id = a.gold_item_id
+         WHERE a.id = ? AND a.status = 'open'",
     )
     .bind(id)
     .fetch_optional(&mut *conn)
     .await?;
     match row {
-        Some((annotator, project, flagged, note, _)) if annotator == actor.id => {
-            Ok((project, flagged, note))
+        Some((annotator, Some(project), flagged, note, gold)) if annotator == actor.id => {
+            Ok((project, flagged, note, gold))
         }
         _ => Err(not_yours(&format!("item #{id}"))),
     }
@@ -273,7 +321,28 @@ async fn own_open(
 /// Sends the caller's open item to the end of their queue.
 pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
-    let (project, _, _) = own_open(&mut tx, actor, assignment_id).await?;
+    let (project, _, _, gold) = own_open(&mut tx, actor, assignment_id).await?;
+    if gold {
+        // A gold item always comes first: skipping it gives it up (another is served instead).
+        sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE id = ?")
+            .bind(now_ms())
+            .bind(assignment_id)
+            .execute(&mut *tx)
+            .await?;
+        AuditEvent {
+            project_id: Some(project),
+            actor_id: Some(actor.id),
+            action: "skip",
+            entity: "assignment",
+            entity_id: Some(assignment_id.to_string()),
+            old_value: Some(serde_json::json!({ "status": "open" })),
+            new_value: Some(serde_json::json!({ "status": "withdrawn" })),
+        }
+        .record(&mut tx)
+        .await?;
+        tx.commit().await?;
+        return Ok(());
+    }
     let positions: Vec<i64> = sqlx::query_scalar(
         "SELECT queue_pos FROM assignments WHERE annotator_id = ? AND status = 'open'",
     )
@@ -312,7 +381,7 @@ pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> Stor
         return Err(StoreError::Invalid("flag note: too long".into()));
     }
     let mut tx = begin_write(db).await?;
-    let (project, flagged, old_note) = own_open(&mut tx, actor, assignment_id).await?;
+    let (project, flagged, old_note, _) = own_open(&mut tx, actor, assignment_id).await?;
     let (new_flag, new_note) = if note.is_empty() {
         (false, None)
     } else {

@@ -92,6 +92,13 @@ pub async fn submit(
     }
     let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
+    if let Target::Assignment(id) = target {
+        if let Some(gold) = super::gold::resolve(&mut tx, actor, id).await? {
+            let shown = super::gold::submit(&mut tx, actor, gold, draft, seconds_spent).await?;
+            tx.commit().await?;
+            return Ok(shown);
+        }
+    }
     let (assignment, stage, entry_id) = resolve(&mut tx, actor, target).await?;
     let entry = history::entry(&mut tx, entry_id)
         .await?
@@ -211,6 +218,7 @@ pub async fn submit(
         outcome,
         undo_until_ms: now + UNDO_WINDOW_MS,
         undoable: !reveals_on_submit(stage, mode),
+        feedback: None,
     })
 }
 
@@ -229,6 +237,12 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     .bind(actor.id)
     .fetch_optional(&mut *tx)
     .await?;
+    if let Some(what) =
+        super::gold::undo_if_latest(&mut tx, actor, project_id, latest.map(|l| l.4)).await?
+    {
+        tx.commit().await?;
+        return Ok(what);
+    }
     let (judgment_id, claim, doc, assignment, created_at) =
         latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
     let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = ?")
