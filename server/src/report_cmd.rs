@@ -100,10 +100,10 @@ fn model_assessor_text(out: &mut String, assessors: &[app::domain::assessor::Ass
         let k = &a.agreement;
         let _ = writeln!(
             out,
-            "\nModel assessor {} (system {}, {} labels): Cohen's kappa with the final labels {} \
+            "\nModel assessor {} ({}, {} labels): Cohen's kappa with the final labels {} \
              (n = {}, agreement {})",
             a.name,
-            a.system,
+            a.source,
             a.labels,
             f3_or_dash(k.kappa),
             k.n,

@@ -1,11 +1,18 @@
-//! Model assessors (issue 16): register a system's predictions on the pool as an assessor, list
-//! them, and compare them with the people. Each runs for a [`Lead`] proof.
+//! Model assessors (issue 16): register a system's predictions on the pool, or an external
+//! command's answers about it, as an assessor, list them, and compare them with the people.
+//! Each runs for a [`Lead`] proof, but a command runs only for the [`Operator`]: only the
+//! server's administrator, at its shell, may start a program on the server.
 
-use super::Lead;
-use crate::domain::assessor::{self, AssessorReport, AssessorSummary};
+use super::{Lead, Operator};
+use crate::domain::assessor::{self, AssessorReport, AssessorSummary, StoredPrediction};
+use crate::domain::formats::RunRecord;
+use crate::domain::ids::{ClaimId, DocId};
 use crate::error::{ApiError, ApiResult};
-use crate::store::assessors::{self, NewLabel};
+use crate::pipeline::external::{self, Candidate, ClaimRequest, ExternalCommand, ExternalError};
+use crate::store::assessors::{self, NewLabel, NewSource, PooledClaim};
 use crate::store::{self, Db};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 /// Registers the predictions of `system` on the pooled pairs as the assessor `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,25 +72,206 @@ impl AddAssessor {
                 key: pair.key,
                 label,
                 predicted,
+                sentences: None,
             });
         }
         assessors::create(
             db,
             lead.project_id(),
             &self.name,
-            system_id,
+            NewSource::System(system_id),
             &labels,
             lead.audit_id(),
         )
         .await?;
-        list(db, lead)
-            .await?
-            .into_iter()
-            .find(|a| a.name == self.name)
-            .ok_or_else(|| {
-                ApiError::from(store::StoreError::Fault("the new assessor is gone".into()))
-            })
+        summary(db, lead, &self.name).await
     }
+}
+
+/// The assessor `name` as [`list`] shows it.
+async fn summary(db: &Db, lead: &Lead, name: &str) -> ApiResult<AssessorSummary> {
+    list(db, lead)
+        .await?
+        .into_iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| ApiError::from(store::StoreError::Fault("the new assessor is gone".into())))
+}
+
+/// Runs an external command (the external scorer's protocol) once over every pooled pair of a
+/// project and registers its answers as the assessor `name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddCommandAssessor {
+    /// The command line as given (stored and shown as such).
+    pub line: String,
+    pub command: ExternalCommand,
+    /// Checked by [`assessor::check_name`]; required (a command has no name of its own).
+    pub name: String,
+}
+
+impl AddCommandAssessor {
+    /// Parses the command line (split into words without a shell, see
+    /// [`ExternalCommand::parse`]) and the assessor's name.
+    pub fn parse(line: &str, name: Option<&str>) -> ApiResult<AddCommandAssessor> {
+        let command =
+            ExternalCommand::parse(line).map_err(|e| ApiError::Invalid(format!("command: {e}")))?;
+        let name = name
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| ApiError::Invalid("name: is needed for a command assessor".into()))?;
+        let name = assessor::check_name(name)
+            .map_err(|e| ApiError::Invalid(format!("name: {e}")))?
+            .to_owned();
+        Ok(AddCommandAssessor {
+            line: line.trim().to_owned(),
+            command,
+            name,
+        })
+    }
+
+    /// Sends every claim of the pool with its pooled abstracts to the command (one line per
+    /// claim, the external scorer's request format, in claim id order; each claim's abstracts by
+    /// doc id, `rank` their place in that order, no `bm25_score`), checks every answer as the
+    /// external scorer does (every pair answered once with a label and both probabilities;
+    /// rationale sentences within the abstract), and stores the labels (the stated label, the
+    /// rationale if given) in one transaction. A command that cannot start, exits non-zero, or
+    /// answers badly stores nothing; the error names the command, the output line and field, or
+    /// the unanswered pairs. `progress` gets the number of claims answered, of `claims` (called
+    /// once with 0 before the command starts).
+    ///
+    /// Only the operator at the shell may run a command on the server: no request reaches this.
+    pub async fn run(
+        &self,
+        db: &Db,
+        operator: &Operator,
+        project: &str,
+        progress: impl Fn(u64, u64) + Send + Sync + 'static,
+    ) -> ApiResult<AssessorSummary> {
+        let lead = operator.lead(db, project).await?;
+        assessors::check_name_free(db, lead.project_id(), &self.name).await?;
+        let claims = assessors::pooled_claims(db, lead.project_id()).await?;
+        if claims.is_empty() {
+            return Err(ApiError::Conflict(
+                "the project has no pooled pairs yet: build the pool first".into(),
+            ));
+        }
+        let keys: HashMap<(ClaimId, DocId), (i64, i64)> = claims
+            .iter()
+            .flat_map(|c| {
+                c.docs
+                    .iter()
+                    .map(|(key, doc)| ((c.claim_id.clone(), doc.clone()), (c.key, *key)))
+            })
+            .collect();
+        let total = claims.len() as u64;
+        progress(0, total);
+        let ran_at = store::now_ms();
+        let records = ask(db.clone(), self.command.clone(), claims, move |n| {
+            progress(n, total)
+        })
+        .await?;
+        let mut labels = Vec::with_capacity(records.len());
+        for record in records {
+            let pair = (record.claim_id.clone(), record.doc_id.clone());
+            let (Some(&key), Some(label)) =
+                (keys.get(&pair), assessor::model_label(&stored(&record)))
+            else {
+                return Err(ApiError::from(store::StoreError::Fault(format!(
+                    "the command's answer for claim {} / doc {} passed the checks unlabelled                      or unsent",
+                    pair.0, pair.1
+                ))));
+            };
+            labels.push(NewLabel {
+                key,
+                label,
+                predicted: true,
+                sentences: record.sentences,
+            });
+        }
+        assessors::create(
+            db,
+            lead.project_id(),
+            &self.name,
+            NewSource::Command {
+                line: &self.line,
+                ran_at,
+            },
+            &labels,
+            lead.audit_id(),
+        )
+        .await?;
+        summary(db, &lead, &self.name).await
+    }
+}
+
+/// What a checked answer gives, as a stored prediction.
+fn stored(record: &RunRecord) -> StoredPrediction {
+    StoredPrediction {
+        label: record.label,
+        p_support: record.p_support.map(|p| p.get()),
+        p_contradict: record.p_contradict.map(|p| p.get()),
+        p_nei: record.p_nei.map(|p| p.get()),
+    }
+}
+
+/// Runs `command` over `claims` on a blocking thread, reading each claim's abstracts as it is
+/// sent; every checked answer, or the command's error.
+async fn ask(
+    db: Db,
+    command: ExternalCommand,
+    claims: Vec<PooledClaim>,
+    progress: impl Fn(u64) + Send + Sync + 'static,
+) -> ApiResult<Vec<RunRecord>> {
+    let handle = tokio::runtime::Handle::current();
+    let asked = tokio::task::spawn_blocking(move || {
+        let count = claims.len();
+        let requests = claims.into_iter().map(|claim| {
+            let keys: Vec<i64> = claim.docs.iter().map(|(key, _)| *key).collect();
+            let abstracts = handle
+                .block_on(assessors::abstracts(&db, &keys))
+                .map_err(|e| ExternalError::Input(e.to_string()))?;
+            let candidates = claim
+                .docs
+                .into_iter()
+                .zip(abstracts)
+                .zip(1_u32..)
+                .map(|(((_, doc_id), text), rank)| Candidate {
+                    doc_id,
+                    title: text.title,
+                    sentences: text.sentences,
+                    rank,
+                    bm25_score: None,
+                })
+                .collect();
+            Ok(ClaimRequest {
+                claim_id: claim.claim_id,
+                claim: claim.text,
+                candidates,
+            })
+        });
+        let mut records = Vec::new();
+        // The command line stops a run with Ctrl-C.
+        let never = AtomicBool::new(false);
+        external::exchange(
+            &command,
+            requests,
+            count,
+            &mut |record| {
+                records.push(record);
+                Ok(())
+            },
+            &progress,
+            &never,
+        )
+        .map(|_| records)
+    })
+    .await
+    .map_err(|e| store::StoreError::Fault(format!("the command's run stopped: {e}")))?;
+    asked.map_err(|e| match e {
+        ExternalError::Input(_) | ExternalError::Panicked(_) | ExternalError::Write(_) => {
+            ApiError::Internal(e.to_string())
+        }
+        _ => ApiError::Invalid(e.to_string()),
+    })
 }
 
 /// The project's model assessors, by name.

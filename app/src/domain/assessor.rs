@@ -1,5 +1,7 @@
-//! Models as a separate assessor (issue 16): a system's predictions on the pooled pairs,
-//! registered as an assessor of the pool, and how far it agrees with the people.
+//! Models as a separate assessor (issue 16): a system's predictions on the pooled pairs, or the
+//! answers of an external command the server's administrator ran over them
+//! ([`AssessorSource`]), registered as an assessor of the pool, and how far it agrees with the
+//! people.
 //!
 //! Invariants:
 //! - A model's label is never a final label and never a human judgment: it is stored apart
@@ -8,7 +10,8 @@
 //! - A pair's model label is [`model_label`] of the system's prediction: the run's stated label,
 //!   else the most probable of SUPPORT, CONTRADICT and NEI. A pooled pair the run does not hold
 //!   is NEI (as evaluation counts an unretrieved pair). A run that gives neither a label nor
-//!   both probabilities for a pair it holds cannot assess.
+//!   both probabilities for a pair it holds cannot assess. A command answers every pooled pair
+//!   with a label (the external scorer's protocol), or nothing is registered.
 //! - [`report`] compares each assessor with the human final labels over the pairs both
 //!   labelled (Cohen's κ with its n) and ranks every system by F1 under the human qrels (every
 //!   final label, as `qrels.txt`) and under the model's labels as qrels (its labels only, every
@@ -23,6 +26,7 @@ use crate::model::agreement::Kappa;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::fmt;
 
 /// Longest assessor name.
 pub const MAX_NAME: usize = 64;
@@ -78,17 +82,66 @@ pub fn model_label(prediction: &StoredPrediction) -> Option<Label> {
     })
 }
 
+/// Where a model assessor's labels came from. In JSON, flattened into the assessor:
+/// `"source": "system", "system": NAME` or `"source": "command", "command": LINE, "ran_at": MS`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
+pub enum AssessorSource {
+    /// A system's predictions (a run imported into the project).
+    System { system: String },
+    /// An external command run by the server's administrator over the pooled pairs: its command
+    /// line as given, and when it was started (ms since the epoch).
+    Command { command: String, ran_at: i64 },
+}
+
+impl AssessorSource {
+    /// The system's name, for an assessor made from a system's predictions.
+    pub fn system(&self) -> Option<&str> {
+        match self {
+            AssessorSource::System { system } => Some(system),
+            AssessorSource::Command { .. } => None,
+        }
+    }
+
+    /// The command line, for an assessor made by a command.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            AssessorSource::System { .. } => None,
+            AssessorSource::Command { command, .. } => Some(command),
+        }
+    }
+
+    /// `system` or `command`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AssessorSource::System { .. } => "system",
+            AssessorSource::Command { .. } => "command",
+        }
+    }
+}
+
+impl fmt::Display for AssessorSource {
+    /// `system NAME`, or `command `LINE`` (the line in backquotes).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AssessorSource::System { system } => write!(f, "system {system}"),
+            AssessorSource::Command { command, .. } => write!(f, "command `{command}`"),
+        }
+    }
+}
+
 /// A registered assessor, as lists show it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AssessorSummary {
     pub name: String,
-    /// The system whose predictions it labels with.
-    pub system: String,
+    /// Where its labels came from.
+    #[serde(flatten)]
+    pub source: AssessorSource,
     /// Pairs labelled (the pool when it was registered).
     pub labels: u64,
     /// Of those, labelled SUPPORT or CONTRADICT.
     pub evidence: u64,
-    /// Of those, pairs the run does not hold (NEI).
+    /// Of those, pairs the run does not hold (NEI); 0 for a command, which answers every pair.
     pub not_in_run: u64,
     /// Who registered it (None: the operator at the shell).
     pub created_by: Option<String>,
@@ -100,7 +153,7 @@ pub struct AssessorSummary {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AssessorLabels {
     pub name: String,
-    pub system: String,
+    pub source: AssessorSource,
     pub labels: Vec<(ClaimId, DocId, Label)>,
 }
 
@@ -118,7 +171,9 @@ pub struct RankedSystem {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AssessorReport {
     pub name: String,
-    pub system: String,
+    /// Where its labels came from.
+    #[serde(flatten)]
+    pub source: AssessorSource,
     /// Pairs the assessor labelled.
     pub labels: u64,
     /// Cohen's κ against the final labels over the pairs both labelled (`n`).
@@ -247,7 +302,7 @@ pub fn report(
             .collect();
         reports.push(AssessorReport {
             name: assessor.name.clone(),
-            system: assessor.system.clone(),
+            source: assessor.source.clone(),
             labels: assessor.labels.len() as u64,
             agreement,
             kendall_tau_b: kendall_tau_b(&human_f1, &model_f1),

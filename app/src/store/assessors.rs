@@ -1,12 +1,13 @@
-//! Model assessors (issue 16): a system's predictions on the pooled pairs registered as an
-//! assessor of the pool, and their labels (tables `model_assessor_rows`, `model_label_rows`;
-//! views `model_assessors`, `model_labels`). Never judgments, never final labels. Written once,
-//! in one transaction with its audit event; never changed (triggers refuse it).
+//! Model assessors (issue 16): a system's predictions on the pooled pairs, or an external
+//! command's answers, registered as an assessor of the pool, and their labels (tables
+//! `model_assessor_rows`, `model_label_rows`; views `model_assessors`, `model_labels`). Never
+//! judgments, never final labels. Written once, in one transaction with its audit event; never
+//! changed (triggers refuse it).
 
 use super::audit::{json, AuditEvent};
 use super::write_gate;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
-use crate::domain::assessor::{AssessorLabels, AssessorSummary, StoredPrediction};
+use crate::domain::assessor::{AssessorLabels, AssessorSource, AssessorSummary, StoredPrediction};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 
@@ -16,6 +17,25 @@ fn corrupt(what: impl std::fmt::Display) -> StoreError {
 
 fn label(text: &str) -> StoreResult<Label> {
     Label::parse(text).map_err(|e| corrupt(format!("model label: {e}")))
+}
+
+/// An assessor's name, and its view's `system`, `command` and `ran_at` columns.
+type SourceRow = (String, Option<String>, Option<String>, Option<i64>);
+
+/// An assessor's source from the view's `system`, `command` and `ran_at` columns.
+fn source(
+    name: &str,
+    system: Option<String>,
+    command: Option<String>,
+    ran_at: Option<i64>,
+) -> StoreResult<AssessorSource> {
+    match (system, command, ran_at) {
+        (Some(system), None, _) => Ok(AssessorSource::System { system }),
+        (None, Some(command), Some(ran_at)) => Ok(AssessorSource::Command { command, ran_at }),
+        _ => Err(corrupt(format!(
+            "model assessor {name:?} has neither a system nor a command"
+        ))),
+    }
 }
 
 /// A ready system of the project: its id (404 naming the system when there is none).
@@ -95,68 +115,210 @@ pub async fn pooled_predictions(
         .collect()
 }
 
-/// One label to store: the pair's keys, the label, and whether the run holds the pair.
-#[derive(Clone, Copy, Debug)]
+/// A claim of the pool and its pooled abstracts, for an external command to label.
+#[derive(Clone, Debug)]
+pub struct PooledClaim {
+    /// `claims.id`.
+    pub key: i64,
+    pub claim_id: ClaimId,
+    pub text: String,
+    /// `(documents.id, doc_id)` of each pooled abstract, by doc id.
+    pub docs: Vec<(i64, DocId)>,
+}
+
+/// Every claim of the project's pool with its pooled abstracts' keys, by claim id (the texts of
+/// the abstracts are read claim by claim with [`abstracts`]).
+pub async fn pooled_claims(db: &Db, project_id: i64) -> StoreResult<Vec<PooledClaim>> {
+    let rows: Vec<(i64, String, String, i64, String)> = sqlx::query_as(
+        "SELECT c.id, c.claim_id, c.text, d.id, d.doc_id
+         FROM pool_entries e
+         JOIN claims c ON c.id = e.claim_id
+         JOIN documents d ON d.id = e.doc_id
+         WHERE e.project_id = ?
+         ORDER BY c.claim_id, d.doc_id",
+    )
+    .bind(project_id)
+    .fetch_all(db)
+    .await?;
+    let mut claims: Vec<PooledClaim> = Vec::new();
+    for (claim_key, claim_id, text, doc_key, doc_id) in rows {
+        let doc_id = DocId::parse(&doc_id).map_err(|e| corrupt(format!("doc id: {e}")))?;
+        match claims.last_mut() {
+            Some(last) if last.key == claim_key => last.docs.push((doc_key, doc_id)),
+            _ => claims.push(PooledClaim {
+                key: claim_key,
+                claim_id: ClaimId::parse(&claim_id)
+                    .map_err(|e| corrupt(format!("claim id: {e}")))?,
+                text,
+                docs: vec![(doc_key, doc_id)],
+            }),
+        }
+    }
+    Ok(claims)
+}
+
+/// An abstract's title and sentences.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Abstract {
+    pub title: String,
+    pub sentences: Vec<String>,
+}
+
+/// The abstracts of the documents `keys` (`documents.id`), in that order.
+pub async fn abstracts(db: &Db, keys: &[i64]) -> StoreResult<Vec<Abstract>> {
+    let mut found: std::collections::HashMap<i64, Abstract> =
+        std::collections::HashMap::with_capacity(keys.len());
+    for chunk in keys.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let sql = format!("SELECT id, title, sentences FROM documents WHERE id IN ({marks})");
+        let mut query = sqlx::query_as::<_, (i64, String, String)>(&sql);
+        for key in chunk {
+            query = query.bind(key);
+        }
+        for (key, title, sentences) in query.fetch_all(db).await? {
+            let sentences: Vec<String> = serde_json::from_str(&sentences)
+                .map_err(|e| corrupt(format!("sentences of document #{key}: {e}")))?;
+            found.insert(key, Abstract { title, sentences });
+        }
+    }
+    keys.iter()
+        .map(|key| {
+            found
+                .get(key)
+                .cloned()
+                .ok_or_else(|| corrupt(format!("pooled document #{key} is gone")))
+        })
+        .collect()
+}
+
+/// One label to store: the pair's keys, the label, whether the model gave it (false: a pooled
+/// pair its run does not hold), and the rationale sentences it gave, if any.
+#[derive(Clone, Debug)]
 pub struct NewLabel {
     pub key: (i64, i64),
     pub label: Label,
     pub predicted: bool,
+    pub sentences: Option<Vec<u32>>,
 }
 
-/// Registers the assessor `name` of system `system_id` with its labels, audited; a name the
-/// project has already is a conflict.
+/// Where a new assessor's labels come from.
+#[derive(Clone, Debug)]
+pub enum NewSource<'a> {
+    /// The predictions of the ready system `systems.id`.
+    System(i64),
+    /// A command: its line as given, and when it was started (ms).
+    Command { line: &'a str, ran_at: i64 },
+}
+
+/// A conflict if the project has a model assessor named `name` already (checked again by
+/// [`create`]; this spares a long command run whose labels could not be stored).
+pub async fn check_name_free(db: &Db, project_id: i64, name: &str) -> StoreResult<()> {
+    let taken: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM model_assessor_rows WHERE project_id = ? AND name = ?",
+    )
+    .bind(project_id)
+    .bind(name)
+    .fetch_one(db)
+    .await?;
+    if taken > 0 {
+        return Err(self::taken(name));
+    }
+    Ok(())
+}
+
+fn taken(name: &str) -> StoreError {
+    StoreError::Conflict(format!(
+        "the project has a model assessor named {name:?} already"
+    ))
+}
+
+/// Registers the assessor `name` with its labels from `source`, audited; a name the project has
+/// already is a conflict.
 pub async fn create(
     db: &Db,
     project_id: i64,
     name: &str,
-    system_id: i64,
+    source: NewSource<'_>,
     labels: &[NewLabel],
     actor_id: Option<i64>,
 ) -> StoreResult<i64> {
     let mut tx = write_gate::begin(db).await?;
-    let system: String = sqlx::query_scalar(
-        "SELECT name FROM systems WHERE id = ? AND project_id = ? AND ready = 1",
-    )
-    .bind(system_id)
-    .bind(project_id)
-    .fetch_optional(&mut *tx)
-    .await?
-    .ok_or_else(|| StoreError::NotFound(format!("system #{system_id} in this project")))?;
+    let (system_id, command, ran_at, provenance) = match source {
+        NewSource::System(system_id) => {
+            let system: String = sqlx::query_scalar(
+                "SELECT name FROM systems WHERE id = ? AND project_id = ? AND ready = 1",
+            )
+            .bind(system_id)
+            .bind(project_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("system #{system_id} in this project")))?;
+            (
+                Some(system_id),
+                None,
+                None,
+                serde_json::json!({ "system": system }),
+            )
+        }
+        NewSource::Command { line, ran_at } => (
+            None,
+            Some(line),
+            Some(ran_at),
+            serde_json::json!({ "command": line, "ran_at": ran_at }),
+        ),
+    };
     let id = sqlx::query(
-        "INSERT INTO model_assessor_rows (project_id, name, system_id, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO model_assessor_rows
+           (project_id, name, system_id, command, ran_at, created_by, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(project_id)
     .bind(name)
     .bind(system_id)
+    .bind(command)
+    .bind(ran_at)
     .bind(actor_id)
     .bind(now_ms())
     .execute(&mut *tx)
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
-            StoreError::Conflict(format!(
-                "the project has a model assessor named {name:?} already"
-            ))
+            taken(name)
         } else {
             e.into()
         }
     })?
     .last_insert_rowid();
     for label in labels {
+        let sentences = label
+            .sentences
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| StoreError::Fault(format!("rationale sentences: {e}")))?;
         sqlx::query(
-            "INSERT INTO model_label_rows (assessor_id, claim_id, doc_id, label, predicted)
-             VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO model_label_rows
+               (assessor_id, claim_id, doc_id, label, predicted, sentences)
+             VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(label.key.0)
         .bind(label.key.1)
         .bind(label.label.as_str())
         .bind(label.predicted)
+        .bind(sentences)
         .execute(&mut *tx)
         .await?;
     }
     let evidence = labels.iter().filter(|l| l.label.is_evidence()).count();
+    let mut value = serde_json::json!({
+        "name": name,
+        "labels": labels.len(),
+        "evidence": evidence,
+    });
+    if let (Some(object), serde_json::Value::Object(from)) = (value.as_object_mut(), provenance) {
+        object.extend(from);
+    }
     AuditEvent {
         project_id: Some(project_id),
         actor_id,
@@ -164,12 +326,7 @@ pub async fn create(
         entity: "model_assessor",
         entity_id: Some(name.to_owned()),
         old_value: None,
-        new_value: json(&serde_json::json!({
-            "name": name,
-            "system": system,
-            "labels": labels.len(),
-            "evidence": evidence,
-        })),
+        new_value: json(&value),
     }
     .record(&mut tx)
     .await?;
@@ -177,12 +334,22 @@ pub async fn create(
     Ok(id)
 }
 
-type SummaryRow = (String, String, i64, i64, i64, Option<String>, i64);
+type SummaryRow = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    i64,
+    i64,
+    i64,
+    Option<String>,
+    i64,
+);
 
 /// The project's model assessors, by name.
 pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorSummary>> {
     let rows: Vec<SummaryRow> = sqlx::query_as(
-        "SELECT a.name, a.system,
+        "SELECT a.name, a.system, a.command, a.ran_at,
                 (SELECT COUNT(*) FROM model_labels l WHERE l.assessor_id = a.id),
                 (SELECT COUNT(*) FROM model_labels l WHERE l.assessor_id = a.id
                    AND l.label IN ('SUPPORT', 'CONTRADICT')),
@@ -199,10 +366,20 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorSummary>>
     let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("count {n}")));
     rows.into_iter()
         .map(
-            |(name, system, labels, evidence, not_in_run, created_by, created_at)| {
+            |(
+                name,
+                system,
+                command,
+                ran_at,
+                labels,
+                evidence,
+                not_in_run,
+                created_by,
+                created_at,
+            )| {
                 Ok(AssessorSummary {
+                    source: source(&name, system, command, ran_at)?,
                     name,
-                    system,
                     labels: count(labels)?,
                     evidence: count(evidence)?,
                     not_in_run: count(not_in_run)?,
@@ -227,8 +404,8 @@ pub(crate) async fn read_labels(
     conn: &mut sqlx::SqliteConnection,
     project_id: i64,
 ) -> StoreResult<Vec<AssessorLabels>> {
-    let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
-        "SELECT a.name, a.system, c.claim_id, d.doc_id, l.label
+    let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+        "SELECT a.name, c.claim_id, d.doc_id, l.label
          FROM model_assessors a
          JOIN model_labels l ON l.assessor_id = a.id
          JOIN claims c ON c.id = l.claim_id
@@ -239,21 +416,24 @@ pub(crate) async fn read_labels(
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
-    let names: Vec<(String, String)> = sqlx::query_as(
-        "SELECT name, system FROM model_assessors WHERE project_id = ? ORDER BY name",
+    let names: Vec<SourceRow> = sqlx::query_as(
+        "SELECT name, system, command, ran_at FROM model_assessors
+         WHERE project_id = ? ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
     let mut assessors: Vec<AssessorLabels> = names
         .into_iter()
-        .map(|(name, system)| AssessorLabels {
-            name,
-            system,
-            labels: Vec::new(),
+        .map(|(name, system, command, ran_at)| {
+            Ok(AssessorLabels {
+                source: source(&name, system, command, ran_at)?,
+                name,
+                labels: Vec::new(),
+            })
         })
-        .collect();
-    for (name, _, claim, doc, text) in rows {
+        .collect::<StoreResult<_>>()?;
+    for (name, claim, doc, text) in rows {
         let claim = ClaimId::parse(&claim).map_err(|e| corrupt(format!("claim id: {e}")))?;
         let doc = DocId::parse(&doc).map_err(|e| corrupt(format!("doc id: {e}")))?;
         let Some(assessor) = assessors.iter_mut().find(|a| a.name == name) else {

@@ -443,7 +443,9 @@ pub async fn claim_detail(
     .fetch_all(db)
     .await?;
     let model_labels: Vec<(String, String, String)> = sqlx::query_as(
-        "SELECT d.doc_id, a.name, l.label FROM model_labels l
+        "SELECT d.doc_id,
+                a.name || CASE WHEN a.command IS NULL THEN '' ELSE ' (command)' END, l.label
+         FROM model_labels l
          JOIN model_assessors a ON a.id = l.assessor_id
          JOIN documents d ON d.id = l.doc_id
          WHERE l.claim_id = ? ORDER BY a.name",

@@ -228,7 +228,7 @@ fn ClaimView(detail: ClaimDetail) -> AnyView {
         <p class="claim-text" data-testid="claim-text">{detail.text}</p>
         <table class="grid" data-testid="claim-pairs">
             <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th>
-                {with_models.then(|| view! { <th title="Labels of model assessors: systems' predictions, never final">"Model labels"</th> })}
+                {with_models.then(|| view! { <th title="Labels of model assessors (systems' predictions, or an administrator's command), never final">"Model labels"</th> })}
                 <th>"Specificity / revised claim"</th></tr></thead>
             <tbody>
                 {detail.pairs.into_iter().map(|p| {

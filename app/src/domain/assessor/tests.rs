@@ -174,7 +174,7 @@ fn report_by_hand() {
     };
     let model = AssessorLabels {
         name: "m".into(),
-        system: "b".into(),
+        source: AssessorSource::System { system: "b".into() },
         labels: vec![
             (claim("1"), doc("11"), S),
             (claim("1"), doc("12"), S),
@@ -219,4 +219,55 @@ fn report_by_hand() {
         .map(|t| (t.system.as_str(), t.changed))
         .collect();
     assert_eq!(changed, vec![("a", true), ("b", true), ("c", false)]);
+}
+
+#[test]
+fn a_source_is_flattened_into_the_assessor_in_json_and_read_back() {
+    let summary = |source| AssessorSummary {
+        name: "m".into(),
+        source,
+        labels: 2,
+        evidence: 1,
+        not_in_run: 0,
+        created_by: None,
+        created_at: 5,
+    };
+    let system = summary(AssessorSource::System {
+        system: "lab".into(),
+    });
+    let command = summary(AssessorSource::Command {
+        command: "python3 llm.py --k 'two words'".into(),
+        ran_at: 4,
+    });
+    assert_eq!(
+        serde_json::to_value(&system).unwrap(),
+        serde_json::json!({"name": "m", "source": "system", "system": "lab", "labels": 2,
+            "evidence": 1, "not_in_run": 0, "created_by": null, "created_at": 5})
+    );
+    assert_eq!(
+        serde_json::to_value(&command).unwrap(),
+        serde_json::json!({"name": "m", "source": "command",
+            "command": "python3 llm.py --k 'two words'", "ran_at": 4, "labels": 2,
+            "evidence": 1, "not_in_run": 0, "created_by": null, "created_at": 5})
+    );
+    for s in [system, command] {
+        let back: AssessorSummary =
+            serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+    }
+    assert_eq!(
+        AssessorSource::Command {
+            command: "run x".into(),
+            ran_at: 0
+        }
+        .to_string(),
+        "command `run x`"
+    );
+    assert_eq!(
+        AssessorSource::System {
+            system: "lab".into()
+        }
+        .to_string(),
+        "system lab"
+    );
 }

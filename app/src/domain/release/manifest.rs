@@ -7,6 +7,7 @@ use super::error::ReleaseError;
 use super::input::ReleaseOptions;
 use super::json::pretty;
 use super::ReleaseFile;
+use crate::domain::assessor::AssessorSource;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -54,7 +55,13 @@ struct System<'a> {
 #[derive(Serialize)]
 struct ModelAssessor<'a> {
     name: &'a str,
-    system: &'a str,
+    /// A system's predictions: the system; else a command: its line and when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ran_at: Option<i64>,
     labels: u64,
 }
 
@@ -96,7 +103,12 @@ pub(crate) fn write(
                 .iter()
                 .map(|a| ModelAssessor {
                     name: &a.name,
-                    system: &a.system,
+                    system: a.source.system(),
+                    command: a.source.command(),
+                    ran_at: match a.source {
+                        AssessorSource::Command { ran_at, .. } => Some(ran_at),
+                        AssessorSource::System { .. } => None,
+                    },
                     labels: a.labels.len() as u64,
                 })
                 .collect();

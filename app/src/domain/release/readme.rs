@@ -5,6 +5,7 @@
 use super::checked::Checked;
 use super::counts::ReleaseCounts;
 use super::input::{ReleaseOptions, SystemInfo};
+use crate::domain::assessor::AssessorSource;
 use crate::domain::pool::{Role, Strategy};
 
 /// The datasheet's file name.
@@ -203,7 +204,7 @@ fn files(t: &mut Text, release: &Checked<'_>, options: &ReleaseOptions, paths: &
             }
             "qrels-model.txt" => {
                 let assessors: Vec<String> = input_assessors(release);
-                format!("labels of model assessors, not of people: `claim_id assessor doc_id SUPPORT|CONTRADICT|NEI`, one line per pooled pair each assessor labelled, by assessor, claim and doc. A model assessor is a system's predictions on the pool (its stated label, else the most probable of SUPPORT, CONTRADICT and NEI; NEI for pooled pairs the run does not hold). These labels are never final and are in neither `qrels.txt` nor `claims.jsonl`. Assessors: {}.", assessors.join(", "))
+                format!("labels of model assessors, not of people: `claim_id assessor doc_id SUPPORT|CONTRADICT|NEI`, one line per pooled pair each assessor labelled, by assessor, claim and doc. A model assessor is a system's predictions on the pool (its stated label, else the most probable of SUPPORT, CONTRADICT and NEI; NEI for pooled pairs the run does not hold), or the labels an external command (a model run by the server's administrator) gave every pooled pair. These labels are never final and are in neither `qrels.txt` nor `claims.jsonl`. Assessors: {}.", assessors.join(", "))
             }
             "qrels-labels.txt" => "the final label of every judged pair, `claim_id 0 doc_id SUPPORT|CONTRADICT|NEI`.".to_owned(),
             "specificity.jsonl" => "annotators' notes on how the claim relates to the evidence, `{\"claim_id\", \"doc_id\", \"relation\", \"revised_claim\"}`; `relation` is `matches`, `evidence_more_specific`, `evidence_more_general` or `closely_related`.".to_owned(),
@@ -218,13 +219,23 @@ fn files(t: &mut Text, release: &Checked<'_>, options: &ReleaseOptions, paths: &
     t.blank();
 }
 
-/// Each model assessor as `` `name` (system `system`) ``.
+/// Each model assessor as `` `name` (system `system`) `` or `` `name` (command `line`) ``.
 fn input_assessors(release: &Checked<'_>) -> Vec<String> {
     let mut named: Vec<String> = release
         .input
         .model_labels
         .iter()
-        .map(|a| format!("`{}` (system `{}`)", one_line(&a.name), one_line(&a.system)))
+        .map(|a| {
+            let (kind, what) = match &a.source {
+                AssessorSource::System { system } => ("system", system),
+                AssessorSource::Command { command, .. } => ("command", command),
+            };
+            format!(
+                "`{}` ({kind} `{}`)",
+                one_line(&a.name),
+                one_line(&what.replace('`', "'"))
+            )
+        })
         .collect();
     named.sort();
     if named.is_empty() {
