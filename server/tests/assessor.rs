@@ -1,5 +1,6 @@
 //! Models as a separate assessor (issue 16), run as a user would: `claimpool assessor add` turns
-//! a system's predictions on the pool into labels kept apart from the people's; a release
+//! a system's predictions on the pool, or the answers of an external command run over it (a
+//! stand-in LLM written here), into labels kept apart from the people's; a release
 //! carries them only as `qrels-model.txt` (`export --model-qrels`), and `qrels.txt` and
 //! `claims.jsonl` are byte for byte those of the release without them; the report compares the
 //! model with the people. Expected values are worked out by hand from the files written here.
@@ -711,5 +712,463 @@ async fn the_releases_page_adds_qrels_model_when_asked() {
             .lines()
             .all(|l| l.split(' ').nth(1) == Some("model-prob")),
         "{model}"
+    );
+}
+
+/// The labels the stand-in LLM of [`STANDIN`] gives each pooled pair. Against [`HUMAN`]: six
+/// agree (1/11, 1/12, 1/13, 1/15, 2/14, 2/15), 1/14 and 2/16 do not.
+const COMMAND: &[(&str, &str, &str)] = &[
+    ("1", "11", "SUPPORT"),
+    ("1", "12", "NEI"),
+    ("1", "13", "CONTRADICT"),
+    ("1", "14", "SUPPORT"),
+    ("1", "15", "SUPPORT"),
+    ("2", "14", "SUPPORT"),
+    ("2", "15", "NEI"),
+    ("2", "16", "CONTRADICT"),
+];
+
+/// A stand-in for an LLM assessor speaking the external scorer's protocol: `standin.py MODE
+/// [DUMP]` answers each pair with its label of `LABELS` (the rationale: sentence 0 for an
+/// evidence label), writes the input it read to DUMP, and misbehaves as MODE says.
+const STANDIN: &str = r#"
+import json, sys
+LABELS = LABELS_HERE
+mode = sys.argv[1]
+dump = sys.argv[2] if len(sys.argv) > 2 else None
+read, n = [], 0
+for line in sys.stdin:
+    read.append(line)
+    claim = json.loads(line)
+    for c in claim["candidates"]:
+        n += 1
+        label = LABELS[claim["claim_id"] + "/" + c["doc_id"]]
+        out = {"claim_id": claim["claim_id"], "doc_id": c["doc_id"], "predicted_label": label,
+               "p_support": 0.8 if label == "SUPPORT" else 0.1,
+               "p_contradict": 0.8 if label == "CONTRADICT" else 0.1,
+               "sentences": [0] if label != "NEI" else []}
+        if mode == "bad-prob" and n == 2:
+            out["p_support"] = 1.5
+        if mode == "skip-third" and n == 3:
+            continue
+        print(json.dumps(out), flush=True)
+if dump:
+    open(dump, "w").write("".join(read))
+if mode == "exit-1":
+    sys.stderr.write("the model's API said: rate limited\n")
+    sys.exit(1)
+"#;
+
+/// Writes [`STANDIN`] to `dir`; `None` (the test skipped) where python3 is missing.
+fn standin(dir: &Path) -> Option<String> {
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: python3 is not available");
+        return None;
+    }
+    let labels: BTreeMap<String, &str> = COMMAND
+        .iter()
+        .map(|(c, d, l)| (format!("{c}/{d}"), *l))
+        .collect();
+    let script = STANDIN.replace("LABELS_HERE", &serde_json::to_string(&labels).unwrap());
+    Some(
+        write(dir, "standin.py", &script)
+            .to_str()
+            .unwrap()
+            .to_owned(),
+    )
+}
+
+fn add_command(db: &Path, line: &str) -> Output {
+    claimpool(
+        db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--name",
+            "llm",
+            "--command",
+            line,
+        ],
+    )
+}
+
+/// A command assessor, run as an administrator would: every pooled pair is sent once (the
+/// claim, the abstract's title and sentences; no BM25 score), its answers are stored as labels
+/// with their rationale, `assessor list` and the report show it as a command (κ by hand: p_o =
+/// 6/8; human S 3, C 1, N 4, command S 4, C 2, N 2: p_e = (12 + 2 + 8)/64 = 11/32; κ = (3/4 −
+/// 11/32)/(21/32) = 13/21), the claim page marks its column, and a release carries its labels
+/// only in qrels-model.txt: qrels.txt and claims.jsonl are the bytes of the release without it.
+#[tokio::test]
+async fn a_command_assessor_labels_the_pool_and_stays_out_of_qrels_and_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(script) = standin(dir.path()) else {
+        return;
+    };
+    let db = project(dir.path());
+    let before = dir.path().join("before");
+    export(&db, &before, &[]);
+
+    let dump = dir.path().join("input.jsonl");
+    let line = format!("python3 {script} good {}", dump.display());
+    let added = ok(add_command(&db, &line));
+    assert!(
+        added.contains(&format!(
+            "registered model assessor llm (command `{line}`): 8 pooled pairs labelled, 6 as evidence"
+        )),
+        "{added}"
+    );
+
+    // What the command read: one line per claim, its pooled abstracts by doc id.
+    let input: Vec<Value> = std::fs::read_to_string(&dump)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(input.len(), 2);
+    assert_eq!(input[0]["claim_id"], "1");
+    assert_eq!(input[0]["claim"], "Aspirin reduces fever.");
+    let docs: Vec<String> = input[0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| id(&c["doc_id"]))
+        .collect();
+    assert_eq!(docs, ["11", "12", "13", "14", "15"]);
+    assert_eq!(
+        input[1]["candidates"][0],
+        serde_json::json!({"doc_id": "14", "title": "Title 14",
+            "abstract": ["First sentence of 14.", "Second sentence."], "rank": 1})
+    );
+
+    let list: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &["assessor", "list", "--project", "p", "--json"],
+    )))
+    .unwrap();
+    let a = &list[0];
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(
+        (&a["name"], &a["source"], &a["command"]),
+        (&"llm".into(), &"command".into(), &line.clone().into())
+    );
+    assert!(a.get("system").is_none(), "{a}");
+    assert!(a["ran_at"].as_i64().unwrap() <= a["created_at"].as_i64().unwrap());
+    assert_eq!(
+        (&a["labels"], &a["evidence"], &a["not_in_run"]),
+        (&8.into(), &6.into(), &0.into())
+    );
+    let text = ok(claimpool(&db, &["assessor", "list", "--project", "p"]));
+    assert!(
+        text.contains(&format!("llm\tcommand: {line}\t8\t6\t0\t(shell)")),
+        "{text}"
+    );
+
+    // The labels and rationales stored, pair by pair.
+    let pool = app::store::open(&db).await.unwrap();
+    let stored: Vec<(String, String, String, i64, Option<String>)> = sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id, l.label, l.predicted, l.sentences FROM model_labels l
+         JOIN claims c ON c.id = l.claim_id JOIN documents d ON d.id = l.doc_id
+         ORDER BY c.claim_id, d.doc_id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let want: Vec<(String, String, String, i64, Option<String>)> = COMMAND
+        .iter()
+        .map(|(c, d, l)| {
+            let rationale = if *l == "NEI" { "[]" } else { "[0]" };
+            (
+                c.to_string(),
+                d.to_string(),
+                l.to_string(),
+                1,
+                Some(rationale.to_owned()),
+            )
+        })
+        .collect();
+    assert_eq!(stored, want);
+
+    // The claim page marks the command's column.
+    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
+    let detail = app::store::projects::claim_detail(&pool, project, "1")
+        .await
+        .unwrap();
+    let mut shown: Vec<(String, Vec<(String, String)>)> = detail
+        .pairs
+        .iter()
+        .map(|p| (p.doc_id.clone(), p.model_labels.clone()))
+        .collect();
+    shown.sort();
+    let want: Vec<(String, Vec<(String, String)>)> = COMMAND
+        .iter()
+        .filter(|(c, _, _)| *c == "1")
+        .map(|(_, d, l)| {
+            (
+                d.to_string(),
+                vec![("llm (command)".to_owned(), l.to_string())],
+            )
+        })
+        .collect();
+    assert_eq!(shown, want);
+    pool.close().await;
+
+    let report: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &["report", "--project", "p", "--json", "--bootstrap", "2"],
+    )))
+    .unwrap();
+    let a = &report["model_assessors"][0];
+    assert_eq!(
+        (&a["name"], &a["source"]),
+        (&"llm".into(), &"command".into())
+    );
+    assert_eq!(a["command"], line.as_str());
+    assert_eq!(a["agreement"]["n"], 8);
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
+    assert!(close(&a["agreement"]["observed_agreement"], 0.75), "{a}");
+    assert!(close(&a["agreement"]["kappa"], 13.0 / 21.0), "{a}");
+    let text = ok(claimpool(
+        &db,
+        &["report", "--project", "p", "--bootstrap", "2"],
+    ));
+    assert!(
+        text.contains(&format!(
+            "Model assessor llm (command `{line}`, 8 labels): Cohen's kappa with the final labels 0.619 (n = 8"
+        )),
+        "{text}"
+    );
+
+    let with = dir.path().join("with");
+    let second = export(&db, &with, &["--model-qrels"]);
+    assert_eq!(second["release"]["number"], 2);
+    for name in ["qrels.txt", "claims.jsonl", "qrels-labels.txt"] {
+        assert_eq!(
+            read(&before, name),
+            read(&with, name),
+            "{name} changed with the command assessor"
+        );
+    }
+    // The people's labels, not the command's: 1/14 is NEI for the people, SUPPORT for it.
+    let qrels = String::from_utf8(read(&with, "qrels.txt")).unwrap();
+    assert!(
+        qrels.contains("1 0 11 1\n") && qrels.contains("1 0 14 0\n"),
+        "{qrels}"
+    );
+    let claims = String::from_utf8(read(&with, "claims.jsonl")).unwrap();
+    for l in claims.lines() {
+        let claim: Value = serde_json::from_str(l).unwrap();
+        for doc in claim["evidence"].as_object().unwrap().keys() {
+            let pair = (id(&claim["id"]), doc.clone());
+            let human = HUMAN
+                .iter()
+                .find(|(c, d, _)| (c.to_string(), d.to_string()) == pair)
+                .map(|(_, _, l)| *l);
+            assert!(
+                matches!(human, Some("SUPPORT" | "CONTRADICT")),
+                "{pair:?} is evidence in claims.jsonl"
+            );
+        }
+    }
+    let model: String = COMMAND
+        .iter()
+        .map(|(c, d, l)| format!("{c} llm {d} {l}\n"))
+        .collect();
+    assert_eq!(
+        String::from_utf8(read(&with, "qrels-model.txt")).unwrap(),
+        model
+    );
+    let manifest: Value = serde_json::from_slice(&read(&with, "MANIFEST.json")).unwrap();
+    assert_eq!(manifest["model_assessors"][0]["command"], line.as_str());
+    assert!(manifest["model_assessors"][0].get("system").is_none());
+    let readme = String::from_utf8(read(&with, "README.md")).unwrap();
+    assert!(readme.contains("`llm` (command `python3 "), "{readme}");
+}
+
+/// A command that fails, answers badly or leaves a pair unanswered registers nothing, and the
+/// error names the problem: the exit status with the end of stderr, the output line and field,
+/// the unanswered pair, the program that does not start.
+#[test]
+fn a_failing_or_malformed_command_writes_nothing_and_names_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(script) = standin(dir.path()) else {
+        return;
+    };
+    let db = project(dir.path());
+    let cases = [
+        (
+            format!("python3 {script} exit-1"),
+            vec![
+                "failed (exit status: 1)".to_owned(),
+                "the model's API said: rate limited".to_owned(),
+            ],
+        ),
+        (
+            format!("python3 {script} bad-prob"),
+            vec![
+                format!("stdout of `python3 {script} bad-prob`:2: field \"p_support\""),
+                "1.5".to_owned(),
+            ],
+        ),
+        (
+            format!("python3 {script} skip-third"),
+            vec!["answered 7 of 8 pairs: no prediction for claim 1 / doc 13".to_owned()],
+        ),
+        (
+            "/nonexistent/llm --fast".to_owned(),
+            vec!["cannot start `/nonexistent/llm --fast`".to_owned()],
+        ),
+    ];
+    for (line, wanted) in cases {
+        let err = failed(add_command(&db, &line));
+        for want in wanted {
+            assert!(err.contains(&want), "{line}: {err}");
+        }
+        let list: Value = serde_json::from_str(&ok(claimpool(
+            &db,
+            &["assessor", "list", "--project", "p", "--json"],
+        )))
+        .unwrap();
+        assert_eq!(list, serde_json::json!([]), "{line}: something was stored");
+    }
+    let out = dir.path().join("r");
+    let err = failed(claimpool(
+        &db,
+        &[
+            "export",
+            "--project",
+            "p",
+            "--out",
+            out.to_str().unwrap(),
+            "--model-qrels",
+        ],
+    ));
+    assert!(err.contains("no model assessor"), "{err}");
+
+    // A name taken is refused before the command runs (it would write its dump otherwise).
+    ok(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "lab",
+            "--name",
+            "llm",
+        ],
+    ));
+    let dump = dir.path().join("never.jsonl");
+    let err = failed(add_command(
+        &db,
+        &format!("python3 {script} good {}", dump.display()),
+    ));
+    assert!(
+        err.contains("model assessor named \"llm\" already"),
+        "{err}"
+    );
+    assert!(!dump.exists(), "the command ran");
+}
+
+/// `assessor add` takes exactly one of --system and --command; a command needs a name and a
+/// line that splits into words.
+#[test]
+fn the_cli_wants_exactly_one_of_system_and_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    let err = failed(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--system",
+            "lab",
+            "--command",
+            "true",
+            "--name",
+            "x",
+        ],
+    ));
+    assert!(
+        err.contains("--system")
+            && err.contains("--command")
+            && err.contains("cannot be used with"),
+        "{err}"
+    );
+    let err = failed(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--name", "x"],
+    ));
+    assert!(
+        err.contains("required") && err.contains("--system") && err.contains("--command"),
+        "{err}"
+    );
+    let err = failed(claimpool(
+        &db,
+        &["assessor", "add", "--project", "p", "--command", "true"],
+    ));
+    assert!(
+        err.contains("--name: is needed for a command assessor"),
+        "{err}"
+    );
+    let err = failed(claimpool(
+        &db,
+        &[
+            "assessor",
+            "add",
+            "--project",
+            "p",
+            "--command",
+            "run 'x",
+            "--name",
+            "x",
+        ],
+    ));
+    assert!(
+        err.contains("--command: the command has an unclosed single quote"),
+        "{err}"
+    );
+    let list = ok(claimpool(
+        &db,
+        &["assessor", "list", "--project", "p", "--json"],
+    ));
+    assert_eq!(list.trim(), "[]");
+}
+
+/// Only the shell registers a command assessor: the command layer's entry point takes the
+/// operator's proof, and no source file but the command line's names it.
+#[test]
+fn only_the_command_line_can_register_a_command_assessor() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut naming = Vec::new();
+    let mut stack = vec![root.join("app/src"), root.join("server/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&path)
+                    .unwrap()
+                    .contains("AddCommandAssessor")
+            {
+                naming.push(
+                    path.strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    naming.sort();
+    assert_eq!(
+        naming,
+        ["app/src/command/assessor.rs", "server/src/assessor_cmd.rs"]
     );
 }
