@@ -4,6 +4,7 @@ mod account;
 mod admin;
 mod annotate;
 mod charts;
+mod gold;
 mod guidelines;
 mod home;
 mod imports;
@@ -78,6 +79,7 @@ pub fn App() -> AnyView {
                     <Route path=path!("/account") view=account::AccountPage />
                     <Route path=path!("/work/:project") view=annotate::WorkPage />
                     <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />
+                    <Route path=path!("/lead/projects/:name/gold") view=gold::GoldPage />
                     <Route path=path!("/lead/projects/:name/adjudicate/:entry") view=annotate::AdjudicatePage />
                 </ParentRoute>
             </Routes>

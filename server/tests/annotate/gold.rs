@@ -14,6 +14,17 @@ use std::collections::BTreeMap;
 /// The demo sample with its citation evidence, a run over its claims pooled at `depth`, a
 /// lead, and the annotators; `gold_every` and the qualification set, citation pairs made gold.
 async fn setup(app: &TestApp, annotators: &[&str], depth: u32, settings: [&str; 4]) -> i64 {
+    setup_with(app, &[], annotators, depth, settings).await
+}
+
+/// [`setup`] with `members` in the project before the settings are made.
+async fn setup_with(
+    app: &TestApp,
+    members: &[&str],
+    annotators: &[&str],
+    depth: u32,
+    settings: [&str; 4],
+) -> i64 {
     let project = app::store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
@@ -68,6 +79,12 @@ async fn setup(app: &TestApp, annotators: &[&str], depth: u32, settings: [&str; 
         .await
         .unwrap();
     assert!(res.status().is_success(), "{}", res.status());
+    for name in members {
+        let id = app.add_user(name, Role::Annotator).await;
+        app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+            .await
+            .unwrap();
+    }
     let [every, training, graded, pass] = settings;
     let res = lead
         .post(app.url("/api/lead/gold/settings"))
@@ -476,4 +493,21 @@ async fn a_qualification_gates_real_items_and_never_touches_the_release() {
         (poor.standing.as_str(), poor.admitted_by.as_deref()),
         ("admitted", Some("lead"))
     );
+}
+
+#[tokio::test]
+async fn members_before_the_qualification_keep_their_items_and_newcomers_qualify() {
+    let app = TestApp::spawn().await;
+    setup_with(&app, &["veteran"], &["newcomer"], 160, ["", "1", "1", "1"]).await;
+    let veteran = app.logged_in("veteran").await;
+    let head = queue(&app, &veteran).await;
+    assert!(head.qualification.is_none());
+    let item = head.current.expect("a real item");
+    assert!(gold_of(&app, item.assignment_id.unwrap()).await.is_none());
+    let newcomer = app.logged_in("newcomer").await;
+    let head = queue(&app, &newcomer).await;
+    assert_eq!(head.qualification.expect("a candidate").phase, "training");
+    assert!(gold_of(&app, head.current.unwrap().assignment_id.unwrap())
+        .await
+        .is_some());
 }

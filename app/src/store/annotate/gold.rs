@@ -54,7 +54,8 @@ pub(crate) async fn settings(
     Ok((settings, seed as u64))
 }
 
-/// Sets how the project uses gold (a lead's change, audited).
+/// Sets how the project uses gold (a lead's change, audited). Turning a qualification on
+/// admits the project's annotators of the moment: it is asked of those who join later.
 pub async fn set_settings(
     db: &Db,
     actor_id: Option<i64>,
@@ -75,6 +76,20 @@ pub async fn set_settings(
     .bind(project_id)
     .execute(&mut *tx)
     .await?;
+    if old.qualification.is_none() && new.qualification.is_some() {
+        // The qualification is for new annotators: members already there keep their items.
+        sqlx::query(
+            "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
+                                                  by_hand, decided_by, decided_at)
+             SELECT m.project_id, m.user_id, 'admitted', NULL, NULL, 0, ?, ?
+             FROM project_members m WHERE m.project_id = ? AND m.role = 'annotator'",
+        )
+        .bind(actor_id)
+        .bind(now_ms())
+        .bind(project_id)
+        .execute(&mut *tx)
+        .await?;
+    }
     AuditEvent {
         project_id: Some(project_id),
         actor_id,
@@ -457,26 +472,28 @@ async fn reference(conn: &mut SqliteConnection, item: i64) -> StoreResult<(Label
     Ok((label, sentences.into_iter().collect()))
 }
 
-/// What a submission shows about a gold answer: as a real first pass would for a check; the
-/// reference for a training item.
-async fn shown(
-    conn: &mut SqliteConnection,
+/// A gold answer as the queue reports it.
+struct Answered<'a> {
     purpose: Purpose,
     item: i64,
     answer_id: i64,
-    entry: &history::Entry,
-    annotation_label: Label,
+    entry: &'a history::Entry,
+    label: Label,
     verdict: Verdict,
     annotator: i64,
     at: i64,
-) -> StoreResult<LastSubmission> {
+}
+
+/// What a submission shows about a gold answer: as a real first pass would for a check; the
+/// reference for a training item.
+async fn shown(conn: &mut SqliteConnection, a: Answered<'_>) -> StoreResult<LastSubmission> {
     let judged = Judged::new(
         Stage::First,
-        Some(crate::domain::annotation::AnnotatorId(annotator)),
-        verdict,
+        Some(crate::domain::annotation::AnnotatorId(a.annotator)),
+        a.verdict,
     )
     .map_err(|e| StoreError::Invalid(e.to_string()))?;
-    let (outcome, feedback) = match purpose {
+    let (outcome, feedback) = match a.purpose {
         Purpose::Check => (
             outcome_text(
                 &PairState::NeedsFirst
@@ -486,29 +503,29 @@ async fn shown(
             None,
         ),
         Purpose::Training => {
-            let (label, sentences) = reference(conn, item).await?;
+            let (label, sentences) = reference(conn, a.item).await?;
             (
                 "training item: the reference is below".to_owned(),
                 Some(GoldFeedback {
                     label: label.as_str().to_owned(),
                     sentences,
-                    agrees: label == annotation_label,
+                    agrees: label == a.label,
                 }),
             )
         }
         Purpose::Graded => ("qualification answer recorded".to_owned(), None),
     };
     Ok(LastSubmission {
-        judgment_id: answer_id,
-        claim_id: entry.claim_ext.clone(),
-        doc_id: entry.doc_ext.clone(),
+        judgment_id: a.answer_id,
+        claim_id: a.entry.claim_ext.clone(),
+        doc_id: a.entry.doc_ext.clone(),
         stage: Stage::First.as_str().to_owned(),
-        label: annotation_label.as_str().to_owned(),
+        label: a.label.as_str().to_owned(),
         first_label: None,
         outcome,
-        undo_until_ms: at + UNDO_WINDOW_MS,
+        undo_until_ms: a.at + UNDO_WINDOW_MS,
         // A qualification's answers are final: the training's reference was shown.
-        undoable: purpose == Purpose::Check,
+        undoable: a.purpose == Purpose::Check,
         feedback,
     })
 }
@@ -575,14 +592,16 @@ pub(crate) async fn submit(
     }
     shown(
         tx,
-        target.purpose,
-        target.item,
-        answer_id,
-        &entry,
-        annotation.label(),
-        Verdict::from(&annotation),
-        actor.id,
-        now,
+        Answered {
+            purpose: target.purpose,
+            item: target.item,
+            answer_id,
+            entry: &entry,
+            label: annotation.label(),
+            verdict: Verdict::from(&annotation),
+            annotator: actor.id,
+            at: now,
+        },
     )
     .await
 }
@@ -732,7 +751,17 @@ pub(crate) async fn last_answer(
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {item} lost its pair")))?;
     Ok(Some(
         shown(
-            conn, purpose, item, answer_id, &entry, label, verdict, actor.id, at,
+            conn,
+            Answered {
+                purpose,
+                item,
+                answer_id,
+                entry: &entry,
+                label,
+                verdict,
+                annotator: actor.id,
+                at,
+            },
         )
         .await?,
     ))

@@ -299,9 +299,17 @@ async fn own_open(
     actor: Actor,
     id: i64,
 ) -> StoreResult<(i64, bool, Option<String>, bool)> {
-    let row: Option<(i64, Option<i64>, bool, Option<String>, bool)> = sqlx::query_as(
-        "SELECT a.annotator_id, COALESCE(e.project_id, g.project_id), a.flagged, a.flag_note,
-                a.gold_item_id IS NOT NULL
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        annotator_id: i64,
+        project_id: Option<i64>,
+        flagged: bool,
+        flag_note: Option<String>,
+        gold: bool,
+    }
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT a.annotator_id, COALESCE(e.project_id, g.project_id) AS project_id, a.flagged,
+                a.flag_note, a.gold_item_id IS NOT NULL AS gold
          FROM assignments a
          LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
          LEFT JOIN gold_items g ON g.id = a.gold_item_id
@@ -311,9 +319,13 @@ async fn own_open(
     .fetch_optional(&mut *conn)
     .await?;
     match row {
-        Some((annotator, Some(project), flagged, note, gold)) if annotator == actor.id => {
-            Ok((project, flagged, note, gold))
-        }
+        Some(Row {
+            annotator_id,
+            project_id: Some(project),
+            flagged,
+            flag_note,
+            gold,
+        }) if annotator_id == actor.id => Ok((project, flagged, flag_note, gold)),
         _ => Err(not_yours(&format!("item #{id}"))),
     }
 }

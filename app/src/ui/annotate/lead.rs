@@ -34,6 +34,7 @@ pub fn AnnotationPage() -> AnyView {
         <main class="page">
             <p class="muted"><A href=move || format!("/lead/projects/{}", project.get())>"← " {project}</A></p>
             <h1>"Annotation"</h1>
+            <p><A href=move || format!("/lead/projects/{}/gold", project.get()) attr:data-testid="gold-link">"Gold checks and qualification →"</A></p>
             {move || message.get().map(|m| match m {
                 Ok(t) => view! { <p class="ok" role="status">{t}</p> }.into_any(),
                 Err(e) => view! { <ErrorNote error=e /> }.into_any(),

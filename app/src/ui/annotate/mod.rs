@@ -6,6 +6,7 @@ mod form;
 mod judging;
 pub mod keys;
 mod lead;
+mod qualification;
 mod text;
 
 pub use form::{ItemPanel, Opinions};
@@ -174,7 +175,7 @@ fn Workbench(
                 guidelines=guidelines changed=guidelines_changed
                 on_confirmed=Callback::new(move |()| run.run("reload")) />
         </div>
-        {move || head.get().last.map(|last| view! {
+        {move || head.get().last.map(|last| { let revealed = last.first_label.is_some(); view! {
             <p class="last" data-testid="last-submission">
                 "Last: claim " {last.claim_id} " / doc " {last.doc_id} " — you said "
                 <strong>{last.label}</strong>
@@ -182,11 +183,15 @@ fn Workbench(
                 " — " {last.outcome} ". "
                 {if last.undoable {
                     view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button> }.into_any()
-                } else {
+                } else if revealed {
                     view! { <span class="muted" data-testid="no-undo">"Final for you: the first annotation was shown."</span> }.into_any()
+                } else {
+                    view! { <span class="muted" data-testid="no-undo">"Qualification answers are final."</span> }.into_any()
                 }}
             </p>
-        })}
+        }})}
+        {move || head.get().last.and_then(|last| last.feedback).map(|f| view! { <qualification::Feedback feedback=f /> })}
+        {move || head.get().qualification.map(|q| view! { <qualification::QualificationBanner status=q /> })}
         {move || message.get().map(|m| match m {
             Ok(text) if !text.is_empty() => view! { <p class="ok" role="status">{text}</p> }.into_any(),
             Ok(_) => ().into_any(),
@@ -199,6 +204,7 @@ fn Workbench(
                     <p class="muted">"Your items wait until you have read this project's current guidelines and confirmed them (in the panel; ? shows it)."</p>
                 </section>
             }.into_any(),
+            None if head.with(|h| h.qualification.is_some()) => ().into_any(),
             None => view! {
                 <section class="card" data-testid="queue-empty">
                     <h2>"Your queue is empty"</h2>
