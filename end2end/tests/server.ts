@@ -6,6 +6,10 @@ import { join, resolve } from "node:path";
 
 export interface Server {
   url: string;
+  /// The demo's database file, for `claimpool --db` calls beside the running server.
+  db: string;
+  /// The binary serving it.
+  bin: string;
   stop: () => void;
 }
 
@@ -31,5 +35,5 @@ export async function startDemo(): Promise<Server> {
     });
     child.on("exit", (code) => fail(new Error(`demo exited with ${code}:\n${out}\n${stderr}`)));
   });
-  return { url, stop: () => child.kill("SIGTERM") };
+  return { url, db, bin, stop: () => child.kill("SIGTERM") };
 }
