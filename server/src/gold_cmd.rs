@@ -44,6 +44,14 @@ pub enum GoldCommand {
         #[arg(long, default_value = "0")]
         seed: String,
     },
+    /// Send each disagreement to a fresh annotator before adjudication (on), or straight to
+    /// adjudication (off, the default)
+    Reannotation {
+        #[arg(long)]
+        project: String,
+        #[arg(value_name = "on|off")]
+        setting: String,
+    },
     /// Admit a qualification candidate by hand, whatever their score
     Admit {
         #[arg(long)]
@@ -115,6 +123,10 @@ fn text(o: &GoldOverview) -> anyhow::Result<()> {
         }
     ))?;
     print(&format!(
+        "re-annotation of disagreements: {}",
+        if o.reannotate { "on" } else { "off" }
+    ))?;
+    print(&format!(
         "gold items: {} citation, {} final ({} and {} more available)",
         o.items_citation, o.items_final, o.available_citation, o.available_final
     ))?;
@@ -175,6 +187,13 @@ pub async fn run(db: &store::Db, command: GoldCommand) -> anyhow::Result<()> {
                 "added {added} gold items from {}",
                 add.source.as_str()
             ))
+        }
+        GoldCommand::Reannotation { project, setting } => {
+            let lead = Operator::at_the_shell().lead(db, &project).await?;
+            gold::set_reannotation(db, &lead, &setting)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.to_string().replacen("reannotate: ", "", 1)))?;
+            print(&format!("re-annotation in {project}: {}", setting.trim()))
         }
         GoldCommand::Admit { project, user } => {
             let lead = Operator::at_the_shell().lead(db, &project).await?;

@@ -6,6 +6,8 @@ mod common;
 mod gold;
 #[path = "annotate/live_order.rs"]
 mod live_order;
+#[path = "annotate/reannotation.rs"]
+mod reannotation;
 
 use app::domain::account::Role;
 use app::model::annotate::{AnnotationOverview, QueueHead};

@@ -145,6 +145,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ("lead/gold/admit", Body::Form("project=B&username=nobody")),
     (
         "lead/annotation/pair",
+    (
+        "lead/gold/reannotation",
+        Body::Form("project=B&reannotate=off"),
+    ),
         Body::Form("project=B&entry_id=ENTRY"),
     ),
     (

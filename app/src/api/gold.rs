@@ -59,6 +59,18 @@ pub async fn add_gold(
     )
 }
 
+/// Turns re-annotation of disagreements by a fresh annotator on or off (`on`/`off`).
+#[server(endpoint = "lead/gold/reannotation")]
+pub async fn set_reannotation(project: String, reannotate: String) -> Result<(), ApiError> {
+    crate::api::respond(
+        async {
+            let (db, lead) = crate::api::lead(&project).await?;
+            crate::command::gold::set_reannotation(&db, &lead, &reannotate).await
+        }
+        .await,
+    )
+}
+
 /// Admits a qualification candidate by hand.
 #[server(endpoint = "lead/gold/admit")]
 pub async fn admit_candidate(project: String, username: String) -> Result<(), ApiError> {

@@ -112,6 +112,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/annotation/pair", LEAD),
     ("lead/annotation/adjudicate", LEAD),
     ("pipeline/options", LEAD),
+    ("lead/gold/reannotation", LEAD),
     ("pipeline/start", LEAD),
     ("pipeline/job", LEAD),
     ("pipeline/jobs", LEAD),

@@ -81,6 +81,20 @@ impl AddGold {
     }
 }
 
+/// Turns re-annotation on or off ("on"/"off", or true/false).
+pub async fn set_reannotation(db: &Db, lead: &Lead, on: &str) -> ApiResult<()> {
+    let on = match on.trim() {
+        "on" | "true" | "yes" | "1" => true,
+        "off" | "false" | "no" | "0" => false,
+        t => {
+            return Err(ApiError::Invalid(format!(
+                "reannotate: {t} is neither on nor off"
+            )))
+        }
+    };
+    Ok(store::annotate::gold::set_reannotation(db, lead.audit_id(), lead.project_id(), on).await?)
+}
+
 /// Admits a qualification candidate by hand, whatever their score.
 pub async fn admit(db: &Db, lead: &Lead, username: &str) -> ApiResult<()> {
     Ok(

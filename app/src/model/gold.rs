@@ -78,6 +78,8 @@ pub struct Candidate {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GoldOverview {
     pub project: String,
+    /// Disagreements go to a fresh annotator before adjudication.
+    pub reannotate: bool,
     /// One gold check among every this many items; None: no checks.
     pub every: Option<u32>,
     pub training: u32,

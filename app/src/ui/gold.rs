@@ -3,7 +3,7 @@
 //! accuracy on gold with label confusion, rationale F1 and drift, and the qualification's
 //! candidates with their scores and an admit button.
 
-use crate::api::gold::{add_gold, admit_candidate, load_gold, set_gold};
+use crate::api::gold::{add_gold, admit_candidate, load_gold, set_gold, set_reannotation};
 use crate::api::report::encode_path_segment;
 use crate::error::ApiError;
 use crate::model::gold::{AnnotatorGold, Candidate, GoldFigures, GoldOverview, LABELS};
@@ -68,6 +68,7 @@ fn GoldBody(
     let window = o.drift_window;
     view! {
         <SettingsForm o=o.clone() project=project version=version outcome=outcome />
+        <Reannotation on=o.reannotate project=project version=version outcome=outcome />
         <ItemsForm o=o project=project version=version outcome=outcome />
         <Candidates candidates=candidates project=project version=version outcome=outcome />
         <Annotators annotators=annotators window=window />
@@ -141,6 +142,48 @@ fn SettingsForm(
                     prop:value=move || pass.get() on:input=move |ev| pass.set(event_target_value(&ev)) />
                 <button type="submit" data-testid="gold-save">"Save"</button>
             </form>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn Reannotation(
+    on: bool,
+    project: Signal<String>,
+    version: RwSignal<u32>,
+    outcome: Outcome,
+) -> AnyView {
+    let toggle = move |_| {
+        let p = project.get_untracked();
+        leptos::task::spawn_local(async move {
+            let r = set_reannotation(p, if on { "off" } else { "on" }.to_owned()).await;
+            if r.is_ok() {
+                version.update(|v| *v += 1);
+            }
+            outcome.set(Some(r.map(|()| {
+                if on {
+                    "Re-annotation off: disagreements go to adjudication.".to_owned()
+                } else {
+                    "Re-annotation on: disagreements go to a fresh annotator first.".to_owned()
+                }
+            })));
+        });
+    };
+    view! {
+        <section data-testid="reannotation">
+            <h2>"Re-annotation"</h2>
+            <p>
+                {if on {
+                    "On: a disagreement goes to a fresh annotator (one who gave neither label, and sees neither) before adjudication; agreeing with either label makes it final, a third label sends it to adjudication."
+                } else {
+                    "Off: disagreements go straight to adjudication by one of the two annotators."
+                }}
+                " "
+                <button class="link" on:click=toggle data-testid="reannotation-toggle">
+                    {if on { "Turn off" } else { "Turn on" }}
+                </button>
+            </p>
         </section>
     }
     .into_any()

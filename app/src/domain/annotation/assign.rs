@@ -62,6 +62,11 @@ pub enum Work {
     First,
     /// A second pass: anyone but the first annotator.
     Second { first: AnnotatorId },
+    /// A re-annotation after a disagreement: anyone who gave neither label.
+    Reannotation {
+        first: AnnotatorId,
+        second: AnnotatorId,
+    },
     /// An adjudication: one of the two annotators (or a lead, outside assignment).
     Adjudication {
         first: AnnotatorId,
@@ -74,7 +79,7 @@ impl Work {
     pub fn stage(&self) -> Stage {
         match self {
             Work::First => Stage::First,
-            Work::Second { .. } => Stage::Second,
+            Work::Second { .. } | Work::Reannotation { .. } => Stage::Second,
             Work::Adjudication { .. } => Stage::Adjudication,
         }
     }
@@ -83,6 +88,7 @@ impl Work {
         match *self {
             Work::First => true,
             Work::Second { first } => annotator != first,
+            Work::Reannotation { first, second } => annotator != first && annotator != second,
             Work::Adjudication { first, second } => annotator == first || annotator == second,
         }
     }
@@ -91,6 +97,11 @@ impl Work {
         match *self {
             Work::First => AssignError::NoActiveAnnotator(entry),
             Work::Second { first } => AssignError::NoOtherAnnotator { entry, first },
+            Work::Reannotation { first, second } => AssignError::NoFreshAnnotator {
+                entry,
+                first,
+                second,
+            },
             Work::Adjudication { first, second } => AssignError::NoAdjudicator {
                 entry,
                 first,
@@ -142,6 +153,12 @@ pub enum AssignError {
     NoOtherAnnotator {
         entry: PoolEntryId,
         first: AnnotatorId,
+    },
+    #[error("{entry} needs a re-annotation by someone other than {first} and {second}, but no such annotator is active")]
+    NoFreshAnnotator {
+        entry: PoolEntryId,
+        first: AnnotatorId,
+        second: AnnotatorId,
     },
     #[error(
         "neither annotator of {entry} ({first}, {second}) is active; a lead must adjudicate it"
@@ -259,6 +276,24 @@ pub fn assign_second(
 
 /// The adjudicator of `entry`: the less loaded of its two annotators who is active. Refused when
 /// neither is; a lead adjudicates such pairs (see [`super::protocol::check_submission`]).
+/// A fresh annotator (neither `first` nor `second`) for a disagreement's re-annotation.
+pub fn assign_reannotation(
+    entry: PoolEntryId,
+    first: AnnotatorId,
+    second: AnnotatorId,
+    annotators: &[AnnotatorId],
+    loads: &mut Loads,
+    seed: u64,
+) -> Result<AnnotatorId, AssignError> {
+    pick(
+        entry,
+        Work::Reannotation { first, second },
+        &roster(annotators, None),
+        loads,
+        seed,
+    )
+}
+
 pub fn assign_adjudication(
     entry: PoolEntryId,
     first: AnnotatorId,

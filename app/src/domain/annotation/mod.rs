@@ -34,8 +34,8 @@ mod tests;
 
 #[cfg(feature = "ssr")]
 pub use assign::{
-    assign_adjudication, assign_first, assign_second, reassign, AssignError, Assigned, Loads,
-    OpenItem, PoolPair, Reassigned, Work,
+    assign_adjudication, assign_first, assign_reannotation, assign_second, reassign, AssignError,
+    Assigned, Loads, OpenItem, PoolPair, Reassigned, Work,
 };
 pub use fever::{check_fever, fever_label, rule_text, Direction, Warning};
 pub use form::{
@@ -44,8 +44,8 @@ pub use form::{
 };
 pub use keys::{AnnotatorId, PoolEntryId};
 pub use protocol::{
-    check_stage_verdict, check_submission, visible_first_label, Decision, FinalLabel, Judged,
-    Opinion, PairState, ProtocolError, Verdict,
+    check_stage_verdict, check_submission, shows_first_label, visible_first_label, Decision,
+    FinalLabel, Judged, Opinion, PairState, ProtocolError, Verdict,
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
 pub use undo::{can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan};

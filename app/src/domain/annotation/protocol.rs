@@ -1,7 +1,10 @@
 //! The annotation protocol for one pair (SciFact-Open, Appendix A.2): a first pass; a first pass
 //! of "clearly no evidence" makes the pair NEI at once; otherwise a second annotator, never the
 //! first, confirms (or, in blind mode, judges again); the same label from both makes it final,
-//! different labels send it to adjudication by one of the two annotators or a lead.
+//! different labels send it to adjudication by one of the two annotators or a lead. Where the
+//! project asks for re-annotation (AVeriTeC's phases), a disagreement first goes to a fresh
+//! annotator (a second pass by someone who gave neither label): agreeing with either label
+//! makes that label final (a majority); a third label sends the pair to adjudication.
 //!
 //! [`PairState::from_judgments`] replays a pair's non-retracted judgments in order;
 //! [`check_submission`] says whether a person may submit a stage now; [`visible_first_label`]
@@ -114,6 +117,12 @@ pub enum Decision {
     ClearlyNoEvidence { first: AnnotatorId },
     /// Both passes gave the same label.
     Agreement { first: Opinion, second: Opinion },
+    /// The passes disagreed and a fresh annotator's re-annotation agreed with one of them.
+    Majority {
+        first: Opinion,
+        second: Opinion,
+        third: Opinion,
+    },
     /// The passes disagreed and an adjudicator decided.
     Adjudication {
         first: Opinion,
@@ -141,8 +150,14 @@ pub enum PairState {
     NeedsFirst,
     /// The first pass is in and read the abstract; a second annotator is needed.
     NeedsSecond { first: Opinion },
-    /// The two passes disagree.
-    NeedsAdjudication { first: Opinion, second: Opinion },
+    /// The two passes disagree: adjudication is needed, or, while `third` is None, a fresh
+    /// annotator's re-annotation may come first. `third`: a re-annotation that agreed with
+    /// neither.
+    NeedsAdjudication {
+        first: Opinion,
+        second: Opinion,
+        third: Option<Opinion>,
+    },
     /// Done: from "clearly no evidence", agreement, adjudication or an import.
     Final(FinalLabel),
 }
@@ -156,6 +171,10 @@ pub enum ProtocolError {
     OutOfOrder { expected: Stage, got: Stage },
     #[error("{0} gave the first pass; the second pass must come from someone else")]
     SecondBySameAnnotator(AnnotatorId),
+    #[error("{0} already labelled the pair; a re-annotation must come from a fresh annotator")]
+    ReannotationByPartisan(AnnotatorId),
+    #[error("the pair was already re-annotated; it needs its adjudication now")]
+    ReannotatedTwice,
     #[error("{annotator} may not adjudicate: only one of the two annotators ({first} or {second}) or a lead may")]
     NotAdjudicator {
         annotator: AnnotatorId,
@@ -201,6 +220,24 @@ pub fn check_submission(
     if stage == Stage::Final {
         return Err(ProtocolError::FinalStageSubmitted);
     }
+    if let (
+        PairState::NeedsAdjudication {
+            first,
+            second,
+            third,
+        },
+        Stage::Second,
+    ) = (state, stage)
+    {
+        // A re-annotation.
+        return if third.is_some() {
+            Err(ProtocolError::ReannotatedTwice)
+        } else if annotator == first.annotator || annotator == second.annotator {
+            Err(ProtocolError::ReannotationByPartisan(annotator))
+        } else {
+            Ok(())
+        };
+    }
     if stage != expected {
         return Err(ProtocolError::OutOfOrder {
             expected,
@@ -211,7 +248,7 @@ pub fn check_submission(
         PairState::NeedsSecond { first } if first.annotator == annotator => {
             Err(ProtocolError::SecondBySameAnnotator(annotator))
         }
-        PairState::NeedsAdjudication { first, second }
+        PairState::NeedsAdjudication { first, second, .. }
             if !is_lead && annotator != first.annotator && annotator != second.annotator =>
         {
             Err(ProtocolError::NotAdjudicator {
@@ -267,12 +304,33 @@ impl PairState {
             (PairState::NeedsSecond { first }, _) => PairState::NeedsAdjudication {
                 first: *first,
                 second: opinion,
+                third: None,
             },
-            (PairState::NeedsAdjudication { first, second }, _) => done(Decision::Adjudication {
-                first: *first,
-                second: *second,
-                adjudicator: annotator,
-            }),
+            // A re-annotation (check_submission allowed it): a majority, or still disputed.
+            (PairState::NeedsAdjudication { first, second, .. }, _)
+                if judged.stage == Stage::Second =>
+            {
+                if label == first.label || label == second.label {
+                    done(Decision::Majority {
+                        first: *first,
+                        second: *second,
+                        third: opinion,
+                    })
+                } else {
+                    PairState::NeedsAdjudication {
+                        first: *first,
+                        second: *second,
+                        third: Some(opinion),
+                    }
+                }
+            }
+            (PairState::NeedsAdjudication { first, second, .. }, _) => {
+                done(Decision::Adjudication {
+                    first: *first,
+                    second: *second,
+                    adjudicator: annotator,
+                })
+            }
             // check_submission refuses anything after final.
             (PairState::Final(done), _) => return Err(ProtocolError::AlreadyFinal(done.label)),
         })
@@ -308,6 +366,12 @@ impl PairState {
         }
     }
 
+    /// Whether the pair waits for a re-annotation or its adjudication after a disagreement,
+    /// with no re-annotation yet.
+    pub fn may_reannotate(&self) -> bool {
+        matches!(self, PairState::NeedsAdjudication { third: None, .. })
+    }
+
     /// The first pass's opinion, when there was one.
     pub fn first(&self) -> Option<Opinion> {
         match self {
@@ -320,19 +384,26 @@ impl PairState {
                     annotator: first,
                     label: Label::Nei,
                 }),
-                Decision::Agreement { first, .. } | Decision::Adjudication { first, .. } => {
-                    Some(first)
-                }
+                Decision::Agreement { first, .. }
+                | Decision::Majority { first, .. }
+                | Decision::Adjudication { first, .. } => Some(first),
                 Decision::Imported { .. } => None,
             },
         }
     }
 }
 
+/// Whether a form at `stage` for a pair in `state` may show the first pass at all: not to a
+/// re-annotator (a second pass after a disagreement), who judges blind whatever the mode.
+pub fn shows_first_label(stage: Stage, state: &PairState) -> bool {
+    !(stage == Stage::Second && state.may_reannotate())
+}
+
 /// The first pass's label as `viewer` may see it on the form. The first annotator always sees
 /// their own. In confirm mode everyone sees it. In blind mode it is hidden from everyone else
 /// while the pair waits for its second pass, and shown once the second judgment is in (the
-/// second annotator sees it after submitting; adjudicators see both).
+/// second annotator sees it after submitting; adjudicators see both). A re-annotation is never
+/// shown it: see [`shows_first_label`].
 pub fn visible_first_label(
     mode: SecondPassMode,
     state: &PairState,

@@ -6,8 +6,8 @@ use super::super::{now_ms, StoreResult};
 use super::history::{self, project_states};
 use super::judging;
 use crate::domain::annotation::{
-    assign_adjudication, assign_first, assign_second, AnnotatorId, Loads, PairState, PoolEntryId,
-    PoolPair, Stage, FRESH_POSITION,
+    assign_adjudication, assign_first, assign_reannotation, assign_second, AnnotatorId, Loads,
+    PairState, PoolEntryId, PoolPair, Stage, FRESH_POSITION,
 };
 use sqlx::SqliteConnection;
 use std::collections::{BTreeMap, HashMap};
@@ -77,14 +77,36 @@ fn pick_later(
     annotators: &[AnnotatorId],
     loads: &mut Loads,
     seed: u64,
+    reannotate: bool,
 ) -> Option<(AnnotatorId, Stage)> {
+    // A disagreement goes to a fresh annotator first where the project asks for it (and
+    // someone fresh is active); otherwise to adjudication.
+    if let PairState::NeedsAdjudication {
+        first,
+        second,
+        third: None,
+    } = state
+    {
+        if reannotate {
+            if let Ok(a) = assign_reannotation(
+                entry,
+                first.annotator,
+                second.annotator,
+                annotators,
+                loads,
+                seed,
+            ) {
+                return Some((a, Stage::Second));
+            }
+        }
+    }
     match state {
         PairState::NeedsSecond { first } => {
             assign_second(entry, first.annotator, annotators, loads, seed)
                 .ok()
                 .map(|a| (a, Stage::Second))
         }
-        PairState::NeedsAdjudication { first, second } => assign_adjudication(
+        PairState::NeedsAdjudication { first, second, .. } => assign_adjudication(
             entry,
             first.annotator,
             second.annotator,
@@ -123,7 +145,10 @@ pub(crate) async fn assign_next(
         )
         .ok()
         .and_then(|list| list.first().map(|a| (a.annotator, Stage::First))),
-        state => pick_later(entry, state, &annotators, &mut loads, seed),
+        state => {
+            let reannotate = history::reannotates(conn, project_id).await?;
+            pick_later(entry, state, &annotators, &mut loads, seed, reannotate)
+        }
     };
     if let Some((annotator, stage)) = chosen {
         insert(conn, entry, annotator, stage, FRESH_POSITION).await?;
@@ -168,6 +193,8 @@ pub(crate) struct Roster {
     seed: u64,
     /// False under a live judging order: first passes are then taken when asked for.
     preassigns_first: bool,
+    /// Disagreements go to a fresh annotator before adjudication.
+    reannotate: bool,
 }
 
 impl Roster {
@@ -179,6 +206,7 @@ impl Roster {
             loads: loads(conn, project_id).await?,
             seed: history::seed(conn, project_id).await?,
             preassigns_first: judging::preassigns(conn, project_id).await?,
+            reannotate: history::reannotates(conn, project_id).await?,
         })
     }
 
@@ -207,9 +235,14 @@ impl Roster {
             }
         }
         for (entry, state) in later {
-            if let Some((annotator, stage)) =
-                pick_later(entry, &state, &self.annotators, &mut self.loads, self.seed)
-            {
+            if let Some((annotator, stage)) = pick_later(
+                entry,
+                &state,
+                &self.annotators,
+                &mut self.loads,
+                self.seed,
+                self.reannotate,
+            ) {
                 made.push((entry, annotator, stage));
             }
         }

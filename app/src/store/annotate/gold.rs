@@ -105,6 +105,36 @@ pub async fn set_settings(
     Ok(())
 }
 
+/// Turns re-annotation on or off: whether a disagreement goes to a fresh annotator before
+/// adjudication (a lead's change, audited). Pairs already waiting keep their assignment.
+pub async fn set_reannotation(
+    db: &Db,
+    actor_id: Option<i64>,
+    project_id: i64,
+    on: bool,
+) -> StoreResult<()> {
+    let mut tx = begin_write(db).await?;
+    let old = history::reannotates(&mut tx, project_id).await?;
+    sqlx::query("UPDATE projects SET reannotate = ? WHERE id = ?")
+        .bind(on)
+        .bind(project_id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "reannotation",
+        entity: "project",
+        entity_id: Some(project_id.to_string()),
+        old_value: Some(serde_json::json!({ "reannotate": old })),
+        new_value: Some(serde_json::json!({ "reannotate": on })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Adds up to `count` (None: all) of the project's decided pairs from `source` as gold items,
 /// drawn in an order fixed by `seed`; pairs already gold are left out. Returns how many were
 /// added.
@@ -986,8 +1016,10 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
         }
     }
     let q = settings.qualification;
+    let reannotate = history::reannotates(&mut conn, project_id).await?;
     Ok(GoldOverview {
         project,
+        reannotate,
         every: settings.every,
         training: q.map_or(0, |q| q.training),
         graded: q.map_or(0, |q| q.graded),

@@ -295,11 +295,24 @@ pub(crate) async fn seed(conn: &mut SqliteConnection, project_id: i64) -> StoreR
     Ok(seed.cast_unsigned())
 }
 
+/// Whether the project sends disagreements to a fresh annotator before adjudication.
+pub(crate) async fn reannotates(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<bool> {
+    Ok(
+        sqlx::query_scalar("SELECT reannotate FROM projects WHERE id = ?")
+            .bind(project_id)
+            .fetch_one(&mut *conn)
+            .await?,
+    )
+}
+
 /// One line describing where a pair stands, for people.
 pub(crate) fn outcome_text(state: &PairState) -> String {
     match state {
         PairState::NeedsFirst => "waiting for its first pass".into(),
         PairState::NeedsSecond { .. } => "waiting for a second annotator".into(),
+        PairState::NeedsAdjudication { third: Some(_), .. } => {
+            "the re-annotation agrees with neither pass: sent to adjudication".into()
+        }
         PairState::NeedsAdjudication { .. } => "the passes disagree: sent to adjudication".into(),
         PairState::Final(done) => format!("final: {}", done.label.as_str()),
     }

@@ -154,7 +154,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     let disagreements = entries
         .into_iter()
         .filter_map(|e| match states.get(&(e.claim_id, e.doc_id)) {
-            Some(PairState::NeedsAdjudication { first, second }) => Some(DisagreementRow {
+            Some(PairState::NeedsAdjudication { first, second, .. }) => Some(DisagreementRow {
                 pool_entry_id: e.id,
                 claim_id: e.claim_ext,
                 doc_id: e.doc_ext,
@@ -331,14 +331,20 @@ async fn hand_over(
     let preassigns = judging::preassigns(conn, project_id).await?;
     let mut items = Vec::new();
     let mut assignment_of = HashMap::new();
-    for (assignment, entry, claim, doc, depth, _stage) in &open {
+    for (assignment, entry, claim, doc, depth, stage) in &open {
         let work = match states.get(&(*claim, *doc)) {
             None | Some(PairState::NeedsFirst) if !preassigns => continue,
             None | Some(PairState::NeedsFirst) => Work::First,
             Some(PairState::NeedsSecond { first }) => Work::Second {
                 first: first.annotator,
             },
-            Some(PairState::NeedsAdjudication { first, second }) => Work::Adjudication {
+            Some(PairState::NeedsAdjudication { first, second, .. }) if stage == "second" => {
+                Work::Reannotation {
+                    first: first.annotator,
+                    second: second.annotator,
+                }
+            }
+            Some(PairState::NeedsAdjudication { first, second, .. }) => Work::Adjudication {
                 first: first.annotator,
                 second: second.annotator,
             },

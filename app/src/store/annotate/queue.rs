@@ -5,7 +5,7 @@ use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
 use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
-    reveals_on_submit, skip_position, visible_first_label, SecondPassMode, Stage,
+    reveals_on_submit, shows_first_label, skip_position, visible_first_label, SecondPassMode, Stage,
 };
 use crate::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
 use sqlx::SqliteConnection;
@@ -75,7 +75,7 @@ async fn item_view(
     let PairHistory { rows, state, .. } = pair_history(conn, entry.claim_id, entry.doc_id).await?;
     let first_row = rows.iter().find(|r| r.stage == Stage::First);
     let first = match (stage, first_row) {
-        (Stage::Second, Some(row)) => {
+        (Stage::Second, Some(row)) if shows_first_label(stage, &state) => {
             visible_first_label(mode, &state, viewer.annotator()).map(|_| opinion(row, viewer))
         }
         _ => None,
@@ -181,7 +181,16 @@ async fn last_judgment(
         .then(|| hist.state.first().map(|o| o.label.as_str().to_owned()))
         .flatten();
     let stage_parsed = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let undoable = !reveals_on_submit(stage_parsed, history::mode(conn, project_id).await?);
+    // A re-annotation (a second second pass, after a disagreement) showed both labels: final.
+    let reannotation = stage_parsed == Stage::Second
+        && hist
+            .rows
+            .iter()
+            .filter(|r| r.stage == Stage::Second)
+            .count()
+            >= 2;
+    let undoable =
+        !reveals_on_submit(stage_parsed, history::mode(conn, project_id).await?) && !reannotation;
     Ok(Some(LastSubmission {
         judgment_id: id,
         claim_id: claim_ext,

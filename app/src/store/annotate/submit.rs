@@ -152,6 +152,7 @@ pub async fn submit(
             .execute(&mut *tx)
             .await?;
     }
+    let mut assigned = None;
     match &after {
         PairState::Final(done) => {
             sqlx::query(
@@ -175,10 +176,19 @@ pub async fn submit(
             })?;
         }
         state => {
-            assign_next(&mut tx, entry.project_id, PoolEntryId(entry.id), state).await?;
+            assigned = assign_next(&mut tx, entry.project_id, PoolEntryId(entry.id), state)
+                .await?
+                .map(|(_, stage)| stage);
         }
     }
-    let outcome = outcome_text(&after);
+    let outcome = match (&after, assigned) {
+        (PairState::NeedsAdjudication { .. }, Some(Stage::Second)) => {
+            "the passes disagree: sent to a fresh annotator".to_owned()
+        }
+        _ => outcome_text(&after),
+    };
+    // A re-annotation shows the two labels it was asked to settle: final for its author.
+    let reannotation = stage == Stage::Second && hist.state.may_reannotate();
     let first_label = match stage {
         Stage::First => None,
         _ => hist.state.first().map(|o| o.label.as_str().to_owned()),
@@ -217,7 +227,7 @@ pub async fn submit(
         first_label,
         outcome,
         undo_until_ms: now + UNDO_WINDOW_MS,
-        undoable: !reveals_on_submit(stage, mode),
+        undoable: !reveals_on_submit(stage, mode) && !reannotation,
         feedback: None,
     })
 }
@@ -268,6 +278,11 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
         UNDO_WINDOW_MS,
     )
     .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+    if stage == Stage::Second && plan.after.may_reannotate() {
+        return Err(StoreError::Conflict(
+            "cannot undo: a re-annotation showed both labels it settled".into(),
+        ));
+    }
     sqlx::query(
         "INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES (?, ?, ?)",
     )

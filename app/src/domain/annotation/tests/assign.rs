@@ -394,6 +394,7 @@ fn reassignment_respects_eligibility_on_random_inputs() {
                 .filter(|&p| match item.work {
                     Work::First => true,
                     Work::Second { first } => p != first,
+                    Work::Reannotation { first, second } => p != first && p != second,
                     Work::Adjudication { first, second } => p == first || p == second,
                 })
                 .collect();

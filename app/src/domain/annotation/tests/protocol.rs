@@ -91,7 +91,8 @@ fn disagreement_goes_to_adjudication_and_the_adjudicator_decides() {
                 s,
                 PairState::NeedsAdjudication {
                     first: op(A, first),
-                    second: op(B, second)
+                    second: op(B, second),
+                    third: None,
                 }
             );
             for adjudicator in [A, B, C] {
@@ -293,6 +294,11 @@ fn submissions_every_state_stage_person_and_role() {
                             }),
                         },
                         PairState::NeedsAdjudication { .. } => match stage {
+                            // A re-annotation: anyone fresh.
+                            Stage::Second if who == A || who == B => {
+                                Err(ProtocolError::ReannotationByPartisan(who))
+                            }
+                            Stage::Second => Ok(()),
                             Stage::Adjudication if who == A || who == B || is_lead => Ok(()),
                             Stage::Adjudication => Err(ProtocolError::NotAdjudicator {
                                 annotator: who,
@@ -431,7 +437,7 @@ fn submission_checks_and_replay_agree() {
                 }
             }
         }
-        assert!(history.len() <= 3);
+        assert!(history.len() <= 4);
         if let PairState::Final(done) = current {
             finals += 1;
             assert_eq!(Some(done.judgment), history.len().checked_sub(1));
@@ -439,4 +445,90 @@ fn submission_checks_and_replay_agree() {
         }
     }
     assert!(finals > 1_000, "{finals}");
+}
+
+/// Re-annotation: after a disagreement, a fresh annotator's label that agrees with either pass
+/// makes it final by majority; a third label leaves the pair to adjudication, with no second
+/// re-annotation; the two annotators cannot re-annotate; the re-annotator is blind.
+#[test]
+fn a_reannotation_settles_by_majority_or_leaves_the_pair_to_adjudication() {
+    use Label::{Contradict, Nei, Support};
+    const D: AnnotatorId = AnnotatorId(4);
+    let disagreement = [
+        j(Stage::First, A, says(Support)),
+        j(Stage::Second, B, says(Nei)),
+    ];
+    let before = state(&disagreement);
+    assert!(before.may_reannotate());
+    assert_eq!(
+        check_submission(&before, Stage::Second, A, false),
+        Err(ProtocolError::ReannotationByPartisan(A))
+    );
+    assert_eq!(
+        check_submission(&before, Stage::Second, B, true),
+        Err(ProtocolError::ReannotationByPartisan(B))
+    );
+    assert_eq!(check_submission(&before, Stage::Second, C, false), Ok(()));
+    // The re-annotator's form shows neither label; a second pass's may.
+    assert!(!shows_first_label(Stage::Second, &before));
+    assert!(shows_first_label(Stage::Adjudication, &before));
+    assert!(shows_first_label(Stage::Second, &state(&disagreement[..1])));
+    for (third, label) in [
+        (Support, Some(Support)),
+        (Nei, Some(Nei)),
+        (Contradict, None),
+    ] {
+        let mut h = disagreement.to_vec();
+        h.push(j(Stage::Second, C, says(third)));
+        let after = state(&h);
+        match label {
+            Some(label) => {
+                let PairState::Final(done) = after else {
+                    panic!("{third:?}: {after:?}")
+                };
+                assert_eq!(done.label, label);
+                assert_eq!(done.judgment, 2);
+                assert_eq!(
+                    done.decision,
+                    Decision::Majority {
+                        first: op(A, Support),
+                        second: op(B, Nei),
+                        third: op(C, third)
+                    }
+                );
+                assert_eq!(after.first(), Some(op(A, Support)));
+            }
+            None => {
+                assert_eq!(
+                    after,
+                    PairState::NeedsAdjudication {
+                        first: op(A, Support),
+                        second: op(B, Nei),
+                        third: Some(op(C, Contradict)),
+                    }
+                );
+                assert!(!after.may_reannotate());
+                assert_eq!(
+                    check_submission(&after, Stage::Second, D, false),
+                    Err(ProtocolError::ReannotatedTwice)
+                );
+                h.push(j(Stage::Adjudication, A, says(Contradict)));
+                let PairState::Final(done) = state(&h) else {
+                    panic!("adjudicated")
+                };
+                assert_eq!(done.label, Contradict);
+                assert_eq!(done.judgment, 3);
+            }
+        }
+    }
+    // Without a re-annotation, adjudication decides as before.
+    let mut h = disagreement.to_vec();
+    h.push(j(Stage::Adjudication, B, says(Support)));
+    assert!(matches!(
+        state(&h),
+        PairState::Final(FinalLabel {
+            decision: Decision::Adjudication { .. },
+            ..
+        })
+    ));
 }

@@ -76,11 +76,13 @@ fn labels_so_far_read_the_latest_opinion() {
     let disagreed = PairState::NeedsAdjudication {
         first: opinion(1, Label::Support),
         second: opinion(2, Label::Nei),
+        third: None,
     };
     assert_eq!(label_so_far(&disagreed), Some(false));
     let other_way = PairState::NeedsAdjudication {
         first: opinion(1, Label::Nei),
         second: opinion(2, Label::Contradict),
+        third: None,
     };
     assert_eq!(label_so_far(&other_way), Some(true));
     // Final labels ("clearly no evidence" is a final NEI) count as they say.
