@@ -1,10 +1,11 @@
 //! `claimpool assessor`: register a system's predictions on the pool, or an external command's
-//! answers about it, as a model assessor, and list a project's model assessors (issue 16),
-//! through the command layer as the shell's operator (audited with no user). Only here can a
-//! command assessor be registered: no page or API route starts a command.
+//! answers about it, as a model assessor, list a project's model assessors, and choose the one
+//! whose labels annotators see as suggestions (issue 16), through the command layer as the
+//! shell's operator (audited with no user). Only here can a command assessor be registered: no
+//! page or API route starts a command.
 
 use anyhow::Context;
-use app::command::assessor::{self, AddAssessor, AddCommandAssessor};
+use app::command::assessor::{self, AddAssessor, AddCommandAssessor, SetSuggestions};
 use app::command::Operator;
 use app::domain::assessor::AssessorSource;
 use app::store;
@@ -33,6 +34,22 @@ pub enum AssessorCommand {
         #[arg(long)]
         name: Option<String>,
     },
+    /// Show annotators one model assessor's label for the pair they label, at the first and
+    /// second pass (never its name, its system or a score), or stop (--off, the default).
+    /// Annotators shown a model's label tend to agree with it: agreement with the model and
+    /// among annotators is then inflated, so keep it off for test collections unless you
+    /// measure that
+    #[command(group(ArgGroup::new("choice").required(true).args(["assessor", "off"])))]
+    Suggest {
+        #[arg(long)]
+        project: String,
+        /// The model assessor of the project whose labels are suggested
+        #[arg(long)]
+        assessor: Option<String>,
+        /// Turn suggestions off
+        #[arg(long)]
+        off: bool,
+    },
     /// List the project's model assessors: name, source (a system, or "command"), labels,
     /// evidence labels, pairs the run does not hold (NEI)
     List {
@@ -57,7 +74,8 @@ fn option_error(e: app::error::ApiError) -> anyhow::Error {
         .to_string()
         .replacen("system: ", "--system: ", 1)
         .replacen("command: ", "--command: ", 1)
-        .replacen("name: ", "--name: ", 1))
+        .replacen("name: ", "--name: ", 1)
+        .replacen("assessor: ", "--assessor: ", 1))
 }
 
 /// A progress bar of `total` claims on stderr (hidden when stderr is not a terminal).
@@ -112,6 +130,24 @@ pub async fn run(db: &store::Db, command: AssessorCommand) -> anyhow::Result<()>
         }
         AssessorCommand::Add { .. } => {
             anyhow::bail!("give exactly one of --system SYSTEM and --command \"CMD ARGS\"")
+        }
+        AssessorCommand::Suggest {
+            project,
+            assessor,
+            off,
+        } => {
+            let set = SetSuggestions::parse(if off { None } else { assessor.as_deref() })
+                .map_err(option_error)?;
+            let lead = Operator::at_the_shell().lead(db, &project).await?;
+            let now = set.run(db, &lead).await.map_err(option_error)?;
+            print(&match now.current {
+                Some(name) => format!(
+                    "annotators of {project} now see model assessor {name}'s label for each pair \
+                     at the first and second pass (not its name); agreement may be inflated by \
+                     anchoring"
+                ),
+                None => format!("annotators of {project} see no model suggestions"),
+            })
         }
         AssessorCommand::List { project, json } => {
             let lead = Operator::at_the_shell().lead(db, &project).await?;

@@ -1,13 +1,15 @@
 //! Model assessors (issue 16): register a system's predictions on the pool, or an external
 //! command's answers about it, as an assessor, list them, and compare them with the people.
 //! Each runs for a [`Lead`] proof, but a command runs only for the [`Operator`]: only the
-//! server's administrator, at its shell, may start a program on the server.
+//! server's administrator, at its shell, may start a program on the server. The lead may show
+//! one assessor's labels to annotators as suggestions ([`SetSuggestions`]).
 
 use super::{Lead, Operator};
 use crate::domain::assessor::{self, AssessorReport, AssessorSummary, StoredPrediction};
 use crate::domain::formats::RunRecord;
 use crate::domain::ids::{ClaimId, DocId};
 use crate::error::{ApiError, ApiResult};
+use crate::model::annotate::SuggestionsView;
 use crate::pipeline::external::{self, Candidate, ClaimRequest, ExternalCommand, ExternalError};
 use crate::store::assessors::{self, NewLabel, NewSource, PooledClaim};
 use crate::store::{self, Db};
@@ -272,6 +274,48 @@ async fn ask(
         }
         _ => ApiError::Invalid(e.to_string()),
     })
+}
+
+/// Turns the project's suggestions on, from one of its model assessors, or off: annotators
+/// then see that assessor's label for the pair at the first and second pass (nothing else of
+/// it). Off by default, for the anchoring it brings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetSuggestions {
+    /// None: off.
+    pub assessor: Option<String>,
+}
+
+impl SetSuggestions {
+    /// Parses the assessor's name (None or blank: off), checked by [`assessor::check_name`].
+    pub fn parse(assessor: Option<&str>) -> ApiResult<SetSuggestions> {
+        let assessor = match assessor.map(str::trim).filter(|n| !n.is_empty()) {
+            None => None,
+            Some(name) => Some(
+                assessor::check_name(name)
+                    .map_err(|e| ApiError::Invalid(format!("assessor: {e}")))?
+                    .to_owned(),
+            ),
+        };
+        Ok(SetSuggestions { assessor })
+    }
+
+    /// Sets the choice (audited); an assessor the project does not have is invalid, the message
+    /// naming the field `assessor`. Returns the suggestions as they now stand.
+    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<SuggestionsView> {
+        assessors::set_suggestions(
+            db,
+            lead.project_id(),
+            self.assessor.as_deref(),
+            lead.audit_id(),
+        )
+        .await?;
+        suggestions(db, lead).await
+    }
+}
+
+/// The project's suggestions: the assessor annotators see (None: off) and those to choose from.
+pub async fn suggestions(db: &Db, lead: &Lead) -> ApiResult<SuggestionsView> {
+    Ok(assessors::suggestions(db, lead.project_id()).await?)
 }
 
 /// The project's model assessors, by name.

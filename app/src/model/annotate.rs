@@ -193,6 +193,15 @@ pub struct JudgingView {
     pub orders: Vec<String>,
 }
 
+/// The project's suggestions as the lead's annotation page shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuggestionsView {
+    /// The model assessor whose labels annotators see; None: suggestions are off.
+    pub current: Option<String>,
+    /// The project's model assessors, by name, to choose from.
+    pub assessors: Vec<String>,
+}
+
 impl DraftForm {
     /// The form as the annotation rules read it (one evidence set).
     pub fn to_draft(&self) -> crate::domain::annotation::AnnotationDraft {

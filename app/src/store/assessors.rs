@@ -2,7 +2,8 @@
 //! command's answers, registered as an assessor of the pool, and their labels (tables
 //! `model_assessor_rows`, `model_label_rows`; views `model_assessors`, `model_labels`). Never
 //! judgments, never final labels. Written once, in one transaction with its audit event; never
-//! changed (triggers refuse it).
+//! changed (triggers refuse it). A project may suggest one assessor's labels to its annotators
+//! (`projects.suggest_from`; off by default).
 
 use super::audit::{json, AuditEvent};
 use super::write_gate;
@@ -10,6 +11,8 @@ use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::assessor::{AssessorLabels, AssessorSource, AssessorSummary, StoredPrediction};
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
+use crate::model::annotate::SuggestionsView;
+use sqlx::SqliteConnection;
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(what.to_string())
@@ -461,4 +464,100 @@ pub async fn latest_change(
             .fetch_one(conn)
             .await?,
     )
+}
+
+/// The project's suggestions: the assessor whose labels annotators see (None: off) and every
+/// model assessor of the project, by name.
+pub async fn suggestions(db: &Db, project_id: i64) -> StoreResult<SuggestionsView> {
+    let mut conn = db.acquire().await?;
+    let current = suggest_from(&mut conn, project_id).await?;
+    let assessors: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM model_assessor_rows WHERE project_id = ? ORDER BY name",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(SuggestionsView { current, assessors })
+}
+
+/// The name of the assessor the project suggests from (None: suggestions off).
+async fn suggest_from(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Option<String>> {
+    let row: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT a.name FROM projects p LEFT JOIN model_assessor_rows a ON a.id = p.suggest_from
+         WHERE p.id = ?",
+    )
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))
+}
+
+/// Turns suggestions on, from the project's model assessor `assessor`, or off (None); audited.
+/// An assessor the project does not have is invalid, the message naming the field `assessor`.
+pub async fn set_suggestions(
+    db: &Db,
+    project_id: i64,
+    assessor: Option<&str>,
+    actor_id: Option<i64>,
+) -> StoreResult<()> {
+    let mut tx = write_gate::begin(db).await?;
+    let old = suggest_from(&mut tx, project_id).await?;
+    let id = match assessor {
+        None => None,
+        Some(name) => Some(
+            sqlx::query_scalar::<_, i64>(
+                "SELECT id FROM model_assessor_rows WHERE project_id = ? AND name = ?",
+            )
+            .bind(project_id)
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| {
+                StoreError::Invalid(format!(
+                    "assessor: the project has no model assessor named {name:?} \
+                     (claimpool assessor list shows its assessors)"
+                ))
+            })?,
+        ),
+    };
+    sqlx::query("UPDATE projects SET suggest_from = ? WHERE id = ?")
+        .bind(id)
+        .bind(project_id)
+        .execute(&mut *tx)
+        .await?;
+    AuditEvent {
+        project_id: Some(project_id),
+        actor_id,
+        action: "suggestions",
+        entity: "project",
+        entity_id: Some(project_id.to_string()),
+        old_value: Some(serde_json::json!({ "suggest_from": old })),
+        new_value: Some(serde_json::json!({ "suggest_from": assessor })),
+    }
+    .record(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The label the project's suggestions give the pair `(claims.id, documents.id)`: the chosen
+/// assessor's, if suggestions are on and it labelled the pair. Only the label: an annotator
+/// never learns which model gave it.
+pub(crate) async fn suggestion(
+    conn: &mut SqliteConnection,
+    project_id: i64,
+    claim_id: i64,
+    doc_id: i64,
+) -> StoreResult<Option<Label>> {
+    let text: Option<String> = sqlx::query_scalar(
+        "SELECT l.label FROM projects p
+         JOIN model_label_rows l ON l.assessor_id = p.suggest_from
+         WHERE p.id = ? AND l.claim_id = ? AND l.doc_id = ?",
+    )
+    .bind(project_id)
+    .bind(claim_id)
+    .bind(doc_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    text.as_deref().map(label).transpose()
 }
