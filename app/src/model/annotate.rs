@@ -66,6 +66,11 @@ pub struct ItemView {
     pub flag_note: Option<String>,
     /// confirm or blind.
     pub mode: String,
+    /// At the first and second pass, while the lead has suggestions on: the chosen model
+    /// assessor's label for the pair (SUPPORT, CONTRADICT or NEI), and nothing else of it — not
+    /// its name, its system or a score.
+    #[serde(default)]
+    pub suggestion: Option<String>,
 }
 
 /// What happened to the caller's last submission, for the reveal and undo line.

@@ -63,7 +63,9 @@ async fn comments(
 }
 
 /// What `viewer` may see of a pair at `stage`: the first annotation on a second pass only as
-/// the mode allows; both annotations and the discussion only at adjudication (or for a lead).
+/// the mode allows; both annotations and the discussion only at adjudication (or for a lead);
+/// a model's suggested label only on an annotator's first or second pass (not a re-annotation),
+/// when the lead has turned suggestions on.
 async fn item_view(
     conn: &mut SqliteConnection,
     viewer: Actor,
@@ -94,6 +96,22 @@ async fn item_view(
     } else {
         Vec::new()
     };
+    // An annotator's first or second pass (a gold item's too, from its pair), not a
+    // re-annotation of a disagreement (a second pass by a fresh annotator, blind): the lead's
+    // chosen model's label, if suggestions are on; only the label.
+    let reannotation = matches!(
+        state,
+        crate::domain::annotation::PairState::NeedsAdjudication { .. }
+    );
+    let suggestion = if open.is_some()
+        && (stage == Stage::First || (stage == Stage::Second && !reannotation))
+    {
+        crate::store::assessors::suggestion(conn, entry.project_id, entry.claim_id, entry.doc_id)
+            .await?
+            .map(|label| label.as_str().to_owned())
+    } else {
+        None
+    };
     Ok(ItemView {
         assignment_id: open.map(|o| o.id),
         pool_entry_id: entry.id,
@@ -109,6 +127,7 @@ async fn item_view(
         flagged: open.is_some_and(|o| o.flagged),
         flag_note: open.and_then(|o| o.flag_note.clone()),
         mode: mode.as_str().to_owned(),
+        suggestion,
     })
 }
 

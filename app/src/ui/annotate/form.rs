@@ -213,7 +213,8 @@ pub fn ItemPanel(
     .into_any()
 }
 
-/// The stage, the claim, the first annotation where the protocol shows it, and the abstract.
+/// The stage, the claim, the first annotation where the protocol shows it, a model's suggested
+/// label when the lead turned suggestions on, and the abstract.
 #[component]
 fn ItemText(item: ItemView, state: FormState) -> AnyView {
     let stage_title = match item.stage.as_str() {
@@ -232,6 +233,7 @@ fn ItemText(item: ItemView, state: FormState) -> AnyView {
         <p class="stage" data-testid="stage">{stage_title}</p>
         <p class="claim-text" data-testid="claim">{item.claim.clone()}</p>
         {item.first.clone().map(|f| view! { <FirstOpinion first=f /> })}
+        {item.suggestion.clone().map(|l| view! { <p class="muted" data-testid="suggestion">"A model suggests: " {l}</p> }.into_any())}
         <article class="abstract">
             <h2 class="doc-title">{item.title.clone()} <span class="muted">" · doc " {item.doc_id.clone()}</span></h2>
             <Sentences claim=item.claim.clone() sentences=item.sentences.clone() first_marks=first_marks state=state />
