@@ -133,6 +133,8 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "lead/annotation/judging",
         Body::Form("project=B&order=mtf&seed=3&budget="),
     ),
+    ("lead/suggestions", Body::Form("project=B")),
+    ("lead/suggestions/set", Body::Form("project=B&assessor=")),
     ("lead/gold", Body::Form("project=B")),
     (
         "lead/gold/settings",
@@ -144,11 +146,11 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ),
     ("lead/gold/admit", Body::Form("project=B&username=nobody")),
     (
-        "lead/annotation/pair",
-    (
         "lead/gold/reannotation",
         Body::Form("project=B&reannotate=off"),
     ),
+    (
+        "lead/annotation/pair",
         Body::Form("project=B&entry_id=ENTRY"),
     ),
     (

@@ -15,6 +15,7 @@ pub mod release_diff;
 pub mod report;
 pub mod runs;
 pub mod sample;
+pub mod suggestions;
 pub mod tokens;
 #[cfg(feature = "ssr")]
 pub mod upload;
@@ -105,6 +106,8 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/annotation/reassign", LEAD),
     ("lead/annotation/mode", LEAD),
     ("lead/annotation/judging", LEAD),
+    ("lead/suggestions", LEAD),
+    ("lead/suggestions/set", LEAD),
     ("lead/gold", LEAD),
     ("lead/gold/settings", LEAD),
     ("lead/gold/add", LEAD),

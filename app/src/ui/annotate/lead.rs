@@ -117,6 +117,7 @@ fn Overview(
             }>"switch to " {other_mode}</button>
         </p>
         <JudgingPanel j=judging project=project done=done />
+        <super::suggestions::SuggestionsPanel project=project />
         <section>
             <h2>"Annotators"</h2>
             <table class="grid" data-testid="annotators">

@@ -7,6 +7,7 @@ mod judging;
 pub mod keys;
 mod lead;
 mod qualification;
+mod suggestions;
 mod text;
 
 pub use form::{ItemPanel, Opinions};
