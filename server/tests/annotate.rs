@@ -8,6 +8,8 @@ mod gold;
 mod live_order;
 #[path = "annotate/reannotation.rs"]
 mod reannotation;
+#[path = "annotate/suggestions.rs"]
+mod suggestions;
 
 use app::domain::account::Role;
 use app::model::annotate::{AnnotationOverview, QueueHead};
