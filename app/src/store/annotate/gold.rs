@@ -476,14 +476,7 @@ pub(crate) async fn resolve(
         return Err(not_yours(&what));
     }
     if status != "open" {
-        return Err(StoreError::Conflict(format!(
-            "{what} was already {}; nothing was recorded",
-            if status == "done" {
-                "submitted"
-            } else {
-                "withdrawn"
-            }
-        )));
+        return Err(super::no_longer_open(&what, &status));
     }
     let purpose = Purpose::parse(&purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     Ok(Some(GoldTarget { id, item, purpose }))

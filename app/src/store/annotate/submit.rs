@@ -41,14 +41,7 @@ async fn resolve(
                 return Err(not_yours(&item));
             }
             if status != "open" {
-                return Err(StoreError::Conflict(format!(
-                    "{item} was already {}; nothing was recorded",
-                    if status == "done" {
-                        "submitted"
-                    } else {
-                        "withdrawn"
-                    }
-                )));
+                return Err(super::no_longer_open(&item, &status));
             }
             let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             Ok((Some(id), stage, entry))
