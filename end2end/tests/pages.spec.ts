@@ -85,6 +85,7 @@ for (const size of SIZES) {
     expect(claim).toBeTruthy();
     await check(lead.page, lead.errors, claim!, "claim", size);
     await check(lead.page, lead.errors, `${lp}/annotation`, "annotation", size);
+    await check(lead.page, lead.errors, `${lp}/gold`, "gold", size);
     await check(lead.page, lead.errors, `${lp}/report`, "report", size);
     await check(lead.page, lead.errors, `${lp}/releases`, "releases", size);
     await check(lead.page, lead.errors, `${lp}/releases/diff`, "release-diff", size);
