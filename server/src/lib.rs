@@ -2,11 +2,11 @@
 
 pub mod api_v1;
 pub mod assessor_cmd;
-pub mod gold_cmd;
 pub mod cli;
 pub mod demo;
 pub mod estimate_cmd;
 pub mod eval_cmd;
+pub mod gold_cmd;
 pub mod http;
 pub mod jobs;
 pub mod openapi;
