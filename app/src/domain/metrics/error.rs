@@ -38,6 +38,10 @@ pub enum MetricsError {
         claim: ClaimId,
         doc: DocId,
     },
+    /// A pair of an indexed run that no gold can judge: its claim index is outside the gold, or
+    /// (with a repeat to report) its doc text is not a doc id.
+    #[error("run pair {index}: {reason}")]
+    BadIndexedPair { index: usize, reason: String },
     /// A pair asked about (confusion matrix) has a claim outside the gold claim list.
     #[error("pair ({claim}, {doc}): claim {claim} is not in the gold claim list")]
     PairClaimNotInGold { claim: ClaimId, doc: DocId },

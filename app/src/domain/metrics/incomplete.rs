@@ -34,12 +34,12 @@
 
 use super::error::MetricsError;
 use super::gold::Gold;
+use super::indexed::{claim_ranges, threads_for, IndexedRun, KnownDocs};
 use super::judged::matches_gold;
 use super::run::Run;
 use super::scores::{ratio, AveragePrecision, Metrics, PrecisionRecall};
 use crate::domain::ids::{ClaimId, DocId};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 /// The cut-offs of Judged@k besides the run's depth.
 pub const JUDGED_CUTOFFS: [usize; 3] = [5, 10, 50];
@@ -47,38 +47,60 @@ pub const JUDGED_CUTOFFS: [usize; 3] = [5, 10, 50];
 /// Which pairs of each gold claim were judged. Gold evidence pairs are always judged.
 #[derive(Clone, Debug)]
 pub struct Judgments {
-    /// Per gold claim index: the judged docs.
-    judged: Vec<HashSet<DocId>>,
+    /// Per gold claim index c: its judged docs, sorted by text, are `docs[starts[c]..starts[c + 1]]`.
+    starts: Vec<usize>,
+    docs: Vec<DocId>,
 }
 
 impl Judgments {
     /// The judged pairs: every gold evidence pair, and `judged` (pairs of claims outside the
     /// gold are ignored: they cannot be evaluated).
     pub fn new(gold: &Gold, judged: impl IntoIterator<Item = (ClaimId, DocId)>) -> Judgments {
-        let mut sets: Vec<HashSet<DocId>> = vec![HashSet::new(); gold.claims().len()];
+        let claim_count = gold.claims().len();
+        let mut pairs: Vec<(u32, DocId)> = Vec::new();
         for (claim, doc, _) in gold.evidence() {
             if let Some(index) = gold.claim_index(claim) {
-                sets[index as usize].insert(doc.clone());
+                pairs.push((index, doc.clone()));
             }
         }
+        // Claims files and qrels come grouped by claim: the last claim's index saves lookups.
+        let mut last: Option<(ClaimId, u32)> = None;
         for (claim, doc) in judged {
-            if let Some(index) = gold.claim_index(&claim) {
-                sets[index as usize].insert(doc);
+            let index = match &last {
+                Some((c, index)) if *c == claim => Some(*index),
+                _ => gold
+                    .claim_index(&claim)
+                    .inspect(|&index| last = Some((claim, index))),
+            };
+            if let Some(index) = index {
+                pairs.push((index, doc));
             }
         }
-        Judgments { judged: sets }
+        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.as_str().cmp(b.1.as_str())));
+        pairs.dedup();
+        let mut starts = vec![0usize; claim_count + 1];
+        for (index, _) in &pairs {
+            starts[*index as usize + 1] += 1;
+        }
+        for c in 0..claim_count {
+            starts[c + 1] += starts[c];
+        }
+        Judgments {
+            starts,
+            docs: pairs.into_iter().map(|(_, doc)| doc).collect(),
+        }
     }
 
     /// Whether the pair (claim at `index` of [`Gold::claims`], `doc`) is judged.
     pub fn is_judged(&self, index: u32, doc: &DocId) -> bool {
-        self.judged
-            .get(index as usize)
-            .is_some_and(|docs| docs.contains(doc))
+        self.claim_docs(index as usize)
+            .binary_search_by(|d| d.as_str().cmp(doc.as_str()))
+            .is_ok()
     }
 
     /// How many pairs are judged.
     pub fn len(&self) -> usize {
-        self.judged.iter().map(HashSet::len).sum()
+        self.docs.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -86,7 +108,15 @@ impl Judgments {
     }
 
     fn claim_judged(&self, index: usize) -> u64 {
-        self.judged.get(index).map_or(0, |docs| docs.len() as u64)
+        self.claim_docs(index).len() as u64
+    }
+
+    /// The judged docs of the claim at `index` of [`Gold::claims`], sorted by text.
+    pub(crate) fn claim_docs(&self, index: usize) -> &[DocId] {
+        match (self.starts.get(index), self.starts.get(index + 1)) {
+            (Some(&start), Some(&end)) => &self.docs[start..end],
+            _ => &[],
+        }
     }
 }
 
@@ -148,50 +178,50 @@ pub fn incomplete(
     judgments: &Judgments,
     run: &Run,
 ) -> Result<(IncompleteMetrics, Vec<ClaimIncomplete>), MetricsError> {
+    incomplete_indexed(gold, judgments, &IndexedRun::of_run(gold, run)?)
+}
+
+/// [`incomplete`] of an [`IndexedRun`] (indexed by `gold`'s claims).
+pub fn incomplete_indexed(
+    gold: &Gold,
+    judgments: &Judgments,
+    run: &IndexedRun<'_>,
+) -> Result<(IncompleteMetrics, Vec<ClaimIncomplete>), MetricsError> {
+    run.check_gold(gold)?;
     let claim_count = gold.claims().len();
-    // (claim index, confidence, doc, flags) of every pair.
-    let mut points: Vec<Point<'_>> = Vec::with_capacity(run.len());
-    for (index, pair) in run.pairs().iter().enumerate() {
-        let claim = gold.claim_index_of(index, pair)?;
-        let judged = judgments.is_judged(claim, &pair.doc);
-        let gold_label = gold.label_at(claim, &pair.doc);
-        let mut flags = 0u8;
-        if judged {
-            flags |= JUDGED;
-        }
-        if gold_label.is_evidence() {
-            flags |= EVIDENCE;
-        }
-        if matches_gold(pair.prediction.best_label(), gold_label) {
-            flags |= RELEVANT;
-        }
-        if pair.prediction.claims_evidence() {
-            flags |= PREDICTS_EVIDENCE;
-            if matches_gold(pair.prediction.label(), gold_label) {
-                flags |= CORRECT;
-            }
-        }
-        points.push(Point {
-            claim,
-            confidence: pair.confidence.get(),
-            doc: pair.doc.as_str(),
-            flags,
-        });
-    }
-    // trec_eval's order within a claim: confidence descending, then doc id descending.
-    points.sort_unstable_by(|a, b| {
-        a.claim
-            .cmp(&b.claim)
-            .then_with(|| b.confidence.total_cmp(&a.confidence))
-            .then_with(|| b.doc.as_bytes().cmp(a.doc.as_bytes()))
-    });
-    let mut starts = vec![0usize; claim_count + 1];
-    for point in &points {
-        starts[point.claim as usize + 1] += 1;
-    }
+    let known = KnownDocs::new(gold, Some(judgments));
+    // (confidence, pair, flags) of every pair, grouped by claim.
+    let buckets = run.buckets();
+    let mut points: Vec<Point> = Vec::with_capacity(run.len());
     for c in 0..claim_count {
-        starts[c + 1] += starts[c];
+        for i in buckets.members(c) {
+            let pair = &run.pairs()[i];
+            let pair_known = known.get(pair.claim, pair.doc);
+            let gold_label = pair_known.label;
+            let mut flags = 0u8;
+            if pair_known.judged {
+                flags |= JUDGED;
+            }
+            if gold_label.is_evidence() {
+                flags |= EVIDENCE;
+            }
+            if matches_gold(pair.best_label(), gold_label) {
+                flags |= RELEVANT;
+            }
+            if pair.claims_evidence() {
+                flags |= PREDICTS_EVIDENCE;
+                if matches_gold(pair.label(), gold_label) {
+                    flags |= CORRECT;
+                }
+            }
+            points.push(Point {
+                confidence: pair.confidence.get(),
+                pair: i as u32,
+                flags,
+            });
+        }
     }
+    let starts = buckets.starts();
     let depth = (0..claim_count)
         .map(|c| starts[c + 1] - starts[c])
         .max()
@@ -202,17 +232,50 @@ pub fn incomplete(
     }
 
     let evidence_counts = gold.shared_evidence_counts();
-    let mut claims = Vec::with_capacity(claim_count);
-    for c in 0..claim_count {
-        let ranked = &points[starts[c]..starts[c + 1]];
-        claims.push(claim_figures(
-            gold.claims()[c].clone(),
-            evidence_counts[c],
-            judgments.claim_judged(c),
-            ranked,
-            &cutoffs,
-        ));
-    }
+    // Each claim's ranking and figures, the claims shared out over the cores.
+    let ranges = claim_ranges(claim_count, threads_for(points.len()), |c| {
+        starts[c + 1] - starts[c]
+    });
+    let claims: Vec<ClaimIncomplete> = std::thread::scope(|scope| {
+        let mut rest: &mut [Point] = &mut points;
+        let mut handles = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            let (mine, others) = rest.split_at_mut(starts[range.end] - starts[range.start]);
+            rest = others;
+            let (evidence_counts, cutoffs) = (&evidence_counts, &cutoffs);
+            let pairs = run.pairs();
+            handles.push(scope.spawn(move || {
+                let offset = starts[range.start];
+                range
+                    .map(|c| {
+                        let ranked = &mut mine[starts[c] - offset..starts[c + 1] - offset];
+                        // trec_eval's order within a claim: confidence descending, then doc id
+                        // descending ((claim, doc) pairs are distinct: a total order).
+                        ranked.sort_unstable_by(|a, b| {
+                            b.confidence.total_cmp(&a.confidence).then_with(|| {
+                                let doc = |p: &Point| pairs[p.pair as usize].doc.as_bytes();
+                                doc(b).cmp(doc(a))
+                            })
+                        });
+                        claim_figures(
+                            gold.claims()[c].clone(),
+                            evidence_counts[c],
+                            judgments.claim_judged(c),
+                            ranked,
+                            cutoffs,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            }));
+        }
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
 
     let condensed = condensed_metrics(&points, evidence_counts.iter().sum());
     let with_evidence: Vec<&ClaimIncomplete> =
@@ -257,7 +320,7 @@ pub fn incomplete(
 /// The headline figures of the condensed run: what [`super::JudgedRun::metrics`] gives for the
 /// run without its unjudged pairs (the same counts, the same confidence thresholds, the same
 /// [`AveragePrecision`] sum), from the judged points.
-fn condensed_metrics(points: &[Point<'_>], gold: u64) -> Metrics {
+fn condensed_metrics(points: &[Point], gold: u64) -> Metrics {
     let (mut predicted, mut correct) = (0u64, 0u64);
     let mut ranked: Vec<(f64, bool)> = Vec::with_capacity(points.len());
     for p in points.iter().filter(|p| p.flags & JUDGED != 0) {
@@ -286,10 +349,11 @@ fn condensed_metrics(points: &[Point<'_>], gold: u64) -> Metrics {
     }
 }
 
-struct Point<'a> {
-    claim: u32,
+/// One pair of a claim's ranking.
+struct Point {
     confidence: f64,
-    doc: &'a str,
+    /// The pair's position in the run.
+    pair: u32,
     flags: u8,
 }
 
@@ -309,10 +373,10 @@ fn claim_figures(
     claim: ClaimId,
     relevant: u64,
     judged: u64,
-    ranked: &[Point<'_>],
+    ranked: &[Point],
     cutoffs: &[usize],
 ) -> ClaimIncomplete {
-    let is = |p: &Point<'_>, flag: u8| p.flags & flag != 0;
+    let is = |p: &Point, flag: u8| p.flags & flag != 0;
     let judged_at = cutoffs
         .iter()
         .map(|&k| JudgedAt {

@@ -5,6 +5,7 @@ use super::bootstrap::{self, BootstrapSamples, MetricsWithSd};
 use super::by_claim::ClaimMetrics;
 use super::error::MetricsError;
 use super::gold::Gold;
+use super::indexed::{sort_stable_each, IndexedRun, KnownDocs};
 use super::run::{Confidence, Run};
 use super::scores::{AveragePrecision, Metrics, PrecisionRecall};
 use crate::domain::ids::ClaimId;
@@ -45,22 +46,28 @@ const LAST: u8 = 2;
 impl JudgedRun {
     /// Judges every pair of `run` against `gold`. Fails when a pair's claim is not a gold claim.
     pub fn new(gold: &Gold, run: &Run) -> Result<JudgedRun, MetricsError> {
+        JudgedRun::from_indexed(gold, &IndexedRun::of_run(gold, run)?)
+    }
+
+    /// Judges the pairs of an [`IndexedRun`] (indexed by `gold`'s claims) against `gold`.
+    pub fn from_indexed(gold: &Gold, run: &IndexedRun<'_>) -> Result<JudgedRun, MetricsError> {
+        run.check_gold(gold)?;
         let claim_count = gold.claims().len();
+        let known = KnownDocs::new(gold, None);
         let mut predicted = vec![0u64; claim_count];
         let mut correct = vec![0u64; claim_count];
         let mut points: Vec<(Confidence, u32, bool)> = Vec::with_capacity(run.len());
-        for (index, pair) in run.pairs().iter().enumerate() {
-            let claim = gold.claim_index_of(index, pair)?;
-            let gold_label = gold.label_at(claim, &pair.doc);
-            let c = claim as usize;
-            if pair.prediction.claims_evidence() {
+        for pair in run.pairs() {
+            let gold_label = known.get(pair.claim, pair.doc).label;
+            let c = pair.claim as usize;
+            if pair.claims_evidence() {
                 predicted[c] += 1;
-                if matches_gold(pair.prediction.label(), gold_label) {
+                if matches_gold(pair.label(), gold_label) {
                     correct[c] += 1;
                 }
             }
-            let hit = matches_gold(pair.prediction.best_label(), gold_label);
-            points.push((pair.confidence, claim, hit));
+            let hit = matches_gold(pair.best_label(), gold_label);
+            points.push((pair.confidence, pair.claim, hit));
         }
         Ok(JudgedRun {
             claims: gold.shared_claims(),
@@ -170,22 +177,32 @@ pub(super) fn matches_gold(predicted: Option<Label>, gold: Label) -> bool {
 
 impl Ranking {
     /// Sorts the (confidence, claim index, hit) points once, highest confidence first.
-    fn new(mut points: Vec<(Confidence, u32, bool)>) -> Ranking {
+    fn new(points: Vec<(Confidence, u32, bool)>) -> Ranking {
+        let mut ranking = Ranking {
+            claim: Vec::with_capacity(points.len()),
+            confidence: Vec::with_capacity(points.len()),
+            flags: Vec::with_capacity(points.len()),
+        };
         // Stable: tied pairs keep the run's order; it does not matter, ties enter together.
-        points.sort_by_key(|point| std::cmp::Reverse(point.0));
-        let flags = points
-            .iter()
-            .enumerate()
-            .map(|(i, &(confidence, _, hit))| {
-                let last = points.get(i + 1).is_none_or(|next| next.0 != confidence);
-                (u8::from(hit) * HIT) | (u8::from(last) * LAST)
-            })
-            .collect();
-        Ranking {
-            claim: points.iter().map(|p| p.1).collect(),
-            confidence: points.iter().map(|p| p.0.get()).collect(),
-            flags,
+        sort_stable_each(
+            points,
+            |a, b| b.0.cmp(&a.0),
+            |(confidence, claim, hit)| {
+                ranking.claim.push(claim);
+                ranking.confidence.push(confidence.get());
+                ranking.flags.push(u8::from(hit) * HIT);
+            },
+        );
+        let confidence = &ranking.confidence;
+        for (i, flags) in ranking.flags.iter_mut().enumerate() {
+            let last = confidence
+                .get(i + 1)
+                .is_none_or(|next| next.total_cmp(&confidence[i]).is_ne());
+            if last {
+                *flags |= LAST;
+            }
         }
+        ranking
     }
 
     /// AP = sum over thresholds of (R_i - R_{i-1}) * P_i, each pair counted `weight(claim)`

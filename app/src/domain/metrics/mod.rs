@@ -6,7 +6,9 @@
 //! with [`JudgedRun::new`]. The judged run holds per-claim counts and the pairs pre-sorted by
 //! confidence, so [`JudgedRun::metrics`], [`JudgedRun::by_claim`] and the bootstrap
 //! ([`JudgedRun::bootstrap`], [`bootstrap`] for several systems on the same resamples) never
-//! look at identifiers or re-sort again.
+//! look at identifiers or re-sort again. It and [`incomplete`] read the run as an [`IndexedRun`]
+//! (claims as gold claim indices, doc ids borrowed), which a reader that knows the gold can
+//! build without a [`Run`] ([`JudgedRun::from_indexed`], [`incomplete_indexed`]).
 //!
 //! Incomplete judgments ([`incomplete`]: Judged@k, bpref, condensed lists) and paired
 //! significance tests between systems ([`randomization_test`], [`paired_bootstrap`], [`holm`])
@@ -28,6 +30,7 @@ mod confusion;
 mod error;
 mod gold;
 mod incomplete;
+mod indexed;
 mod judged;
 mod overlap;
 mod run;
@@ -52,8 +55,10 @@ pub use confusion::{label_confusion, ConfusionMatrix};
 pub use error::MetricsError;
 pub use gold::Gold;
 pub use incomplete::{
-    incomplete, ClaimIncomplete, IncompleteMetrics, JudgedAt, Judgments, JUDGED_CUTOFFS,
+    incomplete, incomplete_indexed, ClaimIncomplete, IncompleteMetrics, JudgedAt, Judgments,
+    JUDGED_CUTOFFS,
 };
+pub use indexed::{repeats_outside_gold, IndexedPair, IndexedRun};
 pub use judged::JudgedRun;
 pub use overlap::jaccard;
 pub use run::{Confidence, ConfidenceError, Prediction, Run, RunPair};
