@@ -13,12 +13,14 @@ mod record;
 mod retrieved;
 mod sentence_scores;
 mod trec;
+mod trec_bulk;
 mod verisci;
 
 pub use canonical::RunWriter;
 pub use label_order::{LabelOrder, LabelOrderError};
 pub use record::{RunRecord, Scoring, ScoringTally};
 pub use sentence_scores::SENTENCE_THRESHOLD;
+pub use trec_bulk::{TrecPairs, TrecText};
 
 use super::error::{FormatError, ParseError};
 use super::input::{
