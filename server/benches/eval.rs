@@ -1,6 +1,10 @@
 //! `claimpool eval` end to end from the files, beside pytrec_eval on the same data (issue 17):
 //! a TREC run of 10,000 claims x 250 pairs (2.5 million lines) and a SciFact claims file of
-//! 10,000 claims (evidence and cited documents: the judged pairs). Target: under 2.5 s.
+//! 10,000 claims (evidence and cited documents: the judged pairs). Target: a median below
+//! pytrec_eval's in-process parse + evaluate (below 2.5 s without pytrec_eval). On 2 cores (load
+//! about 2 from other builds): claimpool 0.53 / 0.62 / 0.71 s (min / median / max), pytrec_eval
+//! 2.32 s in-process and 2.72 s as a process (median), 3.7x; before the bulk TREC reader,
+//! claimpool took 2.9 s.
 //!
 //! `cargo bench -p server --bench eval [-- --repeats N] [-- --claims N --depth D]`
 //!
@@ -270,12 +274,19 @@ fn main() -> anyhow::Result<()> {
             bail!("the two programs' bpref differ");
         }
     }
-    let target = Duration::from_millis(2500);
+    let (target, what) = if theirs_inside.is_empty() {
+        (Duration::from_millis(2500), "2.5 s")
+    } else {
+        (
+            median(&theirs_inside),
+            "pytrec_eval's parse + evaluate (median)",
+        )
+    };
     let verdict = if median(&ours) < target {
         "met"
     } else {
         "MISSED"
     };
-    println!("target: claimpool eval under {target:?}: {verdict}");
+    println!("target: claimpool eval under {what}, {target:.3?}: {verdict}");
     Ok(())
 }
