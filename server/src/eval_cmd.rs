@@ -12,9 +12,9 @@ use app::domain::metrics::{
     Judgments, Prediction, Run,
 };
 use app::domain::release::{
-    compare, evaluate_judged, read_gold_judged, read_qrels_judgments, read_run, restrict_to_gold,
-    BootstrapRequest, CompareRequest, EvalCounts, EvalReport, IncompleteReport, JudgedFrom,
-    JudgedPairs, PairComparison,
+    compare, evaluate_judged, judged_report, read_gold_judged, read_qrels_judgments, read_run,
+    restrict_to_gold, BootstrapRequest, CompareRequest, EvalCounts, EvalReport, IncompleteReport,
+    JudgedFrom, JudgedPairs, PairComparison,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -246,30 +246,13 @@ fn eval_trec_bulk(
         judged_pairs: judged.judgments.len() as u64,
         metrics,
     };
-    let m = judged_run.metrics();
-    let mut report = EvalReport {
-        precision: m.precision,
-        recall: m.recall,
-        f1: m.f1,
-        average_precision: m.average_precision,
-        precision_sd: None,
-        recall_sd: None,
-        f1_sd: None,
-        average_precision_sd: None,
-        bootstrap: request.bootstrap,
-        by_claim: request.by_claim.then(|| judged_run.by_claim()),
-        incomplete: Some(incomplete),
-        incomplete_by_claim: request.by_claim.then_some(claims),
+    Ok(Some(judged_report(
+        &judged_run,
+        Some((incomplete, claims)),
+        request.bootstrap,
+        request.by_claim,
         counts,
-    };
-    if let Some(b) = request.bootstrap {
-        let sd = judged_run.bootstrap(b.samples, b.seed);
-        report.precision_sd = Some(sd.precision_sd);
-        report.recall_sd = Some(sd.recall_sd);
-        report.f1_sd = Some(sd.f1_sd);
-        report.average_precision_sd = Some(sd.average_precision_sd);
-    }
-    Ok(Some(report))
+    )))
 }
 
 /// `--system` when given with one run; otherwise the file's name, or its parent directory and

@@ -263,7 +263,7 @@ fn evaluate_kept(
     counts: EvalCounts,
 ) -> Result<EvalReport, EvalError> {
     let judged_run = JudgedRun::new(gold, run)?;
-    let (incomplete, incomplete_by_claim) = match judged {
+    let incomplete = match judged {
         Some(pairs) => {
             let (metrics, claims) = incomplete(gold, pairs.judgments, run)?;
             let report = IncompleteReport {
@@ -271,12 +271,34 @@ fn evaluate_kept(
                 judged_pairs: pairs.judgments.len() as u64,
                 metrics,
             };
-            (Some(report), by_claim.then_some(claims))
+            Some((report, claims))
         }
+        None => None,
+    };
+    Ok(judged_report(
+        &judged_run,
+        incomplete,
+        bootstrap,
+        by_claim,
+        counts,
+    ))
+}
+
+/// The report of a judged run: its figures (per claim when `by_claim`), the incomplete-judgment
+/// figures when given with their per-claim rows, and the bootstrap's deviations when asked. The
+/// one assembly of an [`EvalReport`], whichever way the run was read.
+pub fn judged_report(
+    judged: &JudgedRun,
+    incomplete: Option<(IncompleteReport, Vec<ClaimIncomplete>)>,
+    bootstrap: Option<BootstrapRequest>,
+    by_claim: bool,
+    counts: EvalCounts,
+) -> EvalReport {
+    let m = judged.metrics();
+    let (incomplete, incomplete_by_claim) = match incomplete {
+        Some((report, claims)) => (Some(report), by_claim.then_some(claims)),
         None => (None, None),
     };
-    let judged = judged_run;
-    let m = judged.metrics();
     let mut report = EvalReport {
         precision: m.precision,
         recall: m.recall,
@@ -299,5 +321,5 @@ fn evaluate_kept(
         report.f1_sd = Some(b.f1_sd);
         report.average_precision_sd = Some(b.average_precision_sd);
     }
-    Ok(report)
+    report
 }

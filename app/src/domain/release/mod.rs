@@ -55,7 +55,7 @@ pub use counts::{ByProvenance, EvidenceByLabel, ReleaseCounts};
 pub use diff::{diff, DiffError, ReleaseContents};
 pub use error::{EvalError, ReleaseError, WriteError};
 pub use evaluate::{
-    evaluate, evaluate_judged, gold_from_claims, prediction_of, read_gold, read_run,
+    evaluate, evaluate_judged, gold_from_claims, judged_report, prediction_of, read_gold, read_run,
     restrict_to_gold, run_from_records, BootstrapRequest, EvalCounts, EvalReport, IncompleteReport,
     JudgedPairs,
 };
