@@ -4,13 +4,11 @@
 //! shell's operator (audited with no user). Only here can a command assessor be registered: no
 //! page or API route starts a command.
 
-use anyhow::Context;
 use app::command::assessor::{self, AddAssessor, AddCommandAssessor, SetSuggestions};
 use app::command::Operator;
 use app::domain::assessor::AssessorSource;
 use app::store;
 use clap::{ArgGroup, Subcommand};
-use std::io::Write;
 
 #[derive(Subcommand)]
 pub enum AssessorCommand {
@@ -60,12 +58,9 @@ pub enum AssessorCommand {
     },
 }
 
+/// A line on standard output, through the CLI's one writer (quiet when the reader has gone).
 fn print(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}") {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        other => other.context("writing to standard output"),
-    }
+    crate::release_cmd::say(text)
 }
 
 /// A command-layer error with its field named as the option that gave it.

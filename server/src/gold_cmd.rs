@@ -2,13 +2,11 @@
 //! items, admitting a candidate by hand, and every annotator's figures — through the command
 //! layer as the shell's operator (audited with no user).
 
-use anyhow::Context;
 use app::command::gold::{self, AddGold, SetGold};
 use app::command::Operator;
 use app::model::gold::{GoldFigures, GoldOverview};
 use app::store;
 use clap::Subcommand;
-use std::io::Write;
 
 #[derive(Subcommand)]
 pub enum GoldCommand {
@@ -69,12 +67,9 @@ pub enum GoldCommand {
     },
 }
 
+/// A line on standard output, through the CLI's one writer (quiet when the reader has gone).
 fn print(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}") {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        other => other.context("writing to standard output"),
-    }
+    crate::release_cmd::say(text)
 }
 
 /// A command-layer error with its field named as the option that gave it.
