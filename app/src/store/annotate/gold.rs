@@ -274,6 +274,18 @@ pub(crate) async fn standing(
     project_id: i64,
 ) -> StoreResult<Standing> {
     let (settings, _) = settings(conn, project_id).await?;
+    if settings.qualification.is_none() {
+        // No qualification: everyone is admitted (ADMITTED_SQL's first clause), and nobody has
+        // qualification items to count. Every queue load asks, so it ends here.
+        return Ok(Standing {
+            qualification: None,
+            admitted: true,
+            training_done: 0,
+            graded_done: 0,
+            correct: 0,
+            decision: None,
+        });
+    }
     let admitted: Option<bool> = sqlx::query_scalar(&format!(
         "SELECT {ADMITTED_SQL} FROM project_members m JOIN users u ON u.id = m.user_id
          WHERE m.project_id = ? AND m.user_id = ?"
