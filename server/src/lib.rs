@@ -3,6 +3,7 @@
 pub mod api_v1;
 pub mod assessor_cmd;
 pub mod cli;
+pub mod db_cmd;
 pub mod demo;
 pub mod estimate_cmd;
 pub mod eval_cmd;

@@ -44,7 +44,7 @@ pub async fn open(path: &Path) -> StoreResult<Db> {
             path: shown.clone(),
             source,
         })?;
-    sqlx::migrate!("../migrations")
+    sqlx::migrate!("../migrations/sqlite")
         .run(&pool)
         .await
         .map_err(|source| StoreError::Migrate {

@@ -1,4 +1,5 @@
-//! Storage: sqlx queries and transactions on SQLite, one module per table group. Callers get
+//! Storage: sqlx queries and transactions on SQLite, one module per table group (PostgreSQL so far
+//! for `db copy` and `db backup`: [`postgres`], [`transfer`], [`backup`]). Callers get
 //! plain Rust values back; no SQL leaves this module.
 
 pub mod accounts;
@@ -6,6 +7,7 @@ pub mod annotate;
 pub mod api_tokens;
 pub mod assessors;
 pub mod audit;
+pub mod backup;
 pub mod db;
 pub mod guidelines;
 mod id_keys;
@@ -14,18 +16,22 @@ pub mod import_writer;
 pub mod jobs;
 pub mod judging;
 pub mod pool;
+pub mod postgres;
 pub mod projects;
 mod raw_rows;
 pub mod release;
 pub mod release_parts;
 pub mod report;
 mod staged;
+pub mod target;
+pub mod transfer;
 pub mod users;
 pub mod work;
 pub(crate) mod write_gate;
 mod writer_lock;
 
 pub use db::{now_ms, open, Db};
+pub use target::{DbTarget, PgUrl};
 
 /// What can go wrong in storage, with the context a person needs to act on it.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@ use super::super::*;
 /// The words a `CHECK (column IN (...))` of the core migration allows, for the `nth` such check
 /// of `column` (0-based).
 fn check_list(column: &str, nth: usize) -> Vec<String> {
-    let sql = include_str!("../../../../../migrations/20261121000001_core.sql");
+    let sql = include_str!("../../../../../migrations/sqlite/20261121000001_core.sql");
     let needle = format!("CHECK ({column} IN (");
     let (_, after) = sql
         .match_indices(&needle)
