@@ -9,7 +9,7 @@ use app::store;
 use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
     about = "Build scientific claim-verification test collections by pooling"
 )]
 pub struct Cli {
-    /// The database: a SQLite file path or sqlite://PATH, or postgres://USER@HOST/DB (so far for
-    /// `db copy` and `db backup`) [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
+    /// The database: a SQLite file path or sqlite://PATH, or postgres://USER@HOST/DB (PostgreSQL
+    /// 15 or later) [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
     #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "DB")]
     db: Option<store::DbTarget>,
     #[command(subcommand)]
@@ -448,25 +448,32 @@ macro_rules! emit {
     }};
 }
 
-async fn open_db(path: &Path) -> anyhow::Result<store::Db> {
-    store::open(path).await.map_err(anyhow::Error::from)
+async fn open_db(target: &store::DbTarget) -> anyhow::Result<store::Db> {
+    store::db::connect(target)
+        .await
+        .map_err(anyhow::Error::from)
 }
 
-/// The SQLite file of `--db`; the web app and the other commands run on SQLite only so far.
-fn sqlite_file(target: Option<store::DbTarget>, default: &str) -> anyhow::Result<PathBuf> {
-    match target {
-        None => Ok(PathBuf::from(default)),
-        Some(store::DbTarget::Sqlite(path)) => Ok(path),
-        Some(store::DbTarget::Postgres(url)) => bail!(
-            "--db {url}: this version of claimpool runs the web app and its commands on SQLite; \
-             PostgreSQL is supported by `claimpool db copy` and `claimpool db backup`"
+/// The database of `--db`, or the default SQLite file.
+fn target_or(target: Option<store::DbTarget>, default: &str) -> store::DbTarget {
+    target.unwrap_or_else(|| store::DbTarget::Sqlite(PathBuf::from(default)))
+}
+
+/// The SQLite file of `--db` for `demo`, which recreates it.
+fn demo_file(target: Option<store::DbTarget>) -> anyhow::Result<PathBuf> {
+    match target_or(target, demo::DEFAULT_DB) {
+        store::DbTarget::Sqlite(path) => Ok(path),
+        store::DbTarget::Postgres(url) => bail!(
+            "--db {url}: the demo recreates a SQLite file; load a PostgreSQL database with \
+             `claimpool demo --db FILE` and `claimpool db copy --from FILE --to {url}`"
         ),
     }
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let db_target = cli.db.clone();
-    let db_or_default = || sqlite_file(db_target.clone(), DEFAULT_DB);
+    let db_or_default =
+        || -> anyhow::Result<store::DbTarget> { Ok(target_or(db_target.clone(), DEFAULT_DB)) };
     match cli.command {
         Command::Serve(args) => {
             let options = args.options()?;
@@ -474,7 +481,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Demo(args) => {
             let options = args.options()?;
-            let db = demo::create(&sqlite_file(db_target.clone(), demo::DEFAULT_DB)?).await?;
+            let db = demo::create(&demo_file(db_target.clone())?).await?;
             http::serve(db, args.addr, options).await
         }
         Command::Db(command) => crate::db_cmd::run(db_target.clone(), command).await,

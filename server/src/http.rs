@@ -20,7 +20,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
-use tower_sessions_sqlx_store::SqliteStore;
 
 /// Where the compiled site (pkg/claimpool.js, .wasm, .css) lives: `LEPTOS_SITE_ROOT`, else
 /// `site/` beside the binary's target directory (target/release/claimpool → target/site), else
@@ -74,11 +73,7 @@ pub async fn router_with(
         public,
         limits,
     } = options;
-    let session_store = session_store(&db)?;
-    session_store
-        .migrate()
-        .await
-        .context("creating the session table")?;
+    let session_store = session_store(&db).await?;
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("claimpool_session")
         .with_http_only(true)
@@ -128,10 +123,10 @@ pub async fn router_with(
 }
 
 /// The sessions' store: the table `sessions` of the database.
-fn session_store(db: &Db) -> anyhow::Result<SqliteStore> {
-    SqliteStore::new(db.clone())
-        .with_table_name("sessions")
-        .map_err(|e| anyhow::anyhow!("session table name: {e}"))
+async fn session_store(db: &Db) -> anyhow::Result<app::store::sessions::Sessions> {
+    app::store::sessions::Sessions::open(db)
+        .await
+        .context("opening the session table")
 }
 
 /// How often `serve` deletes expired sessions.
@@ -140,7 +135,8 @@ const SESSION_PURGE_PERIOD: std::time::Duration = std::time::Duration::from_secs
 /// Deletes the sessions whose expiry has passed (a session expires after 12 hours unused).
 pub async fn purge_expired_sessions(db: &Db) -> anyhow::Result<()> {
     use tower_sessions::ExpiredDeletion;
-    session_store(db)?
+    session_store(db)
+        .await?
         .delete_expired()
         .await
         .context("deleting expired sessions")

@@ -206,7 +206,7 @@ async fn project_with_pool(app: &TestApp, annotators: &[&str]) -> i64 {
 async fn open_items(app: &TestApp, name: &str) -> i64 {
     sqlx::query_scalar(
         "SELECT COUNT(*) FROM assignments a JOIN users u ON u.id = a.annotator_id
-         WHERE u.username = ? AND a.status = 'open'",
+         WHERE u.username = $1 AND a.status = 'open'",
     )
     .bind(name)
     .fetch_one(&app.db)

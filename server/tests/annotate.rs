@@ -162,7 +162,7 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
 }
 
 async fn set_mode(app: &TestApp, mode: &str) {
-    sqlx::query("UPDATE projects SET second_pass_mode = ?")
+    sqlx::query("UPDATE projects SET second_pass_mode = $1")
         .bind(mode)
         .execute(&app.db)
         .await
@@ -197,7 +197,7 @@ async fn pool_pairs_are_assigned_balanced_and_served_shallowest_first() {
     .unwrap();
     let current = head.current.unwrap();
     let current_depth: i64 =
-        sqlx::query_scalar("SELECT entry_depth FROM pool_entries WHERE id = ?")
+        sqlx::query_scalar("SELECT entry_depth FROM pool_entries WHERE id = $1")
             .bind(current.pool_entry_id)
             .fetch_one(&app.db)
             .await
@@ -257,7 +257,7 @@ async fn annotators_cannot_touch_or_read_others_items() {
     );
     let second: (i64, String) = sqlx::query_as(
         "SELECT a.id, u.username FROM assignments a JOIN users u ON u.id = a.annotator_id
-         WHERE a.pool_entry_id = ? AND a.stage = 'second' AND a.status = 'open'",
+         WHERE a.pool_entry_id = $1 AND a.stage = 'second' AND a.status = 'open'",
     )
     .bind(mine.pool_entry_id)
     .fetch_one(&app.db)
@@ -394,7 +394,7 @@ async fn confirm_mode_shows_the_first_annotation_to_the_second_annotator() {
     let head: QueueHead = res.json().await.unwrap();
     assert_eq!(head.last.map(|l| l.undoable), Some(true));
     let finals: Vec<(String, String)> = sqlx::query_as(
-        "SELECT f.label, f.provenance FROM final_labels f JOIN pool_entries e ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = ?",
+        "SELECT f.label, f.provenance FROM final_labels f JOIN pool_entries e ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = $1",
     )
     .bind(item.pool_entry_id)
     .fetch_all(&app.db)
@@ -741,7 +741,7 @@ async fn concurrent_submissions_never_lose_or_duplicate_a_judgment() {
     );
     assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels").await, 40);
     assert_eq!(
-        count(&app, "SELECT COUNT(*) FROM (SELECT claim_id, doc_id FROM judgments GROUP BY claim_id, doc_id HAVING COUNT(*) > 1)").await,
+        count(&app, "SELECT COUNT(*) FROM (SELECT claim_id, doc_id FROM judgments GROUP BY claim_id, doc_id HAVING COUNT(*) > 1) twice").await,
         0
     );
 }

@@ -651,7 +651,7 @@ async fn the_openapi_document_lists_exactly_the_served_routes() {
 async fn the_cli_creates_lists_and_revokes_tokens_that_the_server_accepts() {
     let app = TestApp::spawn().await;
     app.add_user("lead", Role::Lead).await;
-    let db = app.dir.path().join("test.db");
+    let db = app.db_arg.clone();
     let claimpool = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
             .arg("--db")

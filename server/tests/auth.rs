@@ -304,12 +304,13 @@ async fn expired_sessions_are_purged() {
     let app = TestApp::spawn().await;
     app.add_user("ann", Role::Annotator).await;
     let _live = app.logged_in("ann").await;
-    sqlx::query(
-        "INSERT INTO sessions (id, data, expiry_date) VALUES ('old', x'00', '2000-01-01 00:00:00')",
-    )
-    .execute(&app.db)
-    .await
-    .unwrap();
+    let expired = if common::on_postgres() {
+        "INSERT INTO sessions (id, data, expiry_date)
+         VALUES ('old', decode('00', 'hex'), '2000-01-01 00:00:00+00')"
+    } else {
+        "INSERT INTO sessions (id, data, expiry_date) VALUES ('old', x'00', '2000-01-01 00:00:00')"
+    };
+    sqlx::query(expired).execute(&app.db).await.unwrap();
     let count = || async {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM sessions")
             .fetch_one(&app.db)

@@ -282,7 +282,7 @@ async fn setup(app: &TestApp) -> (Vec<Caller>, i64) {
         .await
         .unwrap();
     }
-    let entry: i64 = sqlx::query_scalar("SELECT MIN(id) FROM pool_entries WHERE project_id = ?")
+    let entry: i64 = sqlx::query_scalar("SELECT MIN(id) FROM pool_entries WHERE project_id = $1")
         .bind(b)
         .fetch_one(&app.db)
         .await

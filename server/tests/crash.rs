@@ -391,7 +391,7 @@ fn pool_build(db: &Path) -> Command {
 
 async fn add_member(db: &Path, name: &str) {
     let pool = app::store::open(db).await.unwrap();
-    let user: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
+    let user: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
         .bind(name)
         .fetch_one(&pool)
         .await

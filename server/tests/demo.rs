@@ -52,13 +52,13 @@ async fn the_demo_holds_the_sample_three_runs_and_a_pool() {
             "SELECT p.claim_id, p.doc_id FROM predictions p
              JOIN systems s ON s.id = p.system_id
              JOIN claims c ON c.id = p.claim_id JOIN documents d ON d.id = p.doc_id
-             WHERE s.name = ?
+             WHERE s.name = $1
              ORDER BY p.confidence DESC, p.retrieval_rank,
                       CAST(c.claim_id AS INTEGER), CAST(d.doc_id AS INTEGER)
-             LIMIT ?",
+             LIMIT $2",
         )
         .bind(name)
-        .bind(server::demo::DEMO_DEPTH)
+        .bind(i64::from(server::demo::DEMO_DEPTH))
         .fetch_all(&app.db)
         .await
         .unwrap();

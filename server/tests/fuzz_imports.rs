@@ -330,13 +330,12 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     }
 
     // Judgments (qrels with labels) on the pool of one of those runs.
-    let annotator = sqlx::query(
-        "INSERT INTO users (username, role, password_hash, created_at) VALUES ('a1', 'annotator', '$argon2id$v=19$m=19456,t=2,p=1$bm8$bm8', 0)",
+    let annotator = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO users (username, role, password_hash, created_at) VALUES ('a1', 'annotator', '$argon2id$v=19$m=19456,t=2,p=1$bm8$bm8', 0) RETURNING id",
     )
-    .execute(db)
+    .fetch_one(db)
     .await
-    .unwrap()
-    .last_insert_rowid();
+    .unwrap();
     app::store::projects::add_member(
         db,
         project,
@@ -357,7 +356,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     .unwrap();
     let pooled: Vec<(String, String)> = sqlx::query_as(
         "SELECT c.claim_id, d.doc_id FROM pool_entries e JOIN claims c ON c.id = e.claim_id
-         JOIN documents d ON d.id = e.doc_id WHERE e.project_id = ? ORDER BY e.id",
+         JOIN documents d ON d.id = e.doc_id WHERE e.project_id = $1 ORDER BY e.id",
     )
     .bind(project)
     .fetch_all(db)

@@ -161,7 +161,7 @@ async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
     assert_eq!(history[1].bytes, "# Labels\n\nSUPPORT: …".len() as i64);
 
     // Versions are append-only in the database too.
-    let update = sqlx::query("UPDATE guideline_versions SET markdown = 'x' WHERE project_id = ?")
+    let update = sqlx::query("UPDATE guideline_versions SET markdown = 'x' WHERE project_id = $1")
         .bind(project)
         .execute(db)
         .await;

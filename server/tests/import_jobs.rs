@@ -244,7 +244,7 @@ async fn a_lead_imports_a_whole_project_from_the_browser_as_jobs() {
     // The uploads' directories are gone once their jobs ended.
     for job in &jobs {
         let params: serde_json::Value = serde_json::from_str(
-            &sqlx::query_scalar::<_, String>("SELECT params FROM jobs WHERE id = ?")
+            &sqlx::query_scalar::<_, String>("SELECT params FROM jobs WHERE id = $1")
                 .bind(job.id)
                 .fetch_one(&app.db)
                 .await

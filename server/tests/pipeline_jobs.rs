@@ -71,7 +71,7 @@ async fn predictions(app: &TestApp, system: &str) -> BTreeMap<(String, String), 
     let rows: Vec<(String, String, i64, f64)> = sqlx::query_as(
         "SELECT c.claim_id, d.doc_id, p.retrieval_rank, p.confidence FROM predictions p \
          JOIN systems s ON s.id = p.system_id JOIN claims c ON c.id = p.claim_id \
-         JOIN documents d ON d.id = p.doc_id WHERE s.name = ?",
+         JOIN documents d ON d.id = p.doc_id WHERE s.name = $1",
     )
     .bind(system)
     .fetch_all(&app.db)
@@ -431,7 +431,7 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
         .unwrap();
     assert_eq!(systems, 0, "a stopped job imports nothing");
     let audit: Vec<(String, String)> = sqlx::query_as(
-        "SELECT action, entity_id FROM audit_events WHERE entity = 'job' AND entity_id IN (?, ?, ?) ORDER BY id",
+        "SELECT action, entity_id FROM audit_events WHERE entity = 'job' AND entity_id IN ($1, $2, $3) ORDER BY id",
     )
     .bind(first.id.to_string())
     .bind(queued[0].to_string())

@@ -654,7 +654,7 @@ async fn work_given_to_an_annotator_who_leaves_during_a_build_goes_to_the_others
         let theirs: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM assignments a JOIN pool_entry_rows e ON e.id = a.pool_entry_id
              JOIN pool_build_rows b ON b.id = e.build_id
-             WHERE b.state = 'writing' AND a.annotator_id = ?",
+             WHERE b.state = 'writing' AND a.annotator_id = $1",
         )
         .bind(ann2)
         .fetch_one(db)
@@ -673,7 +673,7 @@ async fn work_given_to_an_annotator_who_leaves_during_a_build_goes_to_the_others
     let open = |who: i64| {
         sqlx::query_scalar::<_, i64>(
             "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-             WHERE a.annotator_id = ? AND a.status = 'open'",
+             WHERE a.annotator_id = $1 AND a.status = 'open'",
         )
         .bind(who)
         .fetch_one(db)

@@ -74,8 +74,8 @@ async fn keys(db: &Db, project: i64) -> (HashMap<String, i64>, HashMap<String, i
         rows.into_iter().map(|(k, e)| (e, k)).collect()
     };
     (
-        read("SELECT id, claim_id FROM claims WHERE project_id = ?").await,
-        read("SELECT id, doc_id FROM documents WHERE project_id = ?").await,
+        read("SELECT id, claim_id FROM claims WHERE project_id = $1").await,
+        read("SELECT id, doc_id FROM documents WHERE project_id = $1").await,
     )
 }
 
@@ -98,22 +98,21 @@ async fn judge(db: &Db, project: i64, pairs: &[usize], seconds: impl Fn(usize) -
     for &i in pairs {
         let (c, d) = pair_ids(i);
         let label = if truth(i) { "SUPPORT" } else { "NEI" };
-        let id = sqlx::query(
+        let id = sqlx::query_scalar::<_, i64>(
             "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, seconds_spent, provenance, created_at)
-             VALUES (?, ?, ?, 'final', ?, ?, 'pooling', 0)",
+             VALUES ($1, $2, $3, 'final', $4, $5, 'pooling', 0) RETURNING id",
         )
         .bind(project)
         .bind(claims[&c])
         .bind(docs[&d])
         .bind(label)
         .bind(seconds(i))
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
         sqlx::query(
             "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-             VALUES (?, ?, ?, ?, ?, 'pooling', 0)",
+             VALUES ($1, $2, $3, $4, $5, 'pooling', 0)",
         )
         .bind(project)
         .bind(claims[&c])
@@ -137,14 +136,14 @@ type Stored = (
 async fn stored(db: &Db, project: i64) -> Stored {
     let index = index_of(db, project).await;
     let build: i64 = sqlx::query_scalar(
-        "SELECT build_id FROM pool_samples WHERE project_id = ? ORDER BY build_id DESC LIMIT 1",
+        "SELECT build_id FROM pool_samples WHERE project_id = $1 ORDER BY build_id DESC LIMIT 1",
     )
     .bind(project)
     .fetch_one(db)
     .await
     .unwrap();
     let strata: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT stratum, population, sampled FROM pool_sample_strata WHERE build_id = ?",
+        "SELECT stratum, population, sampled FROM pool_sample_strata WHERE build_id = $1",
     )
     .bind(build)
     .fetch_all(db)
@@ -153,7 +152,7 @@ async fn stored(db: &Db, project: i64) -> Stored {
     type Row = (i64, i64, Option<i64>, Option<i64>, f64);
     let pairs: Vec<Row> = sqlx::query_as(
         "SELECT claim_id, doc_id, stratum, draw, inclusion_probability FROM pool_sample_pairs
-         WHERE build_id = ? ORDER BY stratum, draw",
+         WHERE build_id = $1 ORDER BY stratum, draw",
     )
     .bind(build)
     .fetch_all(db)
@@ -253,7 +252,7 @@ async fn a_sample_stores_the_designs_inclusion_probabilities_and_grows_the_pool_
     // The drawn pairs are pool entries at their best rank, given to annotators like any other.
     let entries: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT e.entry_depth, (SELECT COUNT(*) FROM assignments a WHERE a.pool_entry_id = e.id)
-         FROM pool_entries e WHERE e.project_id = ? AND e.entry_depth > 10",
+         FROM pool_entries e WHERE e.project_id = $1 AND e.entry_depth > 10",
     )
     .bind(project)
     .fetch_all(db)
@@ -466,7 +465,7 @@ fn report_json(app: &TestApp, project: &str) -> serde_json::Value {
             "2",
             "--db",
         ])
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .output()
         .unwrap();
     assert!(
@@ -682,7 +681,7 @@ async fn the_reports_and_eval_estimates_equal_the_domain_estimator_and_hand_comp
         ])
         .arg(&path)
         .arg("--db")
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .output()
         .unwrap();
     assert!(

@@ -144,13 +144,13 @@ async fn keys(app: &TestApp, project: i64, claim: &str, doc: &str) -> (i64, i64)
     };
     (
         key(
-            "SELECT id FROM claims WHERE project_id = ? AND claim_id = ?",
+            "SELECT id FROM claims WHERE project_id = $1 AND claim_id = $2",
             claim,
         )
         .await
         .unwrap(),
         key(
-            "SELECT id FROM documents WHERE project_id = ? AND doc_id = ?",
+            "SELECT id FROM documents WHERE project_id = $1 AND doc_id = $2",
             doc,
         )
         .await
@@ -162,9 +162,9 @@ async fn keys(app: &TestApp, project: i64, claim: &str, doc: &str) -> (i64, i64)
 async fn judge(app: &TestApp, project: i64, claim: &str, doc: &str, label: &str, at: i64) -> i64 {
     let (c, d) = keys(app, project, claim, doc).await;
     let rationale = if label == "NEI" { "[]" } else { "[[0]]" };
-    let judgment = sqlx::query(
+    let judgment = sqlx::query_scalar::<_, i64>(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, rationale, provenance, created_at)
-         VALUES (?, ?, ?, 'adjudication', ?, ?, 'pooling', ?)",
+         VALUES ($1, $2, $3, 'adjudication', $4, $5, 'pooling', $6) RETURNING id",
     )
     .bind(project)
     .bind(c)
@@ -172,13 +172,12 @@ async fn judge(app: &TestApp, project: i64, claim: &str, doc: &str, label: &str,
     .bind(label)
     .bind(rationale)
     .bind(at)
-    .execute(&app.db)
+    .fetch_one(&app.db)
     .await
-    .unwrap()
-    .last_insert_rowid();
+    .unwrap();
     sqlx::query(
         "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-         VALUES (?, ?, ?, ?, ?, 'pooling', ?)",
+         VALUES ($1, $2, $3, $4, $5, 'pooling', $6)",
     )
     .bind(project)
     .bind(c)
@@ -204,7 +203,7 @@ async fn undo(
     at: i64,
 ) {
     let (c, d) = keys(app, project, claim, doc).await;
-    sqlx::query("INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES (?, ?, ?)")
+    sqlx::query("INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES ($1, $2, $3)")
         .bind(judgment)
         .bind(by)
         .bind(at)
@@ -212,7 +211,7 @@ async fn undo(
         .await
         .unwrap();
     sqlx::query(
-        "DELETE FROM final_label_rows WHERE claim_id = ? AND doc_id = ? AND judgment_id = ?",
+        "DELETE FROM final_label_rows WHERE claim_id = $1 AND doc_id = $2 AND judgment_id = $3",
     )
     .bind(c)
     .bind(d)
@@ -407,7 +406,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     // The command line.
     let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .arg("--db")
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "2", "--json"])
         .args([
             "--bootstrap",
@@ -427,7 +426,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     // Its text names the changes.
     let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .arg("--db")
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "2"])
         .output()
         .unwrap();
@@ -440,7 +439,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     // A release that does not exist is named.
     let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .arg("--db")
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "7"])
         .output()
         .unwrap();

@@ -88,34 +88,33 @@ async fn project(app: &TestApp) -> i64 {
             .fetch_one(db)
     };
     let claim = key(
-        "SELECT id FROM claims WHERE project_id = ? AND claim_id = ?",
+        "SELECT id FROM claims WHERE project_id = $1 AND claim_id = $2",
         2,
     )
     .await
     .unwrap();
     let doc = key(
-        "SELECT id FROM documents WHERE project_id = ? AND doc_id = ?",
+        "SELECT id FROM documents WHERE project_id = $1 AND doc_id = $2",
         14,
     )
     .await
     .unwrap();
-    let judgment = sqlx::query(
+    let judgment = sqlx::query_scalar::<_, i64>(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, rationale, specificity,
                                 revised_claim, provenance, created_at)
-         VALUES (?, ?, ?, 'adjudication', 'CONTRADICT', '[[2], [1, 2]]', 'evidence_more_specific',
-                 'B, in mice.', 'pooling', ?)",
+         VALUES ($1, $2, $3, 'adjudication', 'CONTRADICT', '[[2], [1, 2]]', 'evidence_more_specific',
+                 'B, in mice.', 'pooling', $4) RETURNING id",
     )
     .bind(project)
     .bind(claim)
     .bind(doc)
     .bind(JUDGED_AT)
-    .execute(db)
+    .fetch_one(db)
     .await
-    .unwrap()
-    .last_insert_rowid();
+    .unwrap();
     sqlx::query(
         "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-         VALUES (?, ?, ?, ?, 'CONTRADICT', 'pooling', ?)",
+         VALUES ($1, $2, $3, $4, 'CONTRADICT', 'pooling', $5)",
     )
     .bind(project)
     .bind(claim)

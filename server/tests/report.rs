@@ -280,14 +280,14 @@ async fn judge(db: &Db, project: i64, judged: &Judged) {
             .map(|(id, ext)| (ext, id))
             .collect::<HashMap<String, i64>>()
     };
-    let claims = ids("SELECT id, claim_id FROM claims WHERE project_id = ?").await;
-    let docs = ids("SELECT id, doc_id FROM documents WHERE project_id = ?").await;
+    let claims = ids("SELECT id, claim_id FROM claims WHERE project_id = $1").await;
+    let docs = ids("SELECT id, doc_id FROM documents WHERE project_id = $1").await;
     let mut tx = db.begin().await.unwrap();
     for (n, j) in judged.written.iter().enumerate() {
         let (claim, doc) = (claims[&j.pair.0], docs[&j.pair.1]);
-        let id = sqlx::query(
+        let id = sqlx::query_scalar::<_, i64>(
             "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pooling', $9) RETURNING id",
         )
         .bind(project)
         .bind(claim)
@@ -298,12 +298,11 @@ async fn judge(db: &Db, project: i64, judged: &Judged) {
         .bind(j.specificity)
         .bind(j.seconds)
         .bind(1_700_000_000_000_i64 + 1_000 * n as i64)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
         if j.retracted {
-            sqlx::query("INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES (?, ?, 0)")
+            sqlx::query("INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES ($1, $2, 0)")
                 .bind(id)
                 .bind(users[j.annotator])
                 .execute(&mut *tx)
@@ -313,7 +312,7 @@ async fn judge(db: &Db, project: i64, judged: &Judged) {
         if j.deciding {
             sqlx::query(
                 "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-                 VALUES (?, ?, ?, ?, ?, 'pooling', 0)",
+                 VALUES ($1, $2, $3, $4, $5, 'pooling', 0)",
             )
             .bind(project)
             .bind(claim)
@@ -340,7 +339,7 @@ async fn expected_scores(
     let rows: Vec<(String, String, String, Option<String>)> = sqlx::query_as(
         "SELECT s.name, c.claim_id, d.doc_id, p.label FROM predictions p
          JOIN systems s ON s.id = p.system_id JOIN claims c ON c.id = p.claim_id
-         JOIN documents d ON d.id = p.doc_id WHERE s.project_id = ?",
+         JOIN documents d ON d.id = p.doc_id WHERE s.project_id = $1",
     )
     .bind(project)
     .fetch_all(db)
@@ -466,9 +465,8 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     // `claimpool simulate --order depth`: judging in depth order finds, after as many
     // judgments as the pool at depth d holds, the report's evidence at d plus the citation
     // evidence in that pool (the simulator's truth counts citation evidence, the curve not).
-    let db_path = app.dir.path().join("test.db");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .args(["--db", db_path.to_str().unwrap(), "simulate"])
+        .args(["--db", app.db_arg.as_str(), "simulate"])
         .args(["--project", "scifact", "--order", "depth", "--json"])
         .args(["--budget", &rows.len().to_string()])
         .output()
@@ -649,7 +647,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .args([
             "--db",
-            db_path.to_str().unwrap(),
+            app.db_arg.as_str(),
             "report",
             "--project",
             "scifact",
@@ -709,7 +707,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .args([
             "--db",
-            db_path.to_str().unwrap(),
+            app.db_arg.as_str(),
             "report",
             "--project",
             "scifact",
@@ -740,7 +738,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .args([
             "--db",
-            db_path.to_str().unwrap(),
+            app.db_arg.as_str(),
             "report",
             "--project",
             "scifact",

@@ -91,7 +91,7 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
         "SELECT s.name, c.claim_id, d.doc_id, p.confidence, p.retrieval_rank
          FROM predictions p JOIN systems s ON s.id = p.system_id
          JOIN claims c ON c.id = p.claim_id JOIN documents d ON d.id = p.doc_id
-         WHERE s.project_id = ? AND c.project_id = ? AND d.project_id = ?
+         WHERE s.project_id = $1 AND c.project_id = $2 AND d.project_id = $3
          ORDER BY s.name, c.claim_id, d.doc_id",
     )
     .bind(project)
@@ -111,6 +111,10 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
             row("b", "11", "3", 4.5, Some(7)),
         ]
     );
+    if common::on_postgres() {
+        // PostgreSQL checks every key of every write; the import has no connection without.
+        return;
+    }
     let violations: Vec<(String, Option<i64>, String, i64)> =
         sqlx::query_as("PRAGMA foreign_key_check")
             .fetch_all(db)
@@ -164,7 +168,7 @@ async fn a_run_import_that_its_own_checks_refuse_writes_nothing() {
     assert!(err.contains("imported into the project already"), "{err}");
     assert_eq!(counts(db).await, (1, 2, 3));
     // The write lock is free again: another writer goes through at once.
-    sqlx::query("UPDATE projects SET description = 'x' WHERE id = ?")
+    sqlx::query("UPDATE projects SET description = 'x' WHERE id = $1")
         .bind(project)
         .execute(db)
         .await

@@ -12,7 +12,7 @@ use sqlx::Row;
 /// The user with `id` and their credentials version, for checking a session.
 pub async fn for_session(db: &Db, id: i64) -> StoreResult<Option<(User, i64)>> {
     let row = sqlx::query(
-        "SELECT id, username, role, active, credentials_version FROM users WHERE id = ?",
+        "SELECT id, username, role, active, credentials_version FROM users WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -22,7 +22,7 @@ pub async fn for_session(db: &Db, id: i64) -> StoreResult<Option<(User, i64)>> {
 }
 
 async fn user_named(db: &Db, username: &str) -> StoreResult<User> {
-    let row = sqlx::query("SELECT id, username, role, active FROM users WHERE username = ?")
+    let row = sqlx::query("SELECT id, username, role, active FROM users WHERE username = $1")
         .bind(username)
         .fetch_optional(db)
         .await?
@@ -41,8 +41,8 @@ pub async fn set_password(
     let user = user_named(db, username).await?;
     let mut tx = super::write_gate::begin(db).await?;
     let version: i64 = sqlx::query_scalar(
-        "UPDATE users SET password_hash = ?, credentials_version = credentials_version + 1
-         WHERE id = ? RETURNING credentials_version",
+        "UPDATE users SET password_hash = $1, credentials_version = credentials_version + 1
+         WHERE id = $2 RETURNING credentials_version",
     )
     .bind(password_hash)
     .bind(user.id)
@@ -74,7 +74,7 @@ async fn end_unfit_memberships(
     actor_id: Option<i64>,
 ) -> StoreResult<()> {
     let memberships: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT project_id, role FROM project_members WHERE user_id = ? AND active = 1",
+        "SELECT project_id, role FROM project_members WHERE user_id = $1 AND active = 1",
     )
     .bind(user.id)
     .fetch_all(db)
@@ -107,7 +107,7 @@ pub async fn set_role(
     }
     end_unfit_memberships(db, &user, Some(role), actor_id).await?;
     let mut tx = super::write_gate::begin(db).await?;
-    sqlx::query("UPDATE users SET role = ? WHERE id = ?")
+    sqlx::query("UPDATE users SET role = $1 WHERE id = $2")
         .bind(role.as_str())
         .bind(user.id)
         .execute(&mut *tx)
@@ -146,8 +146,8 @@ pub async fn set_active(
         end_unfit_memberships(db, &user, None, actor_id).await?;
     }
     let mut tx = super::write_gate::begin(db).await?;
-    sqlx::query("UPDATE users SET active = ? WHERE id = ?")
-        .bind(active)
+    sqlx::query("UPDATE users SET active = $1 WHERE id = $2")
+        .bind(i64::from(active))
         .bind(user.id)
         .execute(&mut *tx)
         .await?;
@@ -169,7 +169,7 @@ pub async fn set_active(
 /// Refuses to take away the last active admin.
 async fn check_not_last_admin(db: &Db, user: &User) -> StoreResult<()> {
     let others: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM users WHERE role = 'admin' AND active = 1 AND id != ?",
+        "SELECT COUNT(*) FROM users WHERE role = 'admin' AND active = 1 AND id != $1",
     )
     .bind(user.id)
     .fetch_one(db)

@@ -89,7 +89,7 @@ pub fn check_name(name: &str) -> StoreResult<&str> {
     Ok(name)
 }
 
-fn token_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<ApiToken> {
+fn token_from_row(row: &sqlx::any::AnyRow) -> StoreResult<ApiToken> {
     Ok(ApiToken {
         id: row.try_get("id")?,
         name: row.try_get("name")?,
@@ -109,14 +109,14 @@ pub async fn create(
     let secret = generate();
     let created_at = now_ms();
     let mut tx = super::write_gate::begin(db).await?;
-    let id = sqlx::query(
-        "INSERT INTO api_tokens (user_id, name, token_sha256, created_at) VALUES (?, ?, ?, ?)",
+    let id = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO api_tokens (user_id, name, token_sha256, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
     )
     .bind(user_id)
     .bind(name)
     .bind(digest(&secret))
     .bind(created_at)
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
@@ -126,8 +126,7 @@ pub async fn create(
         } else {
             e.into()
         }
-    })?
-    .last_insert_rowid();
+    })?;
     AuditEvent {
         project_id: None,
         actor_id,
@@ -155,7 +154,7 @@ pub async fn create(
 pub async fn list(db: &Db, user_id: i64) -> StoreResult<Vec<ApiToken>> {
     sqlx::query(
         "SELECT id, name, created_at, last_used_at FROM api_tokens
-         WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
+         WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
     )
     .bind(user_id)
     .fetch_all(db)
@@ -175,7 +174,7 @@ pub async fn revoke(
     let name = name.trim();
     let mut tx = super::write_gate::begin(db).await?;
     let row = sqlx::query(
-        "UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND name = ? AND revoked_at IS NULL
+        "UPDATE api_tokens SET revoked_at = $1 WHERE user_id = $2 AND name = $3 AND revoked_at IS NULL
          RETURNING id, name, created_at, last_used_at",
     )
     .bind(now_ms())
@@ -209,7 +208,7 @@ pub async fn user_for(db: &Db, secret: &str) -> StoreResult<Option<User>> {
     let row = sqlx::query(
         "SELECT t.id AS token_id, t.last_used_at, u.id, u.username, u.role, u.active
          FROM api_tokens t JOIN users u ON u.id = t.user_id
-         WHERE t.token_sha256 = ? AND t.revoked_at IS NULL AND u.active = 1",
+         WHERE t.token_sha256 = $1 AND t.revoked_at IS NULL AND u.active = 1",
     )
     .bind(digest(secret))
     .fetch_optional(db)
@@ -222,7 +221,7 @@ pub async fn user_for(db: &Db, secret: &str) -> StoreResult<Option<User>> {
     let last_used: Option<i64> = row.try_get("last_used_at")?;
     if last_used.is_none_or(|at| now - at >= LAST_USED_RESOLUTION_MS) {
         let mut tx = super::write_gate::begin(db).await?;
-        sqlx::query("UPDATE api_tokens SET last_used_at = ? WHERE id = ?")
+        sqlx::query("UPDATE api_tokens SET last_used_at = $1 WHERE id = $2")
             .bind(now)
             .bind(row.try_get::<i64, _>("token_id")?)
             .execute(&mut *tx)

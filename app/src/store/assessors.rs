@@ -12,7 +12,7 @@ use crate::domain::assessor::{AssessorLabels, AssessorSource, AssessorSummary, S
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 use crate::model::annotate::SuggestionsView;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(what.to_string())
@@ -43,7 +43,7 @@ fn source(
 
 /// A ready system of the project: its id (404 naming the system when there is none).
 pub async fn system_id(db: &Db, project_id: i64, system: &str) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT id FROM systems WHERE project_id = ? AND name = ? AND ready = 1")
+    sqlx::query_scalar("SELECT id FROM systems WHERE project_id = $1 AND name = $2 AND ready = 1")
         .bind(project_id)
         .bind(system)
         .fetch_optional(db)
@@ -87,8 +87,8 @@ pub async fn pooled_predictions(
          JOIN claims c ON c.id = e.claim_id
          JOIN documents d ON d.id = e.doc_id
          LEFT JOIN predictions p
-           ON p.system_id = ?2 AND p.claim_id = e.claim_id AND p.doc_id = e.doc_id
-         WHERE e.project_id = ?1
+           ON p.system_id = $2 AND p.claim_id = e.claim_id AND p.doc_id = e.doc_id
+         WHERE e.project_id = $1
          ORDER BY c.claim_id, d.doc_id",
     )
     .bind(project_id)
@@ -137,7 +137,7 @@ pub async fn pooled_claims(db: &Db, project_id: i64) -> StoreResult<Vec<PooledCl
          FROM pool_entries e
          JOIN claims c ON c.id = e.claim_id
          JOIN documents d ON d.id = e.doc_id
-         WHERE e.project_id = ?
+         WHERE e.project_id = $1
          ORDER BY c.claim_id, d.doc_id",
     )
     .bind(project_id)
@@ -172,7 +172,10 @@ pub async fn abstracts(db: &Db, keys: &[i64]) -> StoreResult<Vec<Abstract>> {
     let mut found: std::collections::HashMap<i64, Abstract> =
         std::collections::HashMap::with_capacity(keys.len());
     for chunk in keys.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(", ");
+        let marks = (1..=chunk.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let sql = format!("SELECT id, title, sentences FROM documents WHERE id IN ({marks})");
         let mut query = sqlx::query_as::<_, (i64, String, String)>(&sql);
         for key in chunk {
@@ -217,7 +220,7 @@ pub enum NewSource<'a> {
 /// [`create`]; this spares a long command run whose labels could not be stored).
 pub async fn check_name_free(db: &Db, project_id: i64, name: &str) -> StoreResult<()> {
     let taken: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM model_assessor_rows WHERE project_id = ? AND name = ?",
+        "SELECT COUNT(*) FROM model_assessor_rows WHERE project_id = $1 AND name = $2",
     )
     .bind(project_id)
     .bind(name)
@@ -249,7 +252,7 @@ pub async fn create(
     let (system_id, command, ran_at, provenance) = match source {
         NewSource::System(system_id) => {
             let system: String = sqlx::query_scalar(
-                "SELECT name FROM systems WHERE id = ? AND project_id = ? AND ready = 1",
+                "SELECT name FROM systems WHERE id = $1 AND project_id = $2 AND ready = 1",
             )
             .bind(system_id)
             .bind(project_id)
@@ -270,10 +273,10 @@ pub async fn create(
             serde_json::json!({ "command": line, "ran_at": ran_at }),
         ),
     };
-    let id = sqlx::query(
+    let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO model_assessor_rows
            (project_id, name, system_id, command, ran_at, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
     )
     .bind(project_id)
     .bind(name)
@@ -282,7 +285,7 @@ pub async fn create(
     .bind(ran_at)
     .bind(actor_id)
     .bind(now_ms())
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
@@ -290,8 +293,7 @@ pub async fn create(
         } else {
             e.into()
         }
-    })?
-    .last_insert_rowid();
+    })?;
     for label in labels {
         let sentences = label
             .sentences
@@ -302,13 +304,13 @@ pub async fn create(
         sqlx::query(
             "INSERT INTO model_label_rows
                (assessor_id, claim_id, doc_id, label, predicted, sentences)
-             VALUES (?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(id)
         .bind(label.key.0)
         .bind(label.key.1)
         .bind(label.label.as_str())
-        .bind(label.predicted)
+        .bind(i64::from(label.predicted))
         .bind(sentences)
         .execute(&mut *tx)
         .await?;
@@ -360,7 +362,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorSummary>>
                    AND l.predicted = 0),
                 u.username, a.created_at
          FROM model_assessors a LEFT JOIN users u ON u.id = a.created_by
-         WHERE a.project_id = ?
+         WHERE a.project_id = $1
          ORDER BY a.name",
     )
     .bind(project_id)
@@ -404,7 +406,7 @@ pub async fn labels(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorLabels>
 
 /// [`labels`], inside the caller's transaction.
 pub(crate) async fn read_labels(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     project_id: i64,
 ) -> StoreResult<Vec<AssessorLabels>> {
     let rows: Vec<(String, String, String, String)> = sqlx::query_as(
@@ -413,7 +415,7 @@ pub(crate) async fn read_labels(
          JOIN model_labels l ON l.assessor_id = a.id
          JOIN claims c ON c.id = l.claim_id
          JOIN documents d ON d.id = l.doc_id
-         WHERE a.project_id = ?
+         WHERE a.project_id = $1
          ORDER BY a.name",
     )
     .bind(project_id)
@@ -421,7 +423,7 @@ pub(crate) async fn read_labels(
     .await?;
     let names: Vec<SourceRow> = sqlx::query_as(
         "SELECT name, system, command, ran_at FROM model_assessors
-         WHERE project_id = ? ORDER BY name",
+         WHERE project_id = $1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -455,11 +457,11 @@ pub(crate) async fn read_labels(
 /// The time the latest model assessor of the project was registered (a release that carries
 /// `qrels-model.txt` dates from it too).
 pub async fn latest_change(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     project_id: i64,
 ) -> StoreResult<Option<i64>> {
     Ok(
-        sqlx::query_scalar("SELECT MAX(created_at) FROM model_assessors WHERE project_id = ?")
+        sqlx::query_scalar("SELECT MAX(created_at) FROM model_assessors WHERE project_id = $1")
             .bind(project_id)
             .fetch_one(conn)
             .await?,
@@ -472,7 +474,7 @@ pub async fn suggestions(db: &Db, project_id: i64) -> StoreResult<SuggestionsVie
     let mut conn = db.acquire().await?;
     let current = suggest_from(&mut conn, project_id).await?;
     let assessors: Vec<String> = sqlx::query_scalar(
-        "SELECT name FROM model_assessor_rows WHERE project_id = ? ORDER BY name",
+        "SELECT name FROM model_assessor_rows WHERE project_id = $1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -481,10 +483,10 @@ pub async fn suggestions(db: &Db, project_id: i64) -> StoreResult<SuggestionsVie
 }
 
 /// The name of the assessor the project suggests from (None: suggestions off).
-async fn suggest_from(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Option<String>> {
+async fn suggest_from(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Option<String>> {
     let row: Option<Option<String>> = sqlx::query_scalar(
         "SELECT a.name FROM projects p LEFT JOIN model_assessor_rows a ON a.id = p.suggest_from
-         WHERE p.id = ?",
+         WHERE p.id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
@@ -506,7 +508,7 @@ pub async fn set_suggestions(
         None => None,
         Some(name) => Some(
             sqlx::query_scalar::<_, i64>(
-                "SELECT id FROM model_assessor_rows WHERE project_id = ? AND name = ?",
+                "SELECT id FROM model_assessor_rows WHERE project_id = $1 AND name = $2",
             )
             .bind(project_id)
             .bind(name)
@@ -520,7 +522,7 @@ pub async fn set_suggestions(
             })?,
         ),
     };
-    sqlx::query("UPDATE projects SET suggest_from = ? WHERE id = ?")
+    sqlx::query("UPDATE projects SET suggest_from = $1 WHERE id = $2")
         .bind(id)
         .bind(project_id)
         .execute(&mut *tx)
@@ -544,7 +546,7 @@ pub async fn set_suggestions(
 /// assessor's, if suggestions are on and it labelled the pair. Only the label: an annotator
 /// never learns which model gave it.
 pub(crate) async fn suggestion(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     claim_id: i64,
     doc_id: i64,
@@ -552,7 +554,7 @@ pub(crate) async fn suggestion(
     let text: Option<String> = sqlx::query_scalar(
         "SELECT l.label FROM projects p
          JOIN model_label_rows l ON l.assessor_id = p.suggest_from
-         WHERE p.id = ? AND l.claim_id = ? AND l.doc_id = ?",
+         WHERE p.id = $1 AND l.claim_id = $2 AND l.doc_id = $3",
     )
     .bind(project_id)
     .bind(claim_id)

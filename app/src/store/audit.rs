@@ -2,7 +2,7 @@
 
 use super::StoreResult;
 use serde::Serialize;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// One change to record.
 pub struct AuditEvent<'a> {
@@ -17,10 +17,10 @@ pub struct AuditEvent<'a> {
 
 impl AuditEvent<'_> {
     /// Writes the event inside the caller's transaction, so the change and its record land together.
-    pub async fn record(self, conn: &mut SqliteConnection) -> StoreResult<()> {
+    pub async fn record(self, conn: &mut AnyConnection) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO audit_events (project_id, actor_id, action, entity, entity_id, old_value, new_value, at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(self.project_id)
         .bind(self.actor_id)

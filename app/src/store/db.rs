@@ -1,49 +1,105 @@
 //! Opening the database: WAL, foreign keys, a busy timeout, and migrations applied at start.
+//!
+//! The store talks to the database through sqlx's `Any` driver, so one text of each query serves
+//! every engine; the few paths that use what one engine is fast at (SQLite's C API for bulk rows)
+//! ask [`sqlite_file`] for the file.
 
+use super::target::{DbTarget, PgUrl};
 use super::{StoreError, StoreResult};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
-use std::path::Path;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection, Executor};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::Duration;
 
 /// The connection pool every store function takes.
-pub type Db = SqlitePool;
+pub type Db = sqlx::AnyPool;
+
+/// Which database engine a [`Db`] runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// The engine `db` runs on.
+pub fn engine(db: &Db) -> Engine {
+    match db.connect_options().database_url.scheme() {
+        "postgres" | "postgresql" => Engine::Postgres,
+        _ => Engine::Sqlite,
+    }
+}
+
+/// The engine a connection of a [`Db`] runs on.
+pub fn engine_of(conn: &sqlx::AnyConnection) -> Engine {
+    match conn.backend_name() {
+        "PostgreSQL" => Engine::Postgres,
+        _ => Engine::Sqlite,
+    }
+}
+
+/// The SQLite file `db` opens; `None` on another engine.
+pub(crate) fn sqlite_file(db: &Db) -> Option<PathBuf> {
+    sqlite_options(db).map(|o| o.get_filename().to_path_buf())
+}
+
+/// The connect options of `db`'s SQLite file (for a connection of one's own); `None` on another
+/// engine.
+pub(crate) fn sqlite_options(db: &Db) -> Option<SqliteConnectOptions> {
+    let url = &db.connect_options().database_url;
+    if engine(db) != Engine::Sqlite {
+        return None;
+    }
+    SqliteConnectOptions::from_str(url.as_str()).ok().map(|o| {
+        o.foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10))
+            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+            .synchronous(sqlx::sqlite::SqliteSynchronous::Normal)
+    })
+}
+
+/// What every SQLite connection of the pool runs first.
+const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; \
+     PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;";
 
 /// Opens (creating if missing) the SQLite database at `path` and applies the migrations.
 pub async fn open(path: &Path) -> StoreResult<Db> {
+    sqlx::any::install_default_drivers();
     let shown = path.display().to_string();
+    let open_error = |source| StoreError::Open {
+        path: shown.clone(),
+        source,
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
-            return Err(StoreError::Open {
-                path: shown,
-                source: sqlx::Error::Configuration(
-                    format!("the directory {} does not exist", dir.display()).into(),
-                ),
-            });
+            return Err(open_error(sqlx::Error::Configuration(
+                format!("the directory {} does not exist", dir.display()).into(),
+            )));
         }
     }
+    // The file is created, and switched to WAL (which the file keeps), on a connection of its
+    // own; the pool's connections then open it by URL.
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Normal)
-        .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10))
-        .pragma("temp_store", "memory")
-        .pragma("cache_size", "-65536")
-        // Rows travel from sqlx's SQLite worker thread in batches of this size (default 50):
-        // bigger batches mean far fewer thread hand-offs on large reads (the lead report reads
-        // ~50,000 predictions), which matters most on a busy machine.
-        .row_buffer_size(4096);
-    let pool = SqlitePoolOptions::new()
+        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+        .busy_timeout(Duration::from_secs(10));
+    let first = options.connect().await.map_err(open_error)?;
+    first.close().await.map_err(open_error)?;
+    let url = options.to_url_lossy();
+    let pool = AnyPoolOptions::new()
         .max_connections(8)
         .min_connections(1)
-        .connect_with(options)
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute(SQLITE_PRAGMAS).await?;
+                Ok(())
+            })
+        })
+        .connect_with(AnyConnectOptions::from_url(&url).map_err(open_error)?)
         .await
-        .map_err(|source| StoreError::Open {
-            path: shown.clone(),
-            source,
-        })?;
+        .map_err(open_error)?;
     sqlx::migrate!("../migrations/sqlite")
         .run(&pool)
         .await
@@ -52,6 +108,33 @@ pub async fn open(path: &Path) -> StoreResult<Db> {
             source,
         })?;
     Ok(pool)
+}
+
+/// Opens the database `target` names: a SQLite file ([`open`]) or a PostgreSQL database (15 or
+/// later), its migrations applied.
+pub async fn connect(target: &DbTarget) -> StoreResult<Db> {
+    match target {
+        DbTarget::Sqlite(path) => open(path).await,
+        DbTarget::Postgres(url) => open_postgres(url).await,
+    }
+}
+
+async fn open_postgres(url: &PgUrl) -> StoreResult<Db> {
+    sqlx::any::install_default_drivers();
+    let shown = url.to_string();
+    let open_error = |source| StoreError::Open {
+        path: shown.clone(),
+        source,
+    };
+    // The server's version and the schema, checked and migrated on PostgreSQL's own driver.
+    super::postgres::open(url).await?.close().await;
+    let options = AnyConnectOptions::from_str(url.expose()).map_err(open_error)?;
+    AnyPoolOptions::new()
+        .max_connections(16)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect_with(options)
+        .await
+        .map_err(open_error)
 }
 
 /// Milliseconds since the Unix epoch, the unit of every timestamp column.

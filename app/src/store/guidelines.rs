@@ -5,7 +5,7 @@ use super::audit::{json, AuditEvent};
 use super::{now_ms, Db, StoreError, StoreResult};
 use crate::domain::guidelines::{check_new_version, GuidelinesError};
 use crate::model::guidelines::GuidelinesVersion;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// One version of a project's guidelines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,14 +16,11 @@ pub struct Guidelines {
     pub created_at_ms: i64,
 }
 
-async fn current_in(
-    conn: &mut SqliteConnection,
-    project_id: i64,
-) -> StoreResult<Option<Guidelines>> {
+async fn current_in(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Option<Guidelines>> {
     let row: Option<(i64, String, Option<String>, i64)> = sqlx::query_as(
         "SELECT g.version, g.markdown, u.username, g.created_at FROM guideline_versions g
          LEFT JOIN users u ON u.id = g.author_id
-         WHERE g.project_id = ? ORDER BY g.version DESC LIMIT 1",
+         WHERE g.project_id = $1 ORDER BY g.version DESC LIMIT 1",
     )
     .bind(project_id)
     .fetch_optional(conn)
@@ -47,11 +44,11 @@ pub async fn current(db: &Db, project_id: i64) -> StoreResult<Option<Guidelines>
 /// Every version, newest first, with how many members confirmed each.
 pub async fn history(db: &Db, project_id: i64) -> StoreResult<Vec<GuidelinesVersion>> {
     let rows: Vec<(i64, Option<String>, i64, i64, i64)> = sqlx::query_as(
-        "SELECT g.version, u.username, g.created_at, LENGTH(CAST(g.markdown AS BLOB)),
+        "SELECT g.version, u.username, g.created_at, OCTET_LENGTH(g.markdown),
                 (SELECT COUNT(*) FROM guideline_confirmations c
                  WHERE c.project_id = g.project_id AND c.version = g.version)
          FROM guideline_versions g LEFT JOIN users u ON u.id = g.author_id
-         WHERE g.project_id = ? ORDER BY g.version DESC",
+         WHERE g.project_id = $1 ORDER BY g.version DESC",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -91,7 +88,7 @@ pub async fn save(
     let version = current.as_ref().map_or(1, |g| g.version + 1);
     sqlx::query(
         "INSERT INTO guideline_versions (project_id, version, markdown, author_id, created_at)
-         VALUES (?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(project_id)
     .bind(version)
@@ -131,7 +128,7 @@ pub async fn confirm(db: &Db, project_id: i64, user_id: i64, version: i64) -> St
     }
     let inserted = sqlx::query(
         "INSERT INTO guideline_confirmations (project_id, user_id, version, confirmed_at)
-         VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
     )
     .bind(project_id)
     .bind(user_id)
@@ -162,10 +159,10 @@ pub async fn confirm(db: &Db, project_id: i64, user_id: i64, version: i64) -> St
 pub async fn to_confirm(db: &Db, project_id: i64, user_id: i64) -> StoreResult<Option<i64>> {
     Ok(sqlx::query_scalar(
         "SELECT g.version FROM guideline_versions g
-         WHERE g.project_id = ?1
-           AND g.version = (SELECT MAX(version) FROM guideline_versions WHERE project_id = ?1)
+         WHERE g.project_id = $1
+           AND g.version = (SELECT MAX(version) FROM guideline_versions WHERE project_id = $1)
            AND NOT EXISTS (SELECT 1 FROM guideline_confirmations c
-                           WHERE c.project_id = ?1 AND c.user_id = ?2 AND c.version = g.version)",
+                           WHERE c.project_id = $1 AND c.user_id = $2 AND c.version = g.version)",
     )
     .bind(project_id)
     .bind(user_id)

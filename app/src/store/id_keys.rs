@@ -6,7 +6,7 @@
 //! text. A decimal text and its value determine each other, so the two maps never disagree.
 //! Both keep std's keyed hash: the ids come from uploads.
 
-use super::raw_rows::RawConnection;
+use super::snapshot::Reader;
 use super::StoreResult;
 use crate::domain::ids::decimal_value;
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ pub(crate) struct IdKeys {
 impl IdKeys {
     /// Reads (external id, key) rows of `sql`, which selects them for the project given as its
     /// one parameter.
-    pub(crate) fn read(conn: &RawConnection, sql: &str, project_id: i64) -> StoreResult<IdKeys> {
+    pub(crate) fn read(conn: &Reader<'_>, sql: &str, project_id: i64) -> StoreResult<IdKeys> {
         let mut keys = IdKeys::default();
         conn.for_each_row(sql, &[project_id], |row| {
             keys.insert(row.text(0)?, row.integer(1)?);

@@ -15,9 +15,11 @@
 //!   fail. Its predictions go in through SQLite's C API ([`insert_rows`]).
 
 use super::audit::AuditEvent;
+use super::db::{engine, Engine};
 use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
-use super::raw_rows::{read_snapshot, with_connection, Access, RawConnection, RowBinder};
+use super::raw_rows::{with_connection, Access, RawConnection, RowBinder};
+use super::snapshot::read_snapshot;
 use super::staged::stage;
 use super::write_gate::{self, Gate};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
@@ -29,7 +31,7 @@ use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::label::Label;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use sqlx::{ConnectOptions, Connection, QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{AnyConnection, Connection, Executor};
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -45,7 +47,7 @@ const BATCH: usize = 1_000;
 const RUN_BATCH: usize = 4_096;
 /// At most this many batches of [`RUN_BATCH`] predictions go into one write transaction of a
 /// run import (16,384 rows: a few tens of milliseconds of SQLite's write lock).
-const CHUNK_BATCHES: usize = 4;
+pub(super) const CHUNK_BATCHES: usize = 4;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -234,14 +236,14 @@ async fn blocking<T: Send + 'static>(
 /// Refuses a file (by SHA-256) the project has imported, or is importing, as this kind. Imports
 /// call it before parsing, for a quick answer; [`begin_import`] again in the write transaction.
 pub(crate) async fn refuse_repeat<'c>(
-    conn: impl sqlx::SqliteExecutor<'c>,
+    conn: impl sqlx::Executor<'c, Database = sqlx::Any>,
     project_id: i64,
     kind: &str,
     path: &Path,
     sha: &str,
 ) -> StoreResult<()> {
     let earlier: Option<(i64, String, String)> = sqlx::query_as(
-        "SELECT id, file_name, state FROM imports WHERE project_id = ? AND kind = ? AND sha256 = ?",
+        "SELECT id, file_name, state FROM imports WHERE project_id = $1 AND kind = $2 AND sha256 = $3",
     )
     .bind(project_id)
     .bind(kind)
@@ -289,7 +291,7 @@ pub(crate) async fn file_sha(path: &Path) -> StoreResult<String> {
 /// imported) inside the transaction. With a writer's lock token the import is `writing` (see
 /// [`super::import_writer`]); without, it is done when the transaction commits.
 pub(crate) async fn begin_import(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     import: NewImport<'_>,
 ) -> StoreResult<i64> {
     let NewImport {
@@ -302,9 +304,9 @@ pub(crate) async fn begin_import(
         lock_token,
     } = import;
     refuse_repeat(&mut *conn, project_id, kind, path, sha).await?;
-    let id = sqlx::query(
+    let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_by, imported_at, state, lock_token)
-         VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9) RETURNING id",
     )
     .bind(project_id)
     .bind(kind)
@@ -315,7 +317,7 @@ pub(crate) async fn begin_import(
     .bind(now_ms())
     .bind(if lock_token.is_some() { "writing" } else { "done" })
     .bind(lock_token)
-    .execute(&mut *conn)
+    .fetch_one(&mut *conn)
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
@@ -326,19 +328,18 @@ pub(crate) async fn begin_import(
         } else {
             e.into()
         }
-    })?
-    .last_insert_rowid();
+    })?;
     Ok(id)
 }
 
 pub(crate) async fn finish_import(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     import_id: i64,
     actor_id: Option<i64>,
     report: &ImportReport,
 ) -> StoreResult<()> {
-    sqlx::query("UPDATE imports SET rows = ?, state = 'done', lock_token = NULL WHERE id = ?")
+    sqlx::query("UPDATE imports SET rows = $1, state = 'done', lock_token = NULL WHERE id = $2")
         .bind(i64::try_from(report.rows).unwrap_or(i64::MAX))
         .bind(import_id)
         .execute(&mut *conn)
@@ -423,7 +424,7 @@ async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMa
 pub(crate) async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
-        "SELECT doc_id, id FROM documents WHERE project_id = ?",
+        "SELECT doc_id, id FROM documents WHERE project_id = $1",
         project_id,
     )
     .await
@@ -432,7 +433,7 @@ pub(crate) async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<Str
 pub(crate) async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
-        "SELECT claim_id, id FROM claims WHERE project_id = ?",
+        "SELECT claim_id, id FROM claims WHERE project_id = $1",
         project_id,
     )
     .await
@@ -567,18 +568,21 @@ async fn write_documents(
         }
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk {
-            let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+            let rows = super::values::ValuesInsert::new(
                 "INSERT INTO document_rows (project_id, doc_id, title, sentences, extra, import_id) ",
+                batch,
+                |b, d| {
+                    b.bind(project_id)
+                        .bind(d.doc_id)
+                        .bind(d.title)
+                        .bind(d.sentences)
+                        .bind(d.extra)
+                        .bind(import_id);
+                },
             );
-            q.push_values(batch, |mut b, d| {
-                b.push_bind(project_id)
-                    .push_bind(d.doc_id)
-                    .push_bind(d.title)
-                    .push_bind(d.sentences)
-                    .push_bind(d.extra)
-                    .push_bind(import_id);
-            });
-            q.build().execute(&mut *tx).await?;
+            if let Some((sql, args)) = rows.finish()? {
+                sqlx::query_with(&sql, args).execute(&mut *tx).await?;
+            }
         }
         tx.commit().await?;
     }
@@ -789,20 +793,19 @@ async fn write_claims(
         }
         let mut tx = write_gate::begin(db).await?;
         for claim in batch {
-            let key = sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text, cited_doc_ids, import_id) VALUES (?, ?, ?, ?, ?)")
+            let key = sqlx::query_scalar::<_, i64>("INSERT INTO claim_rows (project_id, claim_id, text, cited_doc_ids, import_id) VALUES ($1, $2, $3, $4, $5) RETURNING id")
                 .bind(project_id)
                 .bind(&claim.claim_id)
                 .bind(&claim.text)
                 .bind(&claim.cited)
                 .bind(import_id)
-                .execute(&mut *tx)
-                .await?
-                .last_insert_rowid();
+                .fetch_one(&mut *tx)
+                .await?;
             rows += 1;
             for (doc, label, sets, provenance) in claim.judged {
-                let judgment = sqlx::query(
+                let judgment = sqlx::query_scalar::<_, i64>(
                     "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, rationale, provenance, import_id, created_at)
-                     VALUES (?, ?, ?, 'final', ?, ?, ?, ?, ?)",
+                     VALUES ($1, $2, $3, 'final', $4, $5, $6, $7, $8) RETURNING id",
                 )
                 .bind(project_id)
                 .bind(key)
@@ -812,12 +815,11 @@ async fn write_claims(
                 .bind(&provenance)
                 .bind(import_id)
                 .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .last_insert_rowid();
+                .fetch_one(&mut *tx)
+                .await?;
                 sqlx::query(
                     "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-                     VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 )
                 .bind(project_id)
                 .bind(key)
@@ -847,19 +849,19 @@ pub struct RunImport {
     pub allow_missing_docs: bool,
 }
 
-struct PredictionRow {
-    system: usize,
+pub(super) struct PredictionRow {
+    pub(super) system: usize,
     /// On the first row of each system, in the order the file names them: the system's name.
-    new_system: Option<String>,
-    claim: i64,
-    doc: i64,
-    label: Option<Label>,
-    p_support: Option<f64>,
-    p_contradict: Option<f64>,
-    p_nei: Option<f64>,
-    confidence: f64,
-    rank: Option<u32>,
-    sentences: Option<String>,
+    pub(super) new_system: Option<String>,
+    pub(super) claim: i64,
+    pub(super) doc: i64,
+    pub(super) label: Option<Label>,
+    pub(super) p_support: Option<f64>,
+    pub(super) p_contradict: Option<f64>,
+    pub(super) p_nei: Option<f64>,
+    pub(super) confidence: f64,
+    pub(super) rank: Option<u32>,
+    pub(super) sentences: Option<String>,
 }
 
 /// What the parser learned about the systems of a run file.
@@ -944,7 +946,7 @@ struct RunWrite {
 /// [`run`] on the import's own connection; sets `started` once the import's row exists.
 async fn run_on(
     db: &Db,
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     write: RunWrite,
     reader: RunReader,
     started: &mut Option<i64>,
@@ -966,12 +968,12 @@ async fn run_on(
         Ok((
             IdKeys::read(
                 c,
-                "SELECT doc_id, id FROM documents WHERE project_id = ?",
+                "SELECT doc_id, id FROM documents WHERE project_id = $1",
                 project_id,
             )?,
             IdKeys::read(
                 c,
-                "SELECT claim_id, id FROM claims WHERE project_id = ?",
+                "SELECT claim_id, id FROM claims WHERE project_id = $1",
                 project_id,
             )?,
         ))
@@ -979,7 +981,7 @@ async fn run_on(
     .await?;
     // Systems being imported count: two imports of one name cannot both succeed.
     let existing_systems: HashSet<String> =
-        sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = ?")
+        sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = $1")
             .bind(project_id)
             .fetch_all(&mut *conn)
             .await?
@@ -1089,7 +1091,7 @@ async fn run_on(
     );
     let import_id = {
         let _turn = gate.turn().await;
-        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = super::write_gate::begin_on(conn).await?;
         let id = begin_import(
             &mut tx,
             NewImport {
@@ -1113,10 +1115,18 @@ async fn run_on(
         system_keys,
         created,
         rows,
-    } = with_connection(db, Access::Write, move |raw| {
-        write_predictions(raw, &mut rx, &turns, project_id, &spec, import_id)
-    })
-    .await?;
+    } = match engine(db) {
+        Engine::Sqlite => {
+            with_connection(db, Access::Write, move |raw| {
+                write_predictions(raw, &mut rx, &turns, project_id, &spec, import_id)
+            })
+            .await?
+        }
+        Engine::Postgres => {
+            super::import_copy::write_predictions(db, &mut rx, &turns, project_id, &spec, import_id)
+                .await?
+        }
+    };
     let problems = parser_problems(parser).await?;
     if !problems.is_empty() {
         return Err(problems.into_error());
@@ -1134,14 +1144,14 @@ async fn run_on(
     }
     // The last transaction: the systems become ready and the import done, at once.
     let _turn = gate.turn().await;
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = super::write_gate::begin_on(conn).await?;
     for (i, _) in &created {
         let scoring = match summary.tallies.get(*i).map(ScoringTally::scoring) {
             Some(Scoring::Scores) => "scores",
             _ => "order",
         };
         if let Some(key) = system_keys.get(i) {
-            sqlx::query("UPDATE systems SET scoring = ?, ready = 1 WHERE id = ?")
+            sqlx::query("UPDATE systems SET scoring = $1, ready = 1 WHERE id = $2")
                 .bind(scoring)
                 .bind(key)
                 .execute(&mut *tx)
@@ -1170,19 +1180,23 @@ async fn run_on(
 /// import row and the systems it inserts (deleted only by [`import_writer::discard`] of this
 /// very import). The checks SQLite would make for each prediction row (its system, claim and
 /// document) therefore always pass.
-async fn bulk_connection(db: &Db) -> StoreResult<SqliteConnection> {
-    let options = (*db.connect_options()).clone().foreign_keys(false);
-    Ok(options.connect().await?)
+async fn bulk_connection(db: &Db) -> StoreResult<AnyConnection> {
+    let mut conn = AnyConnection::connect_with(&db.connect_options()).await?;
+    if engine(db) == Engine::Sqlite {
+        conn.execute("PRAGMA foreign_keys = OFF; PRAGMA busy_timeout = 10000;")
+            .await?;
+    }
+    Ok(conn)
 }
 
 /// Before a bulk import writes: the project exists, and so does the actor if any (what the
 /// foreign keys of `imports` would have checked; neither is ever deleted).
 async fn check_writer(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     actor_id: Option<i64>,
 ) -> StoreResult<()> {
-    let project: Option<i64> = sqlx::query_scalar("SELECT id FROM projects WHERE id = ?")
+    let project: Option<i64> = sqlx::query_scalar("SELECT id FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_optional(&mut *conn)
         .await?;
@@ -1190,7 +1204,7 @@ async fn check_writer(
         return Err(StoreError::NotFound(format!("project #{project_id}")));
     }
     if let Some(actor) = actor_id {
-        let user: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE id = ?")
+        let user: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE id = $1")
             .bind(actor)
             .fetch_optional(&mut *conn)
             .await?;
@@ -1202,12 +1216,13 @@ async fn check_writer(
 }
 
 /// What [`write_predictions`] wrote.
-struct Written {
+#[derive(Default)]
+pub(super) struct Written {
     /// Database keys of the systems, by the parser's index.
-    system_keys: HashMap<usize, i64>,
+    pub(super) system_keys: HashMap<usize, i64>,
     /// The systems created, by parser index and name, in the order the file names them.
-    created: Vec<(usize, String)>,
-    rows: u64,
+    pub(super) created: Vec<(usize, String)>,
+    pub(super) rows: u64,
 }
 
 /// Writes the parser's batches of predictions on `raw` (the import's own connection, on a

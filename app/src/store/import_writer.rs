@@ -14,7 +14,7 @@
 
 use super::writer_lock::{writer_is_gone, LockKind};
 use super::{Db, StoreResult};
-use sqlx::{Connection, SqliteConnection};
+use sqlx::AnyConnection;
 
 /// Predictions deleted per statement when an import's rows are removed.
 const DELETE_CHUNK: i64 = 20_000;
@@ -62,7 +62,7 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
 
 /// Runs `sql` (a DELETE of at most `?2` rows of key `?1`) with [`DELETE_CHUNK`] until it
 /// deletes nothing: each statement its own short transaction.
-async fn delete_in_chunks(conn: &mut SqliteConnection, sql: &str, key: i64) -> StoreResult<()> {
+async fn delete_in_chunks(conn: &mut AnyConnection, sql: &str, key: i64) -> StoreResult<()> {
     loop {
         let deleted = sqlx::query(sql)
             .bind(key)
@@ -84,9 +84,9 @@ pub(crate) async fn discard_on(db: &Db, import_id: i64) -> StoreResult<()> {
 /// Removes what a `writing` import wrote: its final labels, judgments, claims, documents and
 /// predictions (in chunks, each its own short transaction), its systems and its row. A `done`
 /// import is never touched.
-pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> StoreResult<()> {
+pub(crate) async fn discard(conn: &mut AnyConnection, import_id: i64) -> StoreResult<()> {
     let writing: Option<i64> =
-        sqlx::query_scalar("SELECT id FROM imports WHERE id = ? AND state = 'writing'")
+        sqlx::query_scalar("SELECT id FROM imports WHERE id = $1 AND state = 'writing'")
             .bind(import_id)
             .fetch_optional(&mut *conn)
             .await?;
@@ -96,21 +96,21 @@ pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> Stor
     // Children before parents: final labels name judgments, judgments name claims and
     // documents.
     for sql in [
-        "DELETE FROM final_label_rows WHERE rowid IN
-           (SELECT f.rowid FROM final_label_rows f JOIN judgment_rows j ON j.id = f.judgment_id
-            WHERE j.import_id = ?1 LIMIT ?2)",
+        "DELETE FROM final_label_rows WHERE (claim_id, doc_id) IN
+           (SELECT f.claim_id, f.doc_id FROM final_label_rows f JOIN judgment_rows j ON j.id = f.judgment_id
+            WHERE j.import_id = $1 LIMIT $2)",
         "DELETE FROM judgment_rows WHERE id IN
-           (SELECT id FROM judgment_rows WHERE import_id = ?1 LIMIT ?2)",
+           (SELECT id FROM judgment_rows WHERE import_id = $1 LIMIT $2)",
         "DELETE FROM claim_rows WHERE id IN
-           (SELECT id FROM claim_rows WHERE import_id = ?1 LIMIT ?2)",
+           (SELECT id FROM claim_rows WHERE import_id = $1 LIMIT $2)",
         "DELETE FROM document_rows WHERE id IN
-           (SELECT id FROM document_rows WHERE import_id = ?1 LIMIT ?2)",
+           (SELECT id FROM document_rows WHERE import_id = $1 LIMIT $2)",
     ] {
         delete_in_chunks(conn, sql, import_id).await?;
     }
     let systems: Vec<i64> = sqlx::query_scalar(
         "SELECT s.id FROM systems s JOIN imports i ON i.id = s.import_id
-         WHERE s.import_id = ? AND s.ready = 0 AND i.state = 'writing'",
+         WHERE s.import_id = $1 AND s.ready = 0 AND i.state = 'writing'",
     )
     .bind(import_id)
     .fetch_all(&mut *conn)
@@ -118,18 +118,18 @@ pub(crate) async fn discard(conn: &mut SqliteConnection, import_id: i64) -> Stor
     for &system in &systems {
         delete_in_chunks(
             conn,
-            "DELETE FROM predictions WHERE system_id = ?1 AND (claim_id, doc_id) IN
-               (SELECT claim_id, doc_id FROM predictions WHERE system_id = ?1 LIMIT ?2)",
+            "DELETE FROM predictions WHERE system_id = $1 AND (claim_id, doc_id) IN
+               (SELECT claim_id, doc_id FROM predictions WHERE system_id = $1 LIMIT $2)",
             system,
         )
         .await?;
     }
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    sqlx::query("DELETE FROM systems WHERE import_id = ? AND ready = 0")
+    let mut tx = super::write_gate::begin_on(conn).await?;
+    sqlx::query("DELETE FROM systems WHERE import_id = $1 AND ready = 0")
         .bind(import_id)
         .execute(&mut *tx)
         .await?;
-    sqlx::query("DELETE FROM imports WHERE id = ? AND state = 'writing'")
+    sqlx::query("DELETE FROM imports WHERE id = $1 AND state = 'writing'")
         .bind(import_id)
         .execute(&mut *tx)
         .await?;

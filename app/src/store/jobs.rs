@@ -43,7 +43,7 @@ pub struct Job {
 const COLUMNS: &str = "id, project_id, kind, params, status, done_units, total_units, message, \
                        result, created_by, created_at, started_at, finished_at, cancel_requested_at";
 
-fn from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<Job> {
+fn from_row(row: &sqlx::any::AnyRow) -> StoreResult<Job> {
     Ok(Job {
         id: row.try_get("id")?,
         project_id: row.try_get("project_id")?,
@@ -64,7 +64,7 @@ fn from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<Job> {
 
 /// Records a job event in the audit trail.
 async fn audit(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     project_id: Option<i64>,
     actor_id: Option<i64>,
     action: &str,
@@ -102,18 +102,17 @@ pub async fn create(
             "the server's job queue is full ({waiting} jobs wait or run); start this one when one has ended, or cancel one"
         )));
     }
-    let id = sqlx::query(
+    let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at) \
-         VALUES (?, ?, ?, 'queued', ?, ?)",
+         VALUES ($1, $2, $3, 'queued', $4, $5) RETURNING id",
     )
     .bind(project_id)
     .bind(kind)
     .bind(params.to_string())
     .bind(created_by)
     .bind(now_ms())
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    .fetch_one(&mut *tx)
+    .await?;
     let value = serde_json::json!({ "kind": kind, "params": params });
     audit(
         &mut tx,
@@ -133,7 +132,7 @@ pub async fn create(
 pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) -> StoreResult<Job> {
     let mut tx = super::write_gate::begin(db).await?;
     let status: Option<String> =
-        sqlx::query_scalar("SELECT status FROM jobs WHERE id = ? AND project_id = ?")
+        sqlx::query_scalar("SELECT status FROM jobs WHERE id = $1 AND project_id = $2")
             .bind(id)
             .bind(project_id)
             .fetch_optional(&mut *tx)
@@ -144,7 +143,7 @@ pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) ->
         Some("queued") => {
             sqlx::query(
                 "UPDATE jobs SET status = 'cancelled', message = 'cancelled before it started', \
-                 finished_at = ?1, cancel_requested_at = ?1, cancel_requested_by = ?2 WHERE id = ?3",
+                 finished_at = $1, cancel_requested_at = $1, cancel_requested_by = $2 WHERE id = $3",
             )
             .bind(now)
             .bind(actor_id)
@@ -154,8 +153,8 @@ pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) ->
         }
         Some("running") => {
             sqlx::query(
-                "UPDATE jobs SET cancel_requested_at = COALESCE(cancel_requested_at, ?), \
-                 cancel_requested_by = COALESCE(cancel_requested_by, ?) WHERE id = ?",
+                "UPDATE jobs SET cancel_requested_at = COALESCE(cancel_requested_at, $1), \
+                 cancel_requested_by = COALESCE(cancel_requested_by, $2) WHERE id = $3",
             )
             .bind(now)
             .bind(actor_id)
@@ -177,7 +176,7 @@ pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) ->
 /// Whether a lead asked to cancel the running job.
 pub async fn cancel_requested(db: &Db, id: i64) -> StoreResult<bool> {
     let at: Option<Option<i64>> =
-        sqlx::query_scalar("SELECT cancel_requested_at FROM jobs WHERE id = ?")
+        sqlx::query_scalar("SELECT cancel_requested_at FROM jobs WHERE id = $1")
             .bind(id)
             .fetch_optional(db)
             .await?;
@@ -187,7 +186,7 @@ pub async fn cancel_requested(db: &Db, id: i64) -> StoreResult<bool> {
 /// One job of a project.
 pub async fn get(db: &Db, project_id: i64, id: i64) -> StoreResult<Job> {
     let row = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM jobs WHERE id = ? AND project_id = ?"
+        "SELECT {COLUMNS} FROM jobs WHERE id = $1 AND project_id = $2"
     ))
     .bind(id)
     .bind(project_id)
@@ -200,7 +199,7 @@ pub async fn get(db: &Db, project_id: i64, id: i64) -> StoreResult<Job> {
 /// The project's latest jobs of a kind, newest first.
 pub async fn recent(db: &Db, project_id: i64, kind: &str, limit: i64) -> StoreResult<Vec<Job>> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM jobs WHERE project_id = ? AND kind = ? ORDER BY id DESC LIMIT ?"
+        "SELECT {COLUMNS} FROM jobs WHERE project_id = $1 AND kind = $2 ORDER BY id DESC LIMIT $3"
     ))
     .bind(project_id)
     .bind(kind)
@@ -220,7 +219,7 @@ pub async fn listed(
 ) -> StoreResult<Vec<(Job, Option<String>)>> {
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS}, (SELECT username FROM users u WHERE u.id = jobs.created_by) AS started_by \
-         FROM jobs WHERE project_id = ?1 AND (?2 IS NULL OR id = ?2) ORDER BY id DESC LIMIT ?3"
+         FROM jobs WHERE project_id = $1 AND ($2 IS NULL OR id = $2) ORDER BY id DESC LIMIT $3"
     ))
     .bind(project_id)
     .bind(id)
@@ -236,7 +235,7 @@ pub async fn listed(
 /// the same job).
 pub async fn claim_next(db: &Db) -> StoreResult<Option<Job>> {
     let row = sqlx::query(&format!(
-        "UPDATE jobs SET status = 'running', started_at = ? \
+        "UPDATE jobs SET status = 'running', started_at = $1 \
          WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) \
          RETURNING {COLUMNS}"
     ))
@@ -249,8 +248,8 @@ pub async fn claim_next(db: &Db) -> StoreResult<Option<Job>> {
 /// Sets a running job's progress.
 pub async fn progress(db: &Db, id: i64, done: i64, total: Option<i64>) -> StoreResult<()> {
     sqlx::query(
-        "UPDATE jobs SET done_units = ?, total_units = COALESCE(?, total_units) \
-         WHERE id = ? AND status = 'running'",
+        "UPDATE jobs SET done_units = $1, total_units = COALESCE($2, total_units) \
+         WHERE id = $3 AND status = 'running'",
     )
     .bind(done)
     .bind(total)
@@ -271,8 +270,8 @@ async fn end(
 ) -> StoreResult<()> {
     let mut tx = super::write_gate::begin(db).await?;
     let project: Option<Option<i64>> = sqlx::query_scalar(&format!(
-        "UPDATE jobs SET status = ?, message = COALESCE(?, message), result = ?, finished_at = ? \
-         WHERE id = ? AND status IN ({from}) RETURNING project_id"
+        "UPDATE jobs SET status = $1, message = COALESCE($2, message), result = $3, finished_at = $4 \
+         WHERE id = $5 AND status IN ({from}) RETURNING project_id"
     ))
     .bind(status)
     .bind(message)
@@ -316,7 +315,7 @@ pub async fn cancelled(db: &Db, id: i64, message: &str) -> StoreResult<()> {
 /// worker starts.
 pub async fn fail_interrupted(db: &Db) -> StoreResult<u64> {
     Ok(sqlx::query(
-        "UPDATE jobs SET status = 'failed', finished_at = ?, \
+        "UPDATE jobs SET status = 'failed', finished_at = $1, \
          message = 'the server stopped while the job ran; start it again' \
          WHERE status = 'running'",
     )
@@ -335,7 +334,7 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
 pub async fn export_corpus(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
     let mut rows = sqlx::query(
-        "SELECT doc_id, title, sentences FROM documents WHERE project_id = ? ORDER BY id",
+        "SELECT doc_id, title, sentences FROM documents WHERE project_id = $1 ORDER BY id",
     )
     .bind(project_id)
     .fetch(db);
@@ -361,7 +360,7 @@ pub async fn export_corpus(db: &Db, project_id: i64, path: &Path) -> StoreResult
 pub async fn export_claims(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
     let mut rows =
-        sqlx::query("SELECT claim_id, text FROM claims WHERE project_id = ? ORDER BY id")
+        sqlx::query("SELECT claim_id, text FROM claims WHERE project_id = $1 ORDER BY id")
             .bind(project_id)
             .fetch(db);
     let mut count = 0;

@@ -68,7 +68,7 @@ pub async fn simulate(
 
 /// Pairs in the project's pool.
 pub async fn pooled_pairs(db: &Db, project_id: i64) -> StoreResult<usize> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pool_entries WHERE project_id = ?")
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pool_entries WHERE project_id = $1")
         .bind(project_id)
         .fetch_one(db)
         .await?;

@@ -8,10 +8,14 @@ pub mod api_tokens;
 pub mod assessors;
 pub mod audit;
 pub mod backup;
+mod copy_text;
 pub mod db;
+mod dialect;
+mod flag;
 pub mod guidelines;
 mod id_keys;
 pub mod import;
+mod import_copy;
 pub mod import_writer;
 pub mod jobs;
 pub mod judging;
@@ -22,15 +26,18 @@ mod raw_rows;
 pub mod release;
 pub mod release_parts;
 pub mod report;
+pub mod sessions;
+mod snapshot;
 mod staged;
 pub mod target;
 pub mod transfer;
 pub mod users;
+mod values;
 pub mod work;
 pub(crate) mod write_gate;
 mod writer_lock;
 
-pub use db::{now_ms, open, Db};
+pub use db::{engine, now_ms, open, Db, Engine};
 pub use target::{DbTarget, PgUrl};
 
 /// What can go wrong in storage, with the context a person needs to act on it.

@@ -10,7 +10,7 @@ pub use writer::{reclaim_abandoned, CHUNK_ROWS};
 
 use super::annotate::assign;
 use super::audit::{json, AuditEvent};
-use super::raw_rows::{read_snapshot, RawConnection};
+use super::snapshot::{read_snapshot, Reader};
 use super::write_gate::WriteTx;
 use super::{now_ms, Db, StoreError, StoreResult};
 use crate::domain::ids::{ClaimId, DocId};
@@ -128,7 +128,7 @@ impl KeyIndex {
 ///
 /// `sql` selects (database key, external id) rows for the project given as its parameter.
 fn ordered_keys<T: Ord>(
-    conn: &RawConnection,
+    conn: &Reader<'_>,
     sql: &str,
     project_id: i64,
     parse: impl Fn(&str) -> Option<T>,
@@ -147,28 +147,28 @@ fn ordered_keys<T: Ord>(
 
 /// Loads every system's predictions of a project and ranks them under `strategy`.
 ///
-/// The predictions (millions of rows) are read through [`RawConnection::for_each_row`], all
+/// The predictions (millions of rows) are read through [`Reader::for_each_row`], all
 /// in one snapshot of the database.
 pub async fn load(db: &Db, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
     read_snapshot(db, move |conn| load_from(conn, project_id, strategy)).await
 }
 
-fn load_from(conn: &RawConnection, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
+fn load_from(conn: &Reader<'_>, project_id: i64, strategy: Strategy) -> StoreResult<Loaded> {
     let (claims, claim_keys) = ordered_keys(
         conn,
-        "SELECT id, claim_id FROM claims WHERE project_id = ?",
+        "SELECT id, claim_id FROM claims WHERE project_id = $1",
         project_id,
         |s| ClaimId::parse(s).ok(),
     )?;
     let (docs, doc_keys) = ordered_keys(
         conn,
-        "SELECT id, doc_id FROM documents WHERE project_id = ?",
+        "SELECT id, doc_id FROM documents WHERE project_id = $1",
         project_id,
         |s| DocId::parse(s).ok(),
     )?;
     let mut systems: Vec<(i64, String, Role)> = Vec::new();
     conn.for_each_row(
-        "SELECT id, name, role FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
+        "SELECT id, name, role FROM systems WHERE project_id = $1 AND ready = 1 ORDER BY name",
         &[project_id],
         |row| {
             let role = if row.text(2)? == "pooled" {
@@ -185,7 +185,7 @@ fn load_from(conn: &RawConnection, project_id: i64, strategy: Strategy) -> Store
     for (system_id, name, role) in systems {
         let mut pairs = Vec::new();
         conn.for_each_row(
-            "SELECT claim_id, doc_id, confidence, retrieval_rank FROM predictions WHERE system_id = ?",
+            "SELECT claim_id, doc_id, confidence, retrieval_rank FROM predictions WHERE system_id = $1",
             &[system_id],
             |row| {
                 let (claim, doc) = (row.integer(0)?, row.integer(1)?);
@@ -220,7 +220,7 @@ fn load_from(conn: &RawConnection, project_id: i64, strategy: Strategy) -> Store
 /// The project's pool settings as last built.
 pub async fn settings(db: &Db, project_id: i64) -> StoreResult<Option<(Strategy, u32)>> {
     let row: Option<(Option<String>, Option<i64>)> =
-        sqlx::query_as("SELECT pool_strategy, pool_depth FROM projects WHERE id = ?")
+        sqlx::query_as("SELECT pool_strategy, pool_depth FROM projects WHERE id = $1")
             .bind(project_id)
             .fetch_optional(db)
             .await?;
@@ -241,7 +241,7 @@ pub(super) async fn final_labels(
     loaded: &Loaded,
 ) -> StoreResult<HashMap<Pair<u32, u32>, Label>> {
     let rows: Vec<(i64, i64, String)> =
-        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = ?")
+        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = $1")
             .bind(project_id)
             .fetch_all(db)
             .await?;
@@ -277,7 +277,7 @@ async fn existing(db: &Db, project_id: i64, loaded: &Loaded) -> StoreResult<Exis
     let (entries, mut ranks): Rows = read_snapshot(db, move |conn| {
         let mut entries = Vec::new();
         conn.for_each_row(
-            "SELECT id, claim_id, doc_id, entry_depth FROM pool_entries WHERE project_id = ?",
+            "SELECT id, claim_id, doc_id, entry_depth FROM pool_entries WHERE project_id = $1",
             &[project_id],
             |row| {
                 entries.push((
@@ -292,7 +292,7 @@ async fn existing(db: &Db, project_id: i64, loaded: &Loaded) -> StoreResult<Exis
         let mut ranks = Vec::new();
         conn.for_each_row(
             "SELECT r.pool_entry_id, r.system_id, r.rank FROM pool_entries e
-             JOIN pool_ranks r ON r.pool_entry_id = e.id WHERE e.project_id = ?",
+             JOIN pool_ranks r ON r.pool_entry_id = e.id WHERE e.project_id = $1",
             &[project_id],
             |row| {
                 let rank = u32::try_from(row.integer(2)?)
@@ -686,22 +686,24 @@ struct Finish<'a> {
 /// ranks), in the build's last transaction.
 async fn apply(tx: &mut WriteTx, changes: &Growth) -> StoreResult<()> {
     for &(entry, depth) in &changes.depths {
-        sqlx::query("UPDATE pool_entry_rows SET entry_depth = ? WHERE id = ?")
+        sqlx::query("UPDATE pool_entry_rows SET entry_depth = $1 WHERE id = $2")
             .bind(i64::from(depth))
             .bind(entry)
             .execute(&mut **tx)
             .await?;
     }
     for &(entry, system, rank) in &changes.rank_changes {
-        sqlx::query("UPDATE pool_rank_rows SET rank = ? WHERE pool_entry_id = ? AND system_id = ?")
-            .bind(i64::from(rank))
-            .bind(entry)
-            .bind(system)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(
+            "UPDATE pool_rank_rows SET rank = $1 WHERE pool_entry_id = $2 AND system_id = $3",
+        )
+        .bind(i64::from(rank))
+        .bind(entry)
+        .bind(system)
+        .execute(&mut **tx)
+        .await?;
     }
     for &(entry, system) in &changes.rank_drops {
-        sqlx::query("DELETE FROM pool_rank_rows WHERE pool_entry_id = ? AND system_id = ?")
+        sqlx::query("DELETE FROM pool_rank_rows WHERE pool_entry_id = $1 AND system_id = $2")
             .bind(entry)
             .bind(system)
             .execute(&mut **tx)
@@ -730,8 +732,8 @@ async fn take_back(
     let mut freed = Vec::new();
     for annotator in &gone {
         let entries: Vec<i64> = sqlx::query_scalar(
-            "DELETE FROM assignments WHERE annotator_id = ? AND status = 'open'
-               AND pool_entry_id IN (SELECT id FROM pool_entry_rows WHERE build_id = ?)
+            "DELETE FROM assignments WHERE annotator_id = $1 AND status = 'open'
+               AND pool_entry_id IN (SELECT id FROM pool_entry_rows WHERE build_id = $2)
              RETURNING pool_entry_id",
         )
         .bind(annotator)
@@ -758,7 +760,7 @@ async fn finish(db: &Db, step: &Step<'_>, f: Finish<'_>) -> StoreResult<()> {
     let (build_id, project_id) = (step.build_id, step.project_id);
     let mut tx = super::annotate::begin_write(db).await?;
     let token: Option<Option<String>> = sqlx::query_scalar(
-        "SELECT lock_token FROM pool_build_rows WHERE id = ? AND state = 'writing'",
+        "SELECT lock_token FROM pool_build_rows WHERE id = $1 AND state = 'writing'",
     )
     .bind(build_id)
     .fetch_optional(&mut *tx)
@@ -771,8 +773,8 @@ async fn finish(db: &Db, step: &Step<'_>, f: Finish<'_>) -> StoreResult<()> {
     apply(&mut tx, changes).await?;
     to_assign.extend(take_back(&mut tx, project_id, build_id, &mut written).await?);
     sqlx::query(
-        "UPDATE pool_build_rows SET state = 'done', lock_token = NULL, systems = ?, added = ?, built_at = ?
-         WHERE id = ?",
+        "UPDATE pool_build_rows SET state = 'done', lock_token = NULL, systems = $1, added = $2, built_at = $3
+         WHERE id = $4",
     )
     .bind(serde_json::to_string(pooled_names).unwrap_or_default())
     .bind(i64::try_from(report.added).unwrap_or(i64::MAX))
@@ -780,7 +782,7 @@ async fn finish(db: &Db, step: &Step<'_>, f: Finish<'_>) -> StoreResult<()> {
     .bind(build_id)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE projects SET pool_strategy = ?, pool_depth = ? WHERE id = ?")
+    sqlx::query("UPDATE projects SET pool_strategy = $1, pool_depth = $2 WHERE id = $3")
         .bind(strategy_name(step.strategy))
         .bind(i64::from(step.depth))
         .bind(project_id)
@@ -838,7 +840,7 @@ pub async fn stats(db: &Db, project_id: i64, top_k: u32) -> StoreResult<StatsRep
     let labels = final_labels(db, project_id, &loaded).await?;
     let pool = loaded.ranking.pool(depth);
     let citation: Vec<(i64, i64)> = sqlx::query_as(
-        "SELECT claim_id, doc_id FROM final_labels WHERE project_id = ? AND provenance = 'citation' AND label != 'NEI'",
+        "SELECT claim_id, doc_id FROM final_labels WHERE project_id = $1 AND provenance = 'citation' AND label != 'NEI'",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -871,7 +873,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<PoolRow>> {
          JOIN claims c ON c.id = e.claim_id
          JOIN documents d ON d.id = e.doc_id
          LEFT JOIN final_labels f ON f.claim_id = e.claim_id AND f.doc_id = e.doc_id
-         WHERE e.project_id = ?",
+         WHERE e.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -879,7 +881,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<PoolRow>> {
     let ranks: Vec<(i64, String, i64)> = sqlx::query_as(
         "SELECT r.pool_entry_id, s.name, r.rank FROM pool_ranks r
          JOIN pool_entries e ON e.id = r.pool_entry_id JOIN systems s ON s.id = r.system_id
-         WHERE e.project_id = ?",
+         WHERE e.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(db)

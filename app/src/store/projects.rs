@@ -25,25 +25,26 @@ pub async fn create(
 ) -> StoreResult<i64> {
     let name = check_name(name)?;
     let mut tx = super::write_gate::begin(db).await?;
-    let id = sqlx::query("INSERT INTO projects (name, description, created_at) VALUES (?, ?, ?)")
-        .bind(name)
-        .bind(description)
-        .bind(now_ms())
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                StoreError::Conflict(format!("a project named {name:?} exists already"))
-            } else {
-                e.into()
-            }
-        })?
-        .last_insert_rowid();
+    let id = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO projects (name, description, created_at) VALUES ($1, $2, $3) RETURNING id",
+    )
+    .bind(name)
+    .bind(description)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(|e| {
+        if is_unique_violation(&e) {
+            StoreError::Conflict(format!("a project named {name:?} exists already"))
+        } else {
+            e.into()
+        }
+    })?;
     // Whoever creates a project in the browser or through the API leads it.
     if let Some(actor) = actor_id {
         sqlx::query(
             "INSERT INTO project_members (project_id, user_id, active, added_at, role)
-             SELECT ?, id, 1, ?, 'lead' FROM users WHERE id = ? AND role IN ('lead', 'admin')",
+             SELECT $1, id, 1, $2, 'lead' FROM users WHERE id = $3 AND role IN ('lead', 'admin')",
         )
         .bind(id)
         .bind(now_ms())
@@ -68,7 +69,7 @@ pub async fn create(
 
 /// The id of the project with this name.
 pub async fn id_by_name(db: &Db, name: &str) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT id FROM projects WHERE name = ?")
+    sqlx::query_scalar("SELECT id FROM projects WHERE name = $1")
         .bind(name)
         .fetch_optional(db)
         .await?
@@ -77,7 +78,7 @@ pub async fn id_by_name(db: &Db, name: &str) -> StoreResult<i64> {
 
 /// The name of the project with this id.
 pub async fn name_of(db: &Db, project_id: i64) -> StoreResult<String> {
-    sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
+    sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_optional(db)
         .await?
@@ -93,7 +94,7 @@ const SUMMARY_SQL: &str = "SELECT p.id, p.name, p.description,
     (SELECT COUNT(*) FROM final_labels f WHERE f.project_id = p.id) AS final_labels
   FROM projects p";
 
-fn summary_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<ProjectSummary> {
+fn summary_from_row(row: &sqlx::any::AnyRow) -> StoreResult<ProjectSummary> {
     Ok(ProjectSummary {
         id: row.try_get("id")?,
         name: row.try_get("name")?,
@@ -121,7 +122,7 @@ pub async fn list(db: &Db) -> StoreResult<Vec<ProjectSummary>> {
 pub async fn led_by(db: &Db, user_id: i64) -> StoreResult<Vec<ProjectSummary>> {
     sqlx::query(&format!(
         "{SUMMARY_SQL} WHERE p.id IN (SELECT project_id FROM project_members
-                                     WHERE user_id = ? AND role = 'lead' AND active = 1)
+                                     WHERE user_id = $1 AND role = 'lead' AND active = 1)
          ORDER BY p.name"
     ))
     .bind(user_id)
@@ -133,7 +134,7 @@ pub async fn led_by(db: &Db, user_id: i64) -> StoreResult<Vec<ProjectSummary>> {
 }
 
 pub async fn summary(db: &Db, name: &str) -> StoreResult<ProjectSummary> {
-    let row = sqlx::query(&format!("{SUMMARY_SQL} WHERE p.name = ?"))
+    let row = sqlx::query(&format!("{SUMMARY_SQL} WHERE p.name = $1"))
         .bind(name)
         .fetch_optional(db)
         .await?
@@ -158,19 +159,20 @@ pub async fn claims_page(
             .replace('_', "\\_")
     );
     let filter =
-        "c.project_id = ?1 AND (c.claim_id LIKE ?2 ESCAPE '\\' OR c.text LIKE ?2 ESCAPE '\\')";
+        "c.project_id = $1 AND (c.claim_id LIKE $2 ESCAPE '\\' OR c.text LIKE $2 ESCAPE '\\')";
     let total: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM claims c WHERE {filter}"))
         .bind(project_id)
         .bind(&pattern)
         .fetch_one(db)
         .await?;
+    let cited = super::dialect::json_array_length(super::db::engine(db), "c.cited_doc_ids");
     let rows = sqlx::query(&format!(
         "SELECT c.claim_id, c.text,
-            COALESCE(json_array_length(c.cited_doc_ids), 0) AS cited,
+            COALESCE({cited}, 0) AS cited,
             (SELECT COUNT(*) FROM pool_entries e WHERE e.claim_id = c.id) AS pooled,
             (SELECT COUNT(*) FROM final_labels f WHERE f.claim_id = c.id AND f.label != 'NEI') AS evidence
          FROM claims c WHERE {filter}
-         ORDER BY CAST(c.claim_id AS INTEGER), c.claim_id LIMIT ?3 OFFSET ?4"
+         ORDER BY CAST(c.claim_id AS INTEGER), c.claim_id LIMIT $3 OFFSET $4"
     ))
     .bind(project_id)
     .bind(&pattern)
@@ -205,7 +207,7 @@ pub async fn member_role(
     user_id: i64,
 ) -> StoreResult<Option<ProjectRole>> {
     let role: Option<String> = sqlx::query_scalar(
-        "SELECT role FROM project_members WHERE project_id = ? AND user_id = ? AND active = 1",
+        "SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2 AND active = 1",
     )
     .bind(project_id)
     .bind(user_id)
@@ -227,7 +229,7 @@ pub async fn add_member(
 ) -> StoreResult<()> {
     let mut tx = super::annotate::begin_write(db).await?;
     let (username, account): (String, String) =
-        sqlx::query_as("SELECT username, role FROM users WHERE id = ?")
+        sqlx::query_as("SELECT username, role FROM users WHERE id = $1")
             .bind(user_id)
             .fetch_optional(&mut *tx)
             .await?
@@ -243,15 +245,15 @@ pub async fn add_member(
             }
         )));
     }
-    let old: Option<(String, bool)> = sqlx::query_as(
-        "SELECT role, active = 1 FROM project_members WHERE project_id = ? AND user_id = ?",
+    let old: Option<(String, crate::store::flag::Flag)> = sqlx::query_as(
+        "SELECT role, active = 1 FROM project_members WHERE project_id = $1 AND user_id = $2",
     )
     .bind(project_id)
     .bind(user_id)
     .fetch_optional(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO project_members (project_id, user_id, active, added_at, role) VALUES (?, ?, 1, ?, ?)
+        "INSERT INTO project_members (project_id, user_id, active, added_at, role) VALUES ($1, $2, 1, $3, $4)
          ON CONFLICT (project_id, user_id) DO UPDATE SET active = 1, role = excluded.role",
     )
     .bind(project_id)
@@ -266,7 +268,8 @@ pub async fn add_member(
         action: "add_member",
         entity: "user",
         entity_id: Some(user_id.to_string()),
-        old_value: old.map(|(role, active)| serde_json::json!({ "role": role, "active": active })),
+        old_value: old
+            .map(|(role, active)| serde_json::json!({ "role": role, "active": active.0 })),
         new_value: json(&serde_json::json!({ "user": username, "role": role.as_str() })),
     }
     .record(&mut tx)
@@ -280,9 +283,9 @@ pub async fn add_member(
 
 /// The project's members (active or not), leads first, then by name.
 pub async fn members(db: &Db, project_id: i64) -> StoreResult<Vec<Member>> {
-    let rows: Vec<(String, String, bool)> = sqlx::query_as(
+    let rows: Vec<(String, String, crate::store::flag::Flag)> = sqlx::query_as(
         "SELECT u.username, m.role, (m.active = 1 AND u.active = 1) FROM project_members m
-         JOIN users u ON u.id = m.user_id WHERE m.project_id = ?
+         JOIN users u ON u.id = m.user_id WHERE m.project_id = $1
          ORDER BY m.role = 'annotator', u.username",
     )
     .bind(project_id)
@@ -293,7 +296,7 @@ pub async fn members(db: &Db, project_id: i64) -> StoreResult<Vec<Member>> {
             Ok(Member {
                 username,
                 role: ProjectRole::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                active,
+                active: active.0,
             })
         })
         .collect()
@@ -310,7 +313,7 @@ pub async fn remove_member(
 ) -> StoreResult<()> {
     let member: Option<(i64, String)> = sqlx::query_as(
         "SELECT u.id, m.role FROM project_members m JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND u.username = ? AND m.active = 1",
+         WHERE m.project_id = $1 AND u.username = $2 AND m.active = 1",
     )
     .bind(project_id)
     .bind(username)
@@ -338,7 +341,7 @@ async fn remove_lead(
     let mut tx = super::annotate::begin_write(db).await?;
     let changed = sqlx::query(
         "UPDATE project_members SET active = 0
-         WHERE project_id = ? AND user_id = ? AND role = 'lead' AND active = 1",
+         WHERE project_id = $1 AND user_id = $2 AND role = 'lead' AND active = 1",
     )
     .bind(project_id)
     .bind(user_id)
@@ -370,7 +373,7 @@ pub async fn systems(db: &Db, project_id: i64) -> StoreResult<Vec<crate::model::
     let rows: Vec<(String, String, String, String, Option<f64>, i64)> = sqlx::query_as(
         "SELECT s.name, s.role, s.scoring, s.description, s.negative_sampling_ratio,
                 (SELECT COUNT(*) FROM predictions p WHERE p.system_id = s.id)
-         FROM systems s WHERE s.project_id = ? AND s.ready = 1 ORDER BY s.name",
+         FROM systems s WHERE s.project_id = $1 AND s.ready = 1 ORDER BY s.name",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -399,7 +402,7 @@ pub async fn claim_detail(
     claim_id: &str,
 ) -> StoreResult<crate::model::ClaimDetail> {
     let (key, text, cited): (i64, String, Option<String>) = sqlx::query_as(
-        "SELECT id, text, cited_doc_ids FROM claims WHERE project_id = ? AND claim_id = ?",
+        "SELECT id, text, cited_doc_ids FROM claims WHERE project_id = $1 AND claim_id = $2",
     )
     .bind(project_id)
     .bind(claim_id)
@@ -420,24 +423,34 @@ pub async fn claim_detail(
         specificity: Option<String>,
         revised_claim: Option<String>,
     }
-    let rows: Vec<PairRow> = sqlx::query_as(
+    let cited_clause = if cited.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " OR d.doc_id IN ({})",
+            super::dialect::params(3, cited.len())
+        )
+    };
+    let sql = format!(
         "SELECT d.doc_id, d.title, e.id AS entry, e.entry_depth AS depth, f.label, f.provenance,
                 j.specificity, j.revised_claim
          FROM documents d
-         LEFT JOIN pool_entries e ON e.claim_id = ?1 AND e.doc_id = d.id
-         LEFT JOIN final_labels f ON f.claim_id = ?1 AND f.doc_id = d.id
+         LEFT JOIN pool_entries e ON e.claim_id = $1 AND e.doc_id = d.id
+         LEFT JOIN final_labels f ON f.claim_id = $1 AND f.doc_id = d.id
          LEFT JOIN judgments j ON j.id = f.judgment_id
-         WHERE d.project_id = ?2 AND (e.id IS NOT NULL OR f.label IS NOT NULL OR d.doc_id IN (SELECT value FROM json_each(?3)))",
-    )
-    .bind(key)
-    .bind(project_id)
-    .bind(serde_json::to_string(&cited).unwrap_or_else(|_| "[]".into()))
-    .fetch_all(db)
-    .await?;
+         WHERE d.project_id = $2 AND (e.id IS NOT NULL OR f.label IS NOT NULL{cited_clause})"
+    );
+    let mut query = sqlx::query_as::<_, PairRow>(&sql)
+        .bind(key)
+        .bind(project_id);
+    for doc in &cited {
+        query = query.bind(doc.as_str());
+    }
+    let rows: Vec<PairRow> = query.fetch_all(db).await?;
     let ranks: Vec<(i64, String, i64)> = sqlx::query_as(
         "SELECT r.pool_entry_id, s.name, r.rank FROM pool_ranks r
          JOIN pool_entries e ON e.id = r.pool_entry_id JOIN systems s ON s.id = r.system_id
-         WHERE e.claim_id = ? ORDER BY s.name",
+         WHERE e.claim_id = $1 ORDER BY s.name",
     )
     .bind(key)
     .fetch_all(db)
@@ -448,7 +461,7 @@ pub async fn claim_detail(
          FROM model_labels l
          JOIN model_assessors a ON a.id = l.assessor_id
          JOIN documents d ON d.id = l.doc_id
-         WHERE l.claim_id = ? ORDER BY a.name",
+         WHERE l.claim_id = $1 ORDER BY a.name",
     )
     .bind(key)
     .fetch_all(db)

@@ -139,7 +139,7 @@ impl Drop for RawConnection {
 
 /// The file of the database `db` opens.
 fn database_file(db: &Db) -> StoreResult<PathBuf> {
-    let path = db.connect_options().get_filename().to_path_buf();
+    let path = super::db::sqlite_file(db).unwrap_or_default();
     let text = path.to_string_lossy();
     if text.is_empty() || text.contains(":memory:") {
         return Err(StoreError::Fault(
@@ -159,21 +159,6 @@ pub(crate) async fn with_connection<T: Send + 'static>(
     tokio::task::spawn_blocking(move || work(&RawConnection::open(&path, access)?))
         .await
         .map_err(|e| StoreError::Fault(format!("a database read stopped: {e}")))?
-}
-
-/// Runs `work` (reads) on a read-only connection of its own, in one read transaction: every
-/// query of `work` sees the database as it was when the first one started.
-pub(crate) async fn read_snapshot<T: Send + 'static>(
-    db: &Db,
-    work: impl FnOnce(&RawConnection) -> StoreResult<T> + Send + 'static,
-) -> StoreResult<T> {
-    with_connection(db, Access::Read, move |conn| {
-        conn.execute("BEGIN")?;
-        let out = work(conn)?;
-        conn.execute("COMMIT")?;
-        Ok(out)
-    })
-    .await
 }
 
 /// A prepared statement, finalized when dropped.
@@ -240,6 +225,7 @@ unsafe fn sqlite_error(db: NonNull<ffi::sqlite3>, rc: c_int, sql: &str) -> Store
 }
 
 /// The current row of a query run by [`for_each_row`].
+#[derive(Clone, Copy)]
 pub(crate) struct RawRow<'s> {
     statement: &'s Statement,
 }
@@ -553,7 +539,7 @@ mod tests {
         let (_dir, conn) = database();
         let mut got = Vec::new();
         conn.for_each_row(
-            "SELECT i, r, s FROM t WHERE rowid <= ? AND rowid >= ? ORDER BY rowid",
+            "SELECT i, r, s FROM t WHERE rowid <= $1 AND rowid >= $2 ORDER BY rowid",
             &[3, 1],
             |row| {
                 got.push((

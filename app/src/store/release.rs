@@ -35,7 +35,7 @@ use crate::domain::release::{
     ReleaseFiles, ReleaseInput, ReleaseOptions, SpecificityNote, SystemInfo,
 };
 use serde::{Deserialize, Serialize};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU32;
 
@@ -163,12 +163,12 @@ async fn input_with(
 }
 
 async fn read_input(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     with_models: bool,
 ) -> StoreResult<ReleaseInput> {
     let (project, strategy, depth): (String, Option<String>, Option<i64>) =
-        sqlx::query_as("SELECT name, pool_strategy, pool_depth FROM projects WHERE id = ?")
+        sqlx::query_as("SELECT name, pool_strategy, pool_depth FROM projects WHERE id = $1")
             .bind(project_id)
             .fetch_optional(&mut *conn)
             .await?
@@ -215,9 +215,9 @@ async fn read_input(
     })
 }
 
-async fn read_claims(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Vec<ClaimText>> {
+async fn read_claims(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Vec<ClaimText>> {
     let rows: Vec<(String, String)> =
-        sqlx::query_as("SELECT claim_id, text FROM claims WHERE project_id = ?")
+        sqlx::query_as("SELECT claim_id, text FROM claims WHERE project_id = $1")
             .bind(project_id)
             .fetch_all(conn)
             .await?;
@@ -234,12 +234,12 @@ async fn read_claims(conn: &mut SqliteConnection, project_id: i64) -> StoreResul
 /// Pair keys (claims.id, documents.id) of pooled pairs → each system's rank of the pair.
 type Ranks = HashMap<(i64, i64), BTreeMap<String, u32>>;
 
-async fn read_model_ranks(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Ranks> {
+async fn read_model_ranks(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Ranks> {
     let rows: Vec<(i64, i64, Option<String>, Option<i64>)> = sqlx::query_as(
         "SELECT e.claim_id, e.doc_id, s.name, r.rank FROM pool_entries e
          LEFT JOIN pool_ranks r ON r.pool_entry_id = e.id
          LEFT JOIN systems s ON s.id = r.system_id
-         WHERE e.project_id = ?",
+         WHERE e.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(conn)
@@ -270,7 +270,7 @@ struct FinalRow {
 /// Final labels with the rationale sets of the judgment each points to, and the specificity
 /// notes of those judgments.
 async fn read_final_labels(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     ranks: &Ranks,
 ) -> StoreResult<(Vec<FinalLabel>, Vec<SpecificityNote>)> {
@@ -281,7 +281,7 @@ async fn read_final_labels(
          JOIN claims c ON c.id = f.claim_id
          JOIN documents d ON d.id = f.doc_id
          JOIN judgments j ON j.id = f.judgment_id
-         WHERE f.project_id = ?",
+         WHERE f.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(conn)
@@ -326,11 +326,11 @@ async fn read_final_labels(
 const UNJUDGED_SQL: &str = "FROM pool_entries e
      JOIN claims c ON c.id = e.claim_id
      JOIN documents d ON d.id = e.doc_id
-     WHERE e.project_id = ?1 AND NOT EXISTS
+     WHERE e.project_id = $1 AND NOT EXISTS
        (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)";
 
 async fn read_unjudged(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<Vec<(ClaimId, DocId)>> {
     let rows: Vec<(String, String)> =
@@ -347,14 +347,11 @@ async fn read_unjudged(
 }
 
 /// The documents of every judged or pooled pair.
-async fn read_documents(
-    conn: &mut SqliteConnection,
-    project_id: i64,
-) -> StoreResult<Vec<Document>> {
+async fn read_documents(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Vec<Document>> {
     let rows: Vec<(String, String, String, Option<String>)> = sqlx::query_as(
         "SELECT doc_id, title, sentences, extra FROM documents WHERE id IN
-           (SELECT doc_id FROM final_labels WHERE project_id = ?1
-            UNION SELECT doc_id FROM pool_entries WHERE project_id = ?1)",
+           (SELECT doc_id FROM final_labels WHERE project_id = $1
+            UNION SELECT doc_id FROM pool_entries WHERE project_id = $1)",
     )
     .bind(project_id)
     .fetch_all(conn)
@@ -389,12 +386,12 @@ struct PredictionRow {
 
 /// The project's systems, and each one's predictions as a run.
 async fn read_systems(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<(Vec<SystemInfo>, Vec<(String, Vec<RunRecord>)>)> {
     let rows: Vec<(i64, String, String, String, Option<f64>)> = sqlx::query_as(
         "SELECT id, name, role, description, negative_sampling_ratio FROM systems
-         WHERE project_id = ? AND ready = 1 ORDER BY name",
+         WHERE project_id = $1 AND ready = 1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -408,7 +405,7 @@ async fn read_systems(
              FROM predictions p
              JOIN claims c ON c.id = p.claim_id
              JOIN documents d ON d.id = p.doc_id
-             WHERE p.system_id = ?",
+             WHERE p.system_id = $1",
         )
         .bind(id)
         .fetch_all(&mut *conn)
@@ -460,17 +457,17 @@ fn run_record(row: PredictionRow) -> StoreResult<RunRecord> {
 }
 
 /// The time of the latest change to what a release holds.
-async fn latest_change(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<i64> {
+async fn latest_change(conn: &mut AnyConnection, project_id: i64) -> StoreResult<i64> {
     let latest: Option<i64> = sqlx::query_scalar(
         "SELECT MAX(t) FROM (
-            SELECT created_at AS t FROM projects WHERE id = ?1
-            UNION ALL SELECT imported_at FROM imports WHERE project_id = ?1
-            UNION ALL SELECT created_at FROM systems WHERE project_id = ?1 AND ready = 1
-            UNION ALL SELECT created_at FROM judgments WHERE project_id = ?1
+            SELECT created_at AS t FROM projects WHERE id = $1
+            UNION ALL SELECT imported_at FROM imports WHERE project_id = $1
+            UNION ALL SELECT created_at FROM systems WHERE project_id = $1 AND ready = 1
+            UNION ALL SELECT created_at FROM judgments WHERE project_id = $1
             UNION ALL SELECT r.retracted_at FROM judgment_retractions r
-                      JOIN judgments j ON j.id = r.judgment_id WHERE j.project_id = ?1
-            UNION ALL SELECT decided_at FROM final_labels WHERE project_id = ?1
-            UNION ALL SELECT built_at FROM pool_builds WHERE project_id = ?1)",
+                      JOIN judgments j ON j.id = r.judgment_id WHERE j.project_id = $1
+            UNION ALL SELECT decided_at FROM final_labels WHERE project_id = $1
+            UNION ALL SELECT built_at FROM pool_builds WHERE project_id = $1) changes",
     )
     .bind(project_id)
     .fetch_one(conn)
@@ -481,9 +478,9 @@ async fn latest_change(conn: &mut SqliteConnection, project_id: i64) -> StoreRes
 /// How many pooled pairs are labelled, and how many are not.
 pub async fn completeness(db: &Db, project_id: i64) -> StoreResult<Completeness> {
     let (pooled, unjudged, final_labels): (i64, i64, i64) = sqlx::query_as(&format!(
-        "SELECT (SELECT COUNT(*) FROM pool_entries WHERE project_id = ?1),
+        "SELECT (SELECT COUNT(*) FROM pool_entries WHERE project_id = $1),
                 (SELECT COUNT(*) {UNJUDGED_SQL}),
-                (SELECT COUNT(*) FROM final_labels WHERE project_id = ?1)"
+                (SELECT COUNT(*) FROM final_labels WHERE project_id = $1)"
     ))
     .bind(project_id)
     .fetch_one(db)
@@ -527,7 +524,7 @@ fn check_complete(input: &ReleaseInput, partial: bool) -> StoreResult<()> {
 /// The latest release's number and manifest.
 async fn latest(db: &Db, project_id: i64) -> StoreResult<Option<(u32, String)>> {
     let row: Option<(i64, String)> = sqlx::query_as(
-        "SELECT number, manifest FROM releases WHERE project_id = ? ORDER BY number DESC LIMIT 1",
+        "SELECT number, manifest FROM releases WHERE project_id = $1 ORDER BY number DESC LIMIT 1",
     )
     .bind(project_id)
     .fetch_optional(db)
@@ -655,7 +652,7 @@ const RELEASE_COLUMNS: &str = "number, partial, manifest, created_at, sha256, ar
 #[derive(sqlx::FromRow)]
 struct ReleaseRow {
     number: i64,
-    partial: bool,
+    partial: crate::store::flag::Flag,
     manifest: String,
     created_at: i64,
     sha256: String,
@@ -666,7 +663,7 @@ fn release(row: ReleaseRow) -> StoreResult<Release> {
     let head: ManifestHead = parse_json("release manifest", &row.manifest)?;
     Ok(Release {
         number: positive("release number", row.number)?,
-        partial: row.partial,
+        partial: row.partial.0,
         qrels_unjudged: head.qrels_unjudged,
         date: head.date,
         created_at: row.created_at,
@@ -679,7 +676,7 @@ fn release(row: ReleaseRow) -> StoreResult<Release> {
 /// The project's releases, latest first.
 pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<Release>> {
     let rows: Vec<ReleaseRow> = sqlx::query_as(&format!(
-        "SELECT {RELEASE_COLUMNS} FROM releases WHERE project_id = ? ORDER BY number DESC"
+        "SELECT {RELEASE_COLUMNS} FROM releases WHERE project_id = $1 ORDER BY number DESC"
     ))
     .bind(project_id)
     .fetch_all(db)
@@ -690,7 +687,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<Release>> {
 /// One release of the project.
 pub async fn get(db: &Db, project_id: i64, number: u32) -> StoreResult<Release> {
     let row: ReleaseRow = sqlx::query_as(&format!(
-        "SELECT {RELEASE_COLUMNS} FROM releases WHERE project_id = ? AND number = ?"
+        "SELECT {RELEASE_COLUMNS} FROM releases WHERE project_id = $1 AND number = $2"
     ))
     .bind(project_id)
     .bind(i64::from(number))
@@ -705,7 +702,7 @@ pub async fn get(db: &Db, project_id: i64, number: u32) -> StoreResult<Release> 
 pub async fn archive(db: &Db, project_id: i64, number: u32) -> StoreResult<(String, Vec<u8>)> {
     let row: Option<(String, i64, i64)> = sqlx::query_as(
         "SELECT p.name, r.id, r.archive_bytes FROM releases r JOIN projects p ON p.id = r.project_id
-         WHERE r.project_id = ? AND r.number = ?",
+         WHERE r.project_id = $1 AND r.number = $2",
     )
     .bind(project_id)
     .bind(i64::from(number))

@@ -46,24 +46,24 @@ pub(super) async fn start(db: &Db, release: &NewRelease<'_>) -> StoreResult<Writ
     let archive_bytes = i64::try_from(release.archive_bytes)
         .map_err(|_| StoreError::Invalid("the release archive is too large".into()))?;
     let mut tx = write_gate::begin(db).await?;
-    let inserted = sqlx::query(
+    let inserted = sqlx::query_scalar::<_, i64>(
         "INSERT INTO release_rows (project_id, number, partial, manifest, sha256, archive_bytes,
                                    created_by, created_at, state, lock_token)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'writing', ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'writing', $9) RETURNING id",
     )
     .bind(release.project_id)
     .bind(i64::from(release.number))
-    .bind(release.partial)
+    .bind(i64::from(release.partial))
     .bind(release.manifest)
     .bind(release.sha256)
     .bind(archive_bytes)
     .bind(release.actor_id)
     .bind(now_ms())
     .bind(lock.token())
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await;
     let id = match inserted {
-        Ok(done) => done.last_insert_rowid(),
+        Ok(done) => done,
         Err(e) if is_unique_violation(&e) => {
             drop(tx);
             lock.release();
@@ -84,7 +84,7 @@ impl Writing {
         for (seq, part) in archive.chunks(PART_BYTES).enumerate() {
             let seq = i64::try_from(seq).map_err(|_| StoreError::Fault("too many parts".into()))?;
             let mut tx = write_gate::begin(db).await?;
-            sqlx::query("INSERT INTO release_parts (release_id, seq, bytes) VALUES (?, ?, ?)")
+            sqlx::query("INSERT INTO release_parts (release_id, seq, bytes) VALUES ($1, $2, $3)")
                 .bind(self.id)
                 .bind(seq)
                 .bind(part)
@@ -100,7 +100,7 @@ impl Writing {
         let mut tx = write_gate::begin(db).await?;
         let updated = sqlx::query(
             "UPDATE release_rows SET state = 'done', lock_token = NULL
-             WHERE id = ? AND state = 'writing'",
+             WHERE id = $1 AND state = 'writing'",
         )
         .bind(self.id)
         .execute(&mut *tx)
@@ -152,16 +152,16 @@ async fn discard(db: &Db, id: i64) -> StoreResult<()> {
     loop {
         let mut tx = write_gate::begin(db).await?;
         let deleted = sqlx::query(
-            "DELETE FROM release_parts WHERE release_id = ?1
-               AND seq = (SELECT MIN(seq) FROM release_parts WHERE release_id = ?1)
-               AND EXISTS (SELECT 1 FROM release_rows WHERE id = ?1 AND state = 'writing')",
+            "DELETE FROM release_parts WHERE release_id = $1
+               AND seq = (SELECT MIN(seq) FROM release_parts WHERE release_id = $1)
+               AND EXISTS (SELECT 1 FROM release_rows WHERE id = $1 AND state = 'writing')",
         )
         .bind(id)
         .execute(&mut *tx)
         .await?
         .rows_affected();
         if deleted == 0 {
-            sqlx::query("DELETE FROM release_rows WHERE id = ? AND state = 'writing'")
+            sqlx::query("DELETE FROM release_rows WHERE id = $1 AND state = 'writing'")
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -179,7 +179,7 @@ pub(super) async fn read(db: &Db, release_id: i64, archive_bytes: i64) -> StoreR
     // Part by part: only the archive and one part are in memory at once.
     let mut parts = sqlx::query_scalar::<_, Vec<u8>>(
         "SELECT p.bytes FROM release_parts p JOIN releases r ON r.id = p.release_id
-         WHERE p.release_id = ? ORDER BY p.seq",
+         WHERE p.release_id = $1 ORDER BY p.seq",
     )
     .bind(release_id)
     .fetch(db);

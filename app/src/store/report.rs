@@ -21,7 +21,7 @@ use crate::domain::report::{
     SystemPrediction, SystemSnapshot,
 };
 use futures::TryStreamExt;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
 
@@ -55,9 +55,9 @@ fn corrupt(what: impl std::fmt::Display) -> StoreError {
 /// while annotators keep writing).
 pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> {
     let mut tx = db.begin().await?;
-    let conn: &mut SqliteConnection = &mut tx;
+    let conn: &mut AnyConnection = &mut tx;
     let (mode, strategy, depth): (String, Option<String>, Option<i64>) = sqlx::query_as(
-        "SELECT second_pass_mode, pool_strategy, pool_depth FROM projects WHERE id = ?",
+        "SELECT second_pass_mode, pool_strategy, pool_depth FROM projects WHERE id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
@@ -189,11 +189,11 @@ pub async fn report(
 
 /// The pooled systems of the last pool build, or `None` before the first build.
 async fn last_build_systems(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<Option<HashSet<String>>> {
     let row: Option<(i64, String)> = sqlx::query_as(
-        "SELECT id, systems FROM pool_builds WHERE project_id = ? ORDER BY id DESC LIMIT 1",
+        "SELECT id, systems FROM pool_builds WHERE project_id = $1 ORDER BY id DESC LIMIT 1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
@@ -207,12 +207,12 @@ async fn last_build_systems(
 }
 
 async fn claim_ids(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<HashMap<i64, ClaimId>> {
     let mut out = HashMap::new();
     let mut rows =
-        sqlx::query_as::<_, (i64, String)>("SELECT id, claim_id FROM claims WHERE project_id = ?")
+        sqlx::query_as::<_, (i64, String)>("SELECT id, claim_id FROM claims WHERE project_id = $1")
             .bind(project_id)
             .fetch(&mut *conn);
     while let Some((key, id)) = rows.try_next().await? {
@@ -224,22 +224,26 @@ async fn claim_ids(
 
 /// The external ids of documents `keys` (sorted, distinct) of the project.
 async fn doc_ids(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     keys: &[i64],
 ) -> StoreResult<HashMap<i64, DocId>> {
-    let list = serde_json::to_string(keys).map_err(|e| StoreError::Fault(e.to_string()))?;
     let mut out = HashMap::with_capacity(keys.len());
-    let mut rows = sqlx::query_as::<_, (i64, String)>(
-        "SELECT id, doc_id FROM documents
-         WHERE id IN (SELECT value FROM json_each(?)) AND project_id = ?",
-    )
-    .bind(list)
-    .bind(project_id)
-    .fetch(&mut *conn);
-    while let Some((key, id)) = rows.try_next().await? {
-        let id = DocId::parse(id.as_str()).map_err(|e| corrupt(format!("document {id:?}: {e}")))?;
-        out.insert(key, id);
+    for chunk in keys.chunks(5_000) {
+        let sql = format!(
+            "SELECT id, doc_id FROM documents WHERE project_id = $1 AND id IN ({})",
+            super::dialect::params(2, chunk.len())
+        );
+        let mut query = sqlx::query_as::<_, (i64, String)>(&sql).bind(project_id);
+        for key in chunk {
+            query = query.bind(*key);
+        }
+        let mut rows = query.fetch(&mut *conn);
+        while let Some((key, id)) = rows.try_next().await? {
+            let id =
+                DocId::parse(id.as_str()).map_err(|e| corrupt(format!("document {id:?}: {e}")))?;
+            out.insert(key, id);
+        }
     }
     Ok(out)
 }
@@ -299,12 +303,12 @@ type PredictionRow = (
 /// Every system by name (predictions still empty), the pooled ones not in the last build, and
 /// every prediction by keys.
 async fn systems(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     built_with: Option<&HashSet<String>>,
 ) -> StoreResult<(Vec<SystemSnapshot>, Vec<String>, Vec<KeyedPrediction>)> {
     let rows: Vec<(i64, String, String)> = sqlx::query_as(
-        "SELECT id, name, role FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
+        "SELECT id, name, role FROM systems WHERE project_id = $1 AND ready = 1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -334,7 +338,7 @@ async fn systems(
     let mut rows = sqlx::query_as::<_, PredictionRow>(
         "SELECT p.system_id, p.claim_id, p.doc_id, p.label, p.p_support, p.p_contradict,
                 p.confidence, p.retrieval_rank
-         FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.project_id = ? AND s.ready = 1",
+         FROM predictions p JOIN systems s ON s.id = p.system_id WHERE s.project_id = $1 AND s.ready = 1",
     )
     .bind(project_id)
     .fetch(&mut *conn);
@@ -374,15 +378,12 @@ struct KeyedFinal {
 
 /// Every final label, with the specificity relation of its deciding judgment, where it notes
 /// one.
-async fn final_labels(
-    conn: &mut SqliteConnection,
-    project_id: i64,
-) -> StoreResult<Vec<KeyedFinal>> {
+async fn final_labels(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Vec<KeyedFinal>> {
     let mut out = Vec::new();
     let mut rows = sqlx::query_as::<_, (i64, i64, String, String, Option<String>)>(
         "SELECT f.claim_id, f.doc_id, f.label, f.provenance, j.specificity
          FROM final_labels f JOIN judgments j ON j.id = f.judgment_id
-         WHERE f.project_id = ?",
+         WHERE f.project_id = $1",
     )
     .bind(project_id)
     .fetch(&mut *conn);
@@ -452,21 +453,23 @@ fn rationale(sets: &str, abstract_sentences: Option<i64>) -> Result<Rationale, S
 /// The first-pass, second-pass and adjudication judgments that stand (not retracted), with
 /// their annotators, in the order they were written.
 async fn annotations(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<Vec<KeyedAnnotation>> {
     let mut out = Vec::new();
-    let mut rows = sqlx::query_as::<_, AnnotationRow>(
+    let sentences = super::dialect::json_array_length(super::db::engine_of(conn), "d.sentences");
+    let sql = format!(
         "SELECT j.id, j.claim_id, j.doc_id, j.stage, u.username, j.label, j.seconds_spent,
                 j.created_at, j.rationale,
-                (SELECT json_array_length(d.sentences) FROM document_rows d WHERE d.id = j.doc_id)
+                (SELECT {sentences} FROM document_rows d WHERE d.id = j.doc_id)
          FROM judgments j JOIN users u ON u.id = j.annotator_id
-         WHERE j.project_id = ? AND j.stage IN ('first', 'second', 'adjudication')
+         WHERE j.project_id = $1 AND j.stage IN ('first', 'second', 'adjudication')
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
-         ORDER BY j.id",
-    )
-    .bind(project_id)
-    .fetch(&mut *conn);
+         ORDER BY j.id"
+    );
+    let mut rows = sqlx::query_as::<_, AnnotationRow>(&sql)
+        .bind(project_id)
+        .fetch(&mut *conn);
     while let Some(row) = rows.try_next().await? {
         let (id, claim, doc, stage, annotator, label, seconds, at_ms, sets, abstract_sentences) =
             row;

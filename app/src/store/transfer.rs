@@ -4,19 +4,21 @@
 //!
 //! The two schemas agree table for table and column for column (`migrations/sqlite/`,
 //! `migrations/postgres/`), so the copy is generic: a table added by a later migration is copied
-//! without a change here. Sessions (`tower_sessions`) are not copied: people sign in again.
+//! without a change here. Sessions (`sessions`) are not copied: people sign in again.
 
+use super::copy_text::{push_bytes, push_integer, push_real, push_text};
+use super::db::sqlite_options;
 use super::{Db, StoreError, StoreResult};
 use futures::TryStreamExt;
 use sha2::{Digest, Sha256};
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{PgPool, Row, TypeInfo, ValueRef};
+use sqlx::{Connection, PgPool, Row, SqliteConnection, TypeInfo, ValueRef};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Tables that are not data: the migration ledger and the web sessions.
-const SKIPPED: [&str; 2] = ["_sqlx_migrations", "tower_sessions"];
+const SKIPPED: [&str; 2] = ["_sqlx_migrations", "sessions"];
 
 /// Rows buffered before they go to PostgreSQL.
 const SEND_BYTES: usize = 1 << 20;
@@ -73,7 +75,13 @@ pub async fn sqlite_to_postgres(
     dst: &PgPool,
     mut progress: impl FnMut(CopyProgress<'_>),
 ) -> StoreResult<Vec<CopiedTable>> {
-    let tables = matched_tables(src, dst).await?;
+    // One read transaction on a connection of its own: the copy is of one snapshot, while the
+    // server may go on writing.
+    let options = sqlite_options(src)
+        .ok_or_else(|| StoreError::Invalid("the copy reads a SQLite database".into()))?;
+    let mut source = SqliteConnection::connect_with(&options).await?;
+    let mut src = source.begin().await?;
+    let tables = matched_tables(&mut src, dst).await?;
     for table in &tables {
         let held: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {}", table.name))
             .fetch_one(dst)
@@ -92,7 +100,7 @@ pub async fn sqlite_to_postgres(
     let mut copied = Vec::with_capacity(order.len());
     for table in &order {
         let expected: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {}", table.name))
-            .fetch_one(src)
+            .fetch_one(&mut *src)
             .await?;
         progress(CopyProgress::Table {
             table: &table.name,
@@ -106,7 +114,7 @@ pub async fn sqlite_to_postgres(
             table.name,
             table.order_by.join(", ")
         );
-        let mut rows = sqlx::query(&select).fetch(src);
+        let mut rows = sqlx::query(&select).fetch(&mut *src);
         let mut buffer = String::with_capacity(SEND_BYTES + 4096);
         let mut hasher = Sha256::new();
         let mut sent = 0u64;
@@ -188,12 +196,12 @@ fn column_list(table: &Table) -> String {
 }
 
 /// The source's tables, each checked against the target's table of the same name.
-async fn matched_tables(src: &Db, dst: &PgPool) -> StoreResult<Vec<Table>> {
+async fn matched_tables(src: &mut SqliteConnection, dst: &PgPool) -> StoreResult<Vec<Table>> {
     let source: Vec<String> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' \
          ESCAPE '\\' ORDER BY name",
     )
-    .fetch_all(src)
+    .fetch_all(&mut *src)
     .await?;
     let source: BTreeSet<String> = source
         .into_iter()
@@ -223,9 +231,9 @@ async fn matched_tables(src: &Db, dst: &PgPool) -> StoreResult<Vec<Table>> {
     let mut tables = Vec::with_capacity(source.len());
     for name in source {
         let sqlite_columns: Vec<(String, i64)> =
-            sqlx::query_as("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid")
+            sqlx::query_as("SELECT name, pk FROM pragma_table_info($1) ORDER BY cid")
                 .bind(&name)
-                .fetch_all(src)
+                .fetch_all(&mut *src)
                 .await?;
         let pg_columns: Vec<(String, String, String)> = sqlx::query_as(
             "SELECT column_name::text, data_type::text, is_identity::text \
@@ -251,7 +259,7 @@ async fn matched_tables(src: &Db, dst: &PgPool) -> StoreResult<Vec<Table>> {
             let kind = match data_type.as_str() {
                 "bigint" | "integer" | "smallint" => Kind::Integer,
                 "double precision" | "real" => Kind::Real,
-                "text" | "USER-DEFINED" | "character varying" => Kind::Text,
+                "text" | "character varying" => Kind::Text,
                 "bytea" => Kind::Bytes,
                 other => {
                     return Err(StoreError::Invalid(format!(
@@ -434,68 +442,9 @@ async fn postgres_checksum(dst: &PgPool, table: &Table) -> StoreResult<(u64, Str
     Ok((count, hex(&hasher.finalize())))
 }
 
-fn push_integer(line: &mut String, value: i64) {
-    let _ = write!(line, "{value}");
-}
-
-fn push_real(line: &mut String, value: f64) {
-    // Rust prints the shortest text that reads back as the same double, as PostgreSQL does.
-    if value.is_nan() {
-        line.push_str("NaN");
-    } else if value.is_infinite() {
-        line.push_str(if value > 0.0 { "Infinity" } else { "-Infinity" });
-    } else {
-        let _ = write!(line, "{value}");
-    }
-}
-
-/// COPY's text format: backslash, tab, newline and carriage return escaped.
-fn push_text(line: &mut String, value: &str) {
-    for c in value.chars() {
-        match c {
-            '\\' => line.push_str("\\\\"),
-            '\t' => line.push_str("\\t"),
-            '\n' => line.push_str("\\n"),
-            '\r' => line.push_str("\\r"),
-            c => line.push(c),
-        }
-    }
-}
-
-/// bytea's hex input (`\x0a1b`), its backslash escaped for COPY.
-fn push_bytes(line: &mut String, value: &[u8]) {
-    line.push_str("\\\\x");
-    for b in value {
-        let _ = write!(line, "{b:02x}");
-    }
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::with_capacity(64), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_is_escaped_for_copy() {
-        let mut line = String::new();
-        push_text(&mut line, "a\tb\nc\\d\re");
-        assert_eq!(line, "a\\tb\\nc\\\\d\\re");
-    }
-
-    #[test]
-    fn reals_and_bytes_read_back_alike() {
-        let mut line = String::new();
-        push_real(&mut line, 0.1 + 0.2);
-        line.push(' ');
-        push_real(&mut line, 1.0);
-        line.push(' ');
-        push_bytes(&mut line, &[0, 10, 255]);
-        assert_eq!(line, "0.30000000000000004 1 \\\\x000aff");
-    }
 }

@@ -5,7 +5,7 @@ use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use crate::domain::account::{RecentFailures, Role, ThrottlePolicy, User, Username};
 use sqlx::Row;
 
-pub(super) fn user_from_row(row: &sqlx::sqlite::SqliteRow) -> StoreResult<User> {
+pub(super) fn user_from_row(row: &sqlx::any::AnyRow) -> StoreResult<User> {
     let role: String = row.try_get("role")?;
     Ok(User {
         id: row.try_get("id")?,
@@ -24,14 +24,14 @@ pub async fn create(
     actor_id: Option<i64>,
 ) -> StoreResult<User> {
     let mut tx = super::write_gate::begin(db).await?;
-    let id = sqlx::query(
-        "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
+    let id = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO users (username, role, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
     )
     .bind(username.as_str())
     .bind(role.as_str())
     .bind(password_hash)
     .bind(now_ms())
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
@@ -39,8 +39,7 @@ pub async fn create(
         } else {
             e.into()
         }
-    })?
-    .last_insert_rowid();
+    })?;
     let user = User {
         id,
         username: username.to_string(),
@@ -65,7 +64,7 @@ pub async fn create(
 /// The user and password hash for a login, if the name exists.
 pub async fn credentials(db: &Db, username: &str) -> StoreResult<Option<(User, String)>> {
     let row = sqlx::query(
-        "SELECT id, username, role, active, password_hash FROM users WHERE username = ?",
+        "SELECT id, username, role, active, password_hash FROM users WHERE username = $1",
     )
     .bind(username)
     .fetch_optional(db)
@@ -76,7 +75,7 @@ pub async fn credentials(db: &Db, username: &str) -> StoreResult<Option<(User, S
 
 /// The id of the user with this name.
 pub async fn id_by_name(db: &Db, username: &str) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
+    sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
         .bind(username)
         .fetch_optional(db)
         .await?
@@ -84,7 +83,7 @@ pub async fn id_by_name(db: &Db, username: &str) -> StoreResult<i64> {
 }
 
 pub async fn by_id(db: &Db, id: i64) -> StoreResult<Option<User>> {
-    let row = sqlx::query("SELECT id, username, role, active FROM users WHERE id = ?")
+    let row = sqlx::query("SELECT id, username, role, active FROM users WHERE id = $1")
         .bind(id)
         .fetch_optional(db)
         .await?;
@@ -103,15 +102,15 @@ pub async fn list(db: &Db) -> StoreResult<Vec<User>> {
 /// The stored password hash of a user, for tests and audits of how passwords are kept.
 pub async fn password_hash(db: &Db, username: &str) -> StoreResult<Option<String>> {
     Ok(
-        sqlx::query_scalar("SELECT password_hash FROM users WHERE username = ?")
+        sqlx::query_scalar("SELECT password_hash FROM users WHERE username = $1")
             .bind(username)
             .fetch_optional(db)
             .await?,
     )
 }
 
-/// Counts a login attempt before its password is checked: in one statement (SQLite runs it
-/// under its write lock, so parallel attempts are each counted), the attempt is stored as failed
+/// Counts a login attempt before its password is checked: in one statement under the write
+/// lock (so parallel attempts are each counted), the attempt is stored as failed
 /// unless `policy` refuses it given the failures already stored. Returns the attempt's id, or
 /// the counts that refused it.
 pub async fn begin_login_attempt(
@@ -122,26 +121,30 @@ pub async fn begin_login_attempt(
     now: i64,
 ) -> StoreResult<Result<i64, RecentFailures>> {
     let since = now - policy.window_ms;
+    // In a write transaction: on PostgreSQL the count and the insert are then one step for
+    // parallel attempts too, as SQLite's one writer makes them.
+    let mut tx = super::write_gate::begin(db).await?;
     let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO login_attempts (username, client, at, success)
-         SELECT ?1, ?2, ?3, 0
+         SELECT $1, $2, $3, 0
          WHERE (SELECT COUNT(*) FROM login_attempts
-                WHERE username = ?1 AND client = ?2 AND success = 0 AND at > ?4
+                WHERE username = $1 AND client = $2 AND success = 0 AND at > $4
                   AND at > COALESCE((SELECT MAX(at) FROM login_attempts
-                                     WHERE username = ?1 AND client = ?2 AND success = 1), 0)) < ?5
-           AND (SELECT COUNT(*) FROM login_attempts WHERE client = ?2 AND success = 0 AND at > ?4) < ?6
-           AND (SELECT COUNT(*) FROM login_attempts WHERE username = ?1 AND success = 0 AND at > ?4) < ?7
+                                     WHERE username = $1 AND client = $2 AND success = 1), 0)) < $5
+           AND (SELECT COUNT(*) FROM login_attempts WHERE client = $2 AND success = 0 AND at > $4) < $6
+           AND (SELECT COUNT(*) FROM login_attempts WHERE username = $1 AND success = 0 AND at > $4) < $7
          RETURNING id",
     )
     .bind(username)
     .bind(client)
     .bind(now)
     .bind(since)
-    .bind(policy.per_client_name)
-    .bind(policy.per_client)
-    .bind(policy.per_name)
-    .fetch_optional(db)
+    .bind(i64::from(policy.per_client_name))
+    .bind(i64::from(policy.per_client))
+    .bind(i64::from(policy.per_name))
+    .fetch_optional(&mut *tx)
     .await?;
+    tx.commit().await?;
     match inserted {
         Some(id) => Ok(Ok(id)),
         None => Ok(Err(
@@ -152,7 +155,7 @@ pub async fn begin_login_attempt(
 
 /// Marks a counted attempt as the success it turned out to be.
 pub async fn login_succeeded(db: &Db, attempt: i64) -> StoreResult<()> {
-    sqlx::query("UPDATE login_attempts SET success = 1 WHERE id = ?")
+    sqlx::query("UPDATE login_attempts SET success = 1 WHERE id = $1")
         .bind(attempt)
         .execute(db)
         .await?;
@@ -172,11 +175,11 @@ pub async fn recent_failures(
     let row: (i64, Option<i64>, i64, Option<i64>, i64, Option<i64>) = sqlx::query_as(
         "WITH pair AS (
              SELECT at FROM login_attempts
-             WHERE username = ?1 AND client = ?2 AND success = 0 AND at > ?3
+             WHERE username = $1 AND client = $2 AND success = 0 AND at > $3
                AND at > COALESCE((SELECT MAX(at) FROM login_attempts
-                                  WHERE username = ?1 AND client = ?2 AND success = 1), 0)),
-         by_client AS (SELECT at FROM login_attempts WHERE client = ?2 AND success = 0 AND at > ?3),
-         by_name AS (SELECT at FROM login_attempts WHERE username = ?1 AND success = 0 AND at > ?3)
+                                  WHERE username = $1 AND client = $2 AND success = 1), 0)),
+         by_client AS (SELECT at FROM login_attempts WHERE client = $2 AND success = 0 AND at > $3),
+         by_name AS (SELECT at FROM login_attempts WHERE username = $1 AND success = 0 AND at > $3)
          SELECT (SELECT COUNT(*) FROM pair), (SELECT MIN(at) FROM pair),
                 (SELECT COUNT(*) FROM by_client), (SELECT MIN(at) FROM by_client),
                 (SELECT COUNT(*) FROM by_name), (SELECT MIN(at) FROM by_name)",

@@ -15,8 +15,9 @@
 //! Another process writing the same file (the CLI next to a running server) does not queue
 //! here; SQLite's busy timeout still orders the two.
 
+use super::db::{engine, Engine};
 use super::{Db, StoreResult};
-use sqlx::{Sqlite, SqliteConnection, Transaction};
+use sqlx::{Any, AnyConnection, Connection, Transaction};
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
@@ -37,7 +38,8 @@ impl Gate {
     /// The queue of `db`'s file (one per file, whichever pool opened it).
     pub(crate) fn of(db: &Db) -> Gate {
         static GATES: Mutex<Option<HashMap<PathBuf, Gate>>> = Mutex::new(None);
-        let file = db.connect_options().get_filename().to_path_buf();
+        let file = super::db::sqlite_file(db)
+            .unwrap_or_else(|| PathBuf::from(db.connect_options().database_url.as_str()));
         let file = std::fs::canonicalize(&file).unwrap_or(file);
         // A panic while the map was locked leaves it whole (insertions only).
         let mut gates = GATES.lock().unwrap_or_else(|p| p.into_inner());
@@ -66,7 +68,7 @@ impl Gate {
 /// A write transaction begun in its turn; the turn ends with the transaction.
 pub(crate) struct WriteTx {
     // Declared first, so dropped first: the transaction rolls back before the turn passes on.
-    tx: Transaction<'static, Sqlite>,
+    tx: Transaction<'static, sqlx::Any>,
     _turn: Turn,
 }
 
@@ -78,14 +80,14 @@ impl WriteTx {
 }
 
 impl Deref for WriteTx {
-    type Target = SqliteConnection;
-    fn deref(&self) -> &SqliteConnection {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
         &self.tx
     }
 }
 
 impl DerefMut for WriteTx {
-    fn deref_mut(&mut self) -> &mut SqliteConnection {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
         &mut self.tx
     }
 }
@@ -94,8 +96,40 @@ impl DerefMut for WriteTx {
 /// connection.
 pub(crate) async fn begin(db: &Db) -> StoreResult<WriteTx> {
     let turn = Gate::of(db).turn().await;
-    let tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let tx = match engine(db) {
+        Engine::Sqlite => db.begin_with("BEGIN IMMEDIATE").await?,
+        Engine::Postgres => {
+            let mut tx = db.begin().await?;
+            lock_writers(&mut tx).await?;
+            tx
+        }
+    };
     Ok(WriteTx { tx, _turn: turn })
+}
+
+/// Begins a write transaction on a connection of the caller's own (no turn: see the bulk
+/// writers): `BEGIN IMMEDIATE` on SQLite, the writers' advisory lock on PostgreSQL.
+pub(crate) async fn begin_on(conn: &mut AnyConnection) -> StoreResult<Transaction<'_, Any>> {
+    match super::db::engine_of(conn) {
+        Engine::Sqlite => Ok(conn.begin_with("BEGIN IMMEDIATE").await?),
+        Engine::Postgres => {
+            let mut tx = conn.begin().await?;
+            lock_writers(&mut tx).await?;
+            Ok(tx)
+        }
+    }
+}
+
+/// The key of PostgreSQL's transaction-level advisory lock every write transaction takes: the
+/// store's writers were written for SQLite's one writer at a time, and keep that order there.
+pub(crate) const PG_WRITE_LOCK: i64 = 0x636c_6169_6d70; // "claimp"
+
+async fn lock_writers(tx: &mut AnyConnection) -> StoreResult<()> {
+    sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)")
+        .bind(PG_WRITE_LOCK)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub(crate) enum LockKind {
 
 impl LockKind {
     fn dir(self, db: &Db) -> PathBuf {
-        let mut name = db.connect_options().get_filename().as_os_str().to_owned();
+        let mut name = base(db).into_os_string();
         name.push(match self {
             LockKind::Import => ".imports",
             LockKind::PoolBuild => ".pool-builds",
@@ -29,6 +29,21 @@ impl LockKind {
         });
         PathBuf::from(name)
     }
+}
+
+/// Where a database's lock directories go: beside its SQLite file; for a PostgreSQL database,
+/// under the system's temporary directory, named by a hash of its URL (so the writers of one
+/// database share them: those of the processes on this machine, as a claimpool server and its
+/// command line are).
+fn base(db: &Db) -> PathBuf {
+    if let Some(file) = super::db::sqlite_file(db) {
+        return file;
+    }
+    use sha2::{Digest, Sha256};
+    let url = db.connect_options().database_url.to_string();
+    let digest = Sha256::digest(url.as_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    std::env::temp_dir().join(format!("claimpool-{name}"))
 }
 
 /// A live writer's lock. Dropping it unlocks the file; [`WriterLock::release`] also removes it.

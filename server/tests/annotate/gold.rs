@@ -120,14 +120,14 @@ async fn setup_with(
 /// The gold item behind an assignment (None: a real item).
 async fn gold_of(app: &TestApp, assignment: i64) -> Option<(String, String)> {
     let row: Option<(Option<i64>,)> =
-        sqlx::query_as("SELECT gold_item_id FROM assignments WHERE id = ?")
+        sqlx::query_as("SELECT gold_item_id FROM assignments WHERE id = $1")
             .bind(assignment)
             .fetch_optional(&app.db)
             .await
             .unwrap();
     let item = row.and_then(|r| r.0)?;
     Some(
-        sqlx::query_as("SELECT label, rationale FROM gold_items WHERE id = ?")
+        sqlx::query_as("SELECT label, rationale FROM gold_items WHERE id = $1")
             .bind(item)
             .fetch_one(&app.db)
             .await

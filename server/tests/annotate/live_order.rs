@@ -125,12 +125,12 @@ async fn setup(
 /// The row ids of a pair named by its external ids (as the demo files write them).
 async fn row_pair(app: &TestApp, claim: &Value, doc: &Value) -> RowPair {
     let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-    let claim: i64 = sqlx::query_scalar("SELECT id FROM claims WHERE claim_id = ?")
+    let claim: i64 = sqlx::query_scalar("SELECT id FROM claims WHERE claim_id = $1")
         .bind(text(claim))
         .fetch_one(&app.db)
         .await
         .unwrap();
-    let doc: i64 = sqlx::query_scalar("SELECT id FROM documents WHERE doc_id = ?")
+    let doc: i64 = sqlx::query_scalar("SELECT id FROM documents WHERE doc_id = $1")
         .bind(text(doc))
         .fetch_one(&app.db)
         .await
@@ -141,7 +141,7 @@ async fn row_pair(app: &TestApp, claim: &Value, doc: &Value) -> RowPair {
 /// The row-id pair of an item.
 async fn pair_of(app: &TestApp, item: &ItemView) -> RowPair {
     let (claim, doc): (i64, i64) =
-        sqlx::query_as("SELECT claim_id, doc_id FROM pool_entries WHERE id = ?")
+        sqlx::query_as("SELECT claim_id, doc_id FROM pool_entries WHERE id = $1")
             .bind(item.pool_entry_id)
             .fetch_one(&app.db)
             .await
@@ -236,9 +236,9 @@ async fn served_sequence_equals_selector(order: Order, seed: u64) {
 
 /// The labels so far by the protocol states of the pairs' judgments.
 async fn labels_so_far(app: &TestApp, project: i64) -> HashMap<RowPair, bool> {
-    let rows: Vec<(i64, i64, String, Option<i64>, String, bool)> = sqlx::query_as(
+    let rows: Vec<(i64, i64, String, Option<i64>, String, i64)> = sqlx::query_as(
         "SELECT claim_id, doc_id, stage, annotator_id, label, no_evidence FROM judgments
-         WHERE project_id = ? AND id NOT IN (SELECT judgment_id FROM judgment_retractions)
+         WHERE project_id = $1 AND id NOT IN (SELECT judgment_id FROM judgment_retractions)
          ORDER BY claim_id, doc_id, id",
     )
     .bind(project)
@@ -248,7 +248,8 @@ async fn labels_so_far(app: &TestApp, project: i64) -> HashMap<RowPair, bool> {
     let mut judged: HashMap<RowPair, Vec<app::domain::annotation::Judged>> = HashMap::new();
     for (claim, doc, stage, annotator, label, no_evidence) in rows {
         let label = app::domain::label::Label::parse(&label).unwrap();
-        let verdict = app::domain::annotation::Verdict::from_columns(label, no_evidence).unwrap();
+        let verdict =
+            app::domain::annotation::Verdict::from_columns(label, no_evidence != 0).unwrap();
         let judged_row = app::domain::annotation::Judged::new(
             app::domain::annotation::Stage::parse(&stage).unwrap(),
             annotator.map(app::domain::annotation::AnnotatorId),
@@ -630,7 +631,7 @@ async fn fresh_choice(
 ) -> Option<RowPair> {
     let mut labels = labels_so_far(app, project).await;
     let finals: Vec<(i64, i64, String)> =
-        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = ?")
+        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = $1")
             .bind(project)
             .fetch_all(&app.db)
             .await
@@ -647,7 +648,7 @@ async fn fresh_choice(
     let held: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT e.claim_id, e.doc_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
          JOIN users u ON u.id = a.annotator_id
-         WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = ? AND u.username != ?",
+         WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = $1 AND u.username != $2",
     )
     .bind(project)
     .bind(chooser)
@@ -818,7 +819,7 @@ async fn a_judgments_import_is_seen_by_the_next_choice() {
     assert_eq!(first_pass(&app, &head).await, Some(b[0]));
     // The lead imports b2 final NEI.
     let (claim, doc): (String, String) = sqlx::query_as(
-        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = ? AND d.id = ?",
+        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = $1 AND d.id = $2",
     )
     .bind(b[1].claim)
     .bind(b[1].doc)
@@ -861,7 +862,7 @@ async fn an_import_finishing_after_a_sync_is_seen_by_the_next_choice() {
     // An import being written: b2 final NEI, hidden.
     let import: i64 = sqlx::query_scalar(
         "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_at, state, lock_token)
-         VALUES (?, 'judgments', 'f.qrels', 'x', 'qrels', 1, 0, 'writing', 'token') RETURNING id",
+         VALUES ($1, 'judgments', 'f.qrels', 'x', 'qrels', 1, 0, 'writing', 'token') RETURNING id",
     )
     .bind(project)
     .fetch_one(&app.db)
@@ -869,7 +870,7 @@ async fn an_import_finishing_after_a_sync_is_seen_by_the_next_choice() {
     .unwrap();
     let judgment: i64 = sqlx::query_scalar(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, provenance, import_id, created_at)
-         VALUES (?, ?, ?, 'final', 'NEI', 'import', ?, 0) RETURNING id",
+         VALUES ($1, $2, $3, 'final', 'NEI', 'import', $4, 0) RETURNING id",
     )
     .bind(project)
     .bind(b[1].claim)
@@ -880,7 +881,7 @@ async fn an_import_finishing_after_a_sync_is_seen_by_the_next_choice() {
     .unwrap();
     sqlx::query(
         "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-         VALUES (?, ?, ?, ?, 'NEI', 'import', 0)",
+         VALUES ($1, $2, $3, $4, 'NEI', 'import', 0)",
     )
     .bind(project)
     .bind(b[1].claim)
@@ -906,7 +907,7 @@ async fn an_import_finishing_after_a_sync_is_seen_by_the_next_choice() {
         .unwrap();
     assert!(later > judgment);
     // Done: b2 is final NEI.
-    sqlx::query("UPDATE imports SET state = 'done', lock_token = NULL WHERE id = ?")
+    sqlx::query("UPDATE imports SET state = 'done', lock_token = NULL WHERE id = $1")
         .bind(import)
         .execute(&app.db)
         .await

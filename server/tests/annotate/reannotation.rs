@@ -32,7 +32,7 @@ async fn set(app: &TestApp, on: &str) {
 async fn holder(app: &TestApp, entry: i64) -> Option<(String, String)> {
     sqlx::query_as(
         "SELECT u.username, a.stage FROM assignments a JOIN users u ON u.id = a.annotator_id
-         WHERE a.pool_entry_id = ? AND a.status = 'open'",
+         WHERE a.pool_entry_id = $1 AND a.status = 'open'",
     )
     .bind(entry)
     .fetch_optional(&app.db)
@@ -42,7 +42,7 @@ async fn holder(app: &TestApp, entry: i64) -> Option<(String, String)> {
 
 /// The open assignment of `entry`.
 async fn open_of(app: &TestApp, entry: i64) -> i64 {
-    sqlx::query_scalar("SELECT id FROM assignments WHERE pool_entry_id = ? AND status = 'open'")
+    sqlx::query_scalar("SELECT id FROM assignments WHERE pool_entry_id = $1 AND status = 'open'")
         .bind(entry)
         .fetch_one(&app.db)
         .await
@@ -139,7 +139,7 @@ async fn a_disagreement_goes_to_a_fresh_blind_annotator_and_a_majority_decides()
     assert!(!last.undoable, "a re-annotation showed both labels");
     let fin: String = sqlx::query_scalar(
         "SELECT f.label FROM final_labels f JOIN pool_entries e
-           ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = ?",
+           ON e.claim_id = f.claim_id AND e.doc_id = f.doc_id WHERE e.id = $1",
     )
     .bind(entry)
     .fetch_one(&app.db)

@@ -91,7 +91,7 @@ async fn set(app: &TestApp, client: &reqwest::Client, assessor: &str) -> reqwest
 fn claimpool(app: &TestApp, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .arg("--db")
-        .arg(app.dir.path().join("test.db"))
+        .arg(&app.db_arg)
         .args(args)
         .output()
         .unwrap()
@@ -265,13 +265,18 @@ async fn annotators_see_the_chosen_models_label_only_while_suggestions_are_on() 
 
     // Each change audited, with the lead or the shell as its actor.
     let audited: Vec<(Option<String>,)> = sqlx::query_as(
-        "SELECT json_extract(new_value, '$.suggest_from') FROM audit_events
-         WHERE action = 'suggestions' ORDER BY id",
+        "SELECT new_value FROM audit_events WHERE action = 'suggestions' ORDER BY id",
     )
     .fetch_all(&app.db)
     .await
     .unwrap();
-    let audited: Vec<Option<String>> = audited.into_iter().map(|(a,)| a).collect();
+    let audited: Vec<Option<String>> = audited
+        .into_iter()
+        .map(|(a,)| {
+            let value: serde_json::Value = serde_json::from_str(&a.unwrap_or_default()).unwrap();
+            value["suggest_from"].as_str().map(str::to_owned)
+        })
+        .collect();
     assert_eq!(
         audited,
         vec![Some(ASSESSOR.to_owned()), None, Some(ASSESSOR.to_owned())]
@@ -346,7 +351,7 @@ async fn only_an_assessor_of_the_same_project_can_be_chosen() {
     }
 
     // The database refuses another project's assessor too.
-    let refused = sqlx::query("UPDATE projects SET suggest_from = ? WHERE id = ?")
+    let refused = sqlx::query("UPDATE projects SET suggest_from = $1 WHERE id = $2")
         .bind(elsewhere)
         .bind(project)
         .execute(&app.db)
@@ -385,7 +390,7 @@ async fn item_of(app: &TestApp, client: &reqwest::Client, id: i64) -> ItemView {
 async fn holder(app: &TestApp, entry: i64) -> (String, i64) {
     sqlx::query_as(
         "SELECT u.username, a.id FROM assignments a JOIN users u ON u.id = a.annotator_id
-         WHERE a.pool_entry_id = ? AND a.status = 'open'",
+         WHERE a.pool_entry_id = $1 AND a.status = 'open'",
     )
     .bind(entry)
     .fetch_one(&app.db)

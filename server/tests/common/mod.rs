@@ -4,12 +4,17 @@
 
 use app::domain::account::{NewPassword, Role, Username};
 use app::store::{self, Db};
+
+#[path = "../support/postgres.rs"]
+pub mod postgres;
 use std::net::SocketAddr;
 
 pub struct TestApp {
     pub addr: SocketAddr,
     pub db: Db,
     pub dir: tempfile::TempDir,
+    /// The database as `claimpool --db` takes it: the SQLite file, or the PostgreSQL URL.
+    pub db_arg: String,
 }
 
 /// The message a client shows for an error response of a server function.
@@ -18,6 +23,23 @@ pub async fn error_message(res: reqwest::Response) -> String {
     let err: app::error::ApiError =
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("not an ApiError ({e}): {body}"));
     err.to_string()
+}
+
+/// The engine the integration tests run on: SQLite, or PostgreSQL when
+/// `CLAIMPOOL_TEST_ENGINE=postgres` (a fresh database on the test process's throwaway cluster).
+pub fn on_postgres() -> bool {
+    std::env::var("CLAIMPOOL_TEST_ENGINE").is_ok_and(|e| e == "postgres")
+}
+
+/// A fresh, migrated database of the tested engine (a SQLite file in `dir`), and its `--db`.
+pub async fn fresh_db(dir: &std::path::Path) -> (Db, String) {
+    let arg = if on_postgres() {
+        postgres::fresh_database().expect("PostgreSQL for CLAIMPOOL_TEST_ENGINE=postgres")
+    } else {
+        dir.join("test.db").display().to_string()
+    };
+    let target: store::DbTarget = arg.parse().expect("a database");
+    (store::db::connect(&target).await.expect("open db"), arg)
 }
 
 /// The password every test user gets.
@@ -43,10 +65,13 @@ impl TestApp {
     }
 
     async fn spawn_inner(options: server::http::ServeOptions, jobs: bool) -> TestApp {
+        // RUST_LOG=... shows the server's log (e.g. its faults, or sqlx::query=debug).
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
         let dir = tempfile::tempdir().expect("temp dir");
-        let db = store::open(&dir.path().join("test.db"))
-            .await
-            .expect("open db");
+        let (db, db_arg) = fresh_db(dir.path()).await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -66,7 +91,12 @@ impl TestApp {
             )
             .await
         });
-        TestApp { addr, db, dir }
+        TestApp {
+            addr,
+            db,
+            dir,
+            db_arg,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -16,14 +16,13 @@ pub const NO_LOGIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$bm8tbG9naW4$bm8t
 
 /// Inserts a user who cannot log in; returns its id.
 pub async fn user(db: &Db, name: &str, role: &str) -> i64 {
-    sqlx::query("INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, 0)")
+    sqlx::query_scalar::<_, i64>("INSERT INTO users (username, role, password_hash, created_at) VALUES ($1, $2, $3, 0) RETURNING id")
         .bind(name)
         .bind(role)
         .bind(NO_LOGIN_HASH)
-        .execute(db)
+        .fetch_one(db)
         .await
         .expect("insert user")
-        .last_insert_rowid()
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -45,7 +44,7 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
         app::domain::report::SecondPassMode::Confirm => "confirm",
         app::domain::report::SecondPassMode::Blind => "blind",
     };
-    sqlx::query("UPDATE projects SET second_pass_mode = ? WHERE id = ?")
+    sqlx::query("UPDATE projects SET second_pass_mode = $1 WHERE id = $2")
         .bind(mode)
         .bind(project)
         .execute(db)
@@ -69,44 +68,42 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     for doc in doc_names {
         let length = lengths.get(doc).copied().unwrap_or(0) as usize;
         let sentences = serde_json::to_string(&vec!["A sentence."; length]).unwrap();
-        let id = sqlx::query(
-            "INSERT INTO document_rows (project_id, doc_id, title, sentences) VALUES (?, ?, '', ?)",
+        let id = sqlx::query_scalar::<_, i64>(
+            "INSERT INTO document_rows (project_id, doc_id, title, sentences) VALUES ($1, $2, '', $3) RETURNING id",
         )
         .bind(project)
         .bind(doc)
         .bind(sentences)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
         docs.insert(doc, id);
     }
     let mut claims: HashMap<&str, i64> = HashMap::new();
     for claim in &snapshot.claims {
-        let id =
-            sqlx::query("INSERT INTO claim_rows (project_id, claim_id, text) VALUES (?, ?, 'x')")
-                .bind(project)
-                .bind(claim.as_str())
-                .execute(&mut *tx)
-                .await
-                .unwrap()
-                .last_insert_rowid();
+        let id = sqlx::query_scalar::<_, i64>(
+            "INSERT INTO claim_rows (project_id, claim_id, text) VALUES ($1, $2, 'x') RETURNING id",
+        )
+        .bind(project)
+        .bind(claim.as_str())
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap();
         claims.insert(claim.as_str(), id);
     }
     let key = |pair: &PairId| (claims[pair.claim.as_str()], docs[pair.doc.as_str()]);
     for system in &snapshot.systems {
-        let id = sqlx::query(
-            "INSERT INTO systems (project_id, name, role, scoring, created_at) VALUES (?, ?, ?, 'scores', 0)",
+        let id = sqlx::query_scalar::<_, i64>(
+            "INSERT INTO systems (project_id, name, role, scoring, created_at) VALUES ($1, $2, $3, 'scores', 0) RETURNING id",
         )
         .bind(project)
         .bind(&system.name)
         .bind(role_name(system.role))
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
         for chunk in system.predictions.chunks(500) {
-            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            let mut q = sqlx::QueryBuilder::<sqlx::Any>::new(
                 "INSERT INTO predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, confidence, retrieval_rank) ",
             );
             q.push_values(chunk, |mut b, p| {
@@ -133,7 +130,15 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
                     .push_bind(p.confidence.get())
                     .push_bind(p.retrieval_rank.map(i64::from));
             });
-            q.build().execute(&mut *tx).await.unwrap();
+            // sqlx's builder writes `?` for the Any driver: numbered here, for PostgreSQL.
+            use sqlx::Execute;
+            let mut query = q.build();
+            let sql = numbered(query.sql());
+            let args = query.take_arguments().unwrap().unwrap();
+            sqlx::query_with(&sql, args)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
         }
     }
     tx.commit().await.unwrap();
@@ -148,15 +153,14 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     let mut users: HashMap<&str, i64> = HashMap::new();
     for record in &snapshot.annotations {
         if !users.contains_key(record.annotator.as_str()) {
-            let id = sqlx::query(
-                "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, 'annotator', ?, 0)",
+            let id = sqlx::query_scalar::<_, i64>(
+                "INSERT INTO users (username, role, password_hash, created_at) VALUES ($1, 'annotator', $2, 0) RETURNING id",
             )
             .bind(&record.annotator)
             .bind(NO_LOGIN_HASH)
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await
-            .unwrap()
-            .last_insert_rowid();
+            .unwrap();
             users.insert(record.annotator.as_str(), id);
         }
     }
@@ -187,9 +191,9 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
             Stage::Second => "second",
             Stage::Adjudication => "adjudication",
         };
-        let id = sqlx::query(
+        let id = sqlx::query_scalar::<_, i64>(
             "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, specificity, seconds_spent, provenance, created_at, rationale)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pooling', $9, $10) RETURNING id",
         )
         .bind(project)
         .bind(claim)
@@ -205,10 +209,9 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
         } else {
             serde_json::to_string(&[&record.rationale.sentences]).unwrap()
         })
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
         if deciding {
             judgment_of.insert(&record.pair, id);
         }
@@ -217,9 +220,9 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
         let (claim, doc) = key(&f.pair);
         let judgment = match judgment_of.get(&f.pair) {
             Some(&id) => id,
-            None => sqlx::query(
+            None => sqlx::query_scalar::<_, i64>(
                 "INSERT INTO judgment_rows (project_id, claim_id, doc_id, stage, label, specificity, provenance, created_at)
-                 VALUES (?, ?, ?, 'final', ?, ?, ?, 0)",
+                 VALUES ($1, $2, $3, 'final', $4, $5, $6, 0) RETURNING id",
             )
             .bind(project)
             .bind(claim)
@@ -227,14 +230,13 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
             .bind(f.label.as_str())
             .bind(relations.get(&f.pair).copied())
             .bind(f.provenance.as_str())
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await
-            .unwrap()
-            .last_insert_rowid(),
+            .unwrap(),
         };
         sqlx::query(
             "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-             VALUES (?, ?, ?, ?, ?, ?, 0)",
+             VALUES ($1, $2, $3, $4, $5, $6, 0)",
         )
         .bind(project)
         .bind(claim)
@@ -248,4 +250,19 @@ pub async fn write(db: &Db, name: &str, snapshot: &Snapshot) -> i64 {
     }
     tx.commit().await.unwrap();
     project
+}
+
+/// `sql` with its `?` placeholders numbered (`$1`, `$2`, …), which both engines read.
+fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + sql.len() / 4);
+    let mut n = 0;
+    for c in sql.chars() {
+        if c == '?' {
+            n += 1;
+            out.push_str(&format!("${n}"));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

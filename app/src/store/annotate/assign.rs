@@ -9,18 +9,18 @@ use crate::domain::annotation::{
     assign_adjudication, assign_first, assign_reannotation, assign_second, AnnotatorId, Loads,
     PairState, PoolEntryId, PoolPair, Stage, FRESH_POSITION,
 };
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, HashMap};
 
 /// The project's active annotators: active members with the annotator role and an active account,
 /// admitted to real items (past the project's qualification, if it asks one).
 pub(crate) async fn active_annotators(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<Vec<AnnotatorId>> {
     let ids: Vec<i64> = sqlx::query_scalar(&format!(
         "SELECT u.id FROM project_members m JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND m.active = 1 AND m.role = 'annotator' AND u.active = 1
+         WHERE m.project_id = $1 AND m.active = 1 AND m.role = 'annotator' AND u.active = 1
            AND u.role = 'annotator' AND {}
          ORDER BY u.id",
         super::gold::ADMITTED_SQL
@@ -32,11 +32,11 @@ pub(crate) async fn active_annotators(
 }
 
 /// Open assignments per annotator in the project.
-pub(crate) async fn loads(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Loads> {
+pub(crate) async fn loads(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Loads> {
     let rows: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT a.annotator_id, COUNT(*) FROM assignments a
          JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.status = 'open' GROUP BY a.annotator_id",
+         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -49,24 +49,23 @@ pub(crate) async fn loads(conn: &mut SqliteConnection, project_id: i64) -> Store
 
 /// Writes one open assignment.
 pub(crate) async fn insert(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     entry: PoolEntryId,
     annotator: AnnotatorId,
     stage: Stage,
     queue_pos: i64,
 ) -> StoreResult<i64> {
-    Ok(sqlx::query(
+    Ok(sqlx::query_scalar::<_, i64>(
         "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at)
-         VALUES (?, ?, ?, 'open', ?, ?)",
+         VALUES ($1, $2, $3, 'open', $4, $5) RETURNING id",
     )
     .bind(entry.0)
     .bind(annotator.0)
     .bind(stage.as_str())
     .bind(queue_pos)
     .bind(now_ms())
-    .execute(&mut *conn)
-    .await?
-    .last_insert_rowid())
+    .fetch_one(&mut *conn)
+    .await?)
 }
 
 /// Who takes a pair's second pass or adjudication (None for other states, or when nobody
@@ -123,7 +122,7 @@ fn pick_later(
 /// Gives the stage `state` needs next to an eligible active annotator, if there is one; the pair
 /// otherwise waits (for a lead, or for assign_pending when someone eligible becomes active).
 pub(crate) async fn assign_next(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     entry: PoolEntryId,
     state: &PairState,
@@ -165,23 +164,29 @@ pub(crate) type Made = (PoolEntryId, AnnotatorId, Stage);
 /// Pooled pairs of the project (visible ones, see `pool_entries`) with no final label and no
 /// open assignment, shallowest first; only those among `among` when given.
 pub(crate) async fn pending(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     among: Option<&[i64]>,
 ) -> StoreResult<Vec<Pending>> {
-    let among = among.map(|ids| serde_json::Value::from(ids).to_string());
-    Ok(sqlx::query_as(
+    let among: Option<std::collections::HashSet<i64>> =
+        among.map(|ids| ids.iter().copied().collect());
+    let pending: Vec<Pending> = sqlx::query_as(
         "SELECT e.id, e.claim_id, e.doc_id, e.entry_depth FROM pool_entries e
-         WHERE e.project_id = ?
-           AND (?2 IS NULL OR e.id IN (SELECT value FROM json_each(?2)))
+         WHERE e.project_id = $1
            AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
            AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.pool_entry_id = e.id AND a.status = 'open')
          ORDER BY e.entry_depth, e.id",
     )
     .bind(project_id)
-    .bind(among)
     .fetch_all(&mut *conn)
-    .await?)
+    .await?;
+    Ok(match among {
+        Some(among) => pending
+            .into_iter()
+            .filter(|p| among.contains(&p.0))
+            .collect(),
+        None => pending,
+    })
 }
 
 /// What assigning reads: the pairs' protocol states, the active annotators, their loads, the
@@ -199,7 +204,7 @@ pub(crate) struct Roster {
 
 impl Roster {
     /// The project's roster as `conn` sees it.
-    pub(crate) async fn read(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<Roster> {
+    pub(crate) async fn read(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Roster> {
         Ok(Roster {
             states: project_states(conn, project_id).await?,
             annotators: active_annotators(conn, project_id).await?,
@@ -251,28 +256,31 @@ impl Roster {
 }
 
 /// Writes `made` as open assignments at the front position.
-pub(crate) async fn write(conn: &mut SqliteConnection, made: &[Made]) -> StoreResult<()> {
+pub(crate) async fn write(conn: &mut AnyConnection, made: &[Made]) -> StoreResult<()> {
     let now = now_ms();
     for chunk in made.chunks(1000) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        let rows = crate::store::values::ValuesInsert::new(
             "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at) ",
+            chunk,
+            |b, (entry, annotator, stage)| {
+                b.bind(entry.0)
+                    .bind(annotator.0)
+                    .bind(stage.as_str())
+                    .bind("open")
+                    .bind(FRESH_POSITION)
+                    .bind(now);
+            },
         );
-        q.push_values(chunk, |mut b, (entry, annotator, stage)| {
-            b.push_bind(entry.0)
-                .push_bind(annotator.0)
-                .push_bind(stage.as_str())
-                .push_bind("open")
-                .push_bind(FRESH_POSITION)
-                .push_bind(now);
-        });
-        q.build().execute(&mut *conn).await?;
+        if let Some((sql, args)) = rows.finish()? {
+            sqlx::query_with(&sql, args).execute(&mut *conn).await?;
+        }
     }
     Ok(())
 }
 
 /// Records the audit event of assignments made (none when nothing was).
 pub(crate) async fn record(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     actor_id: Option<i64>,
     made: &[Made],
@@ -305,7 +313,7 @@ pub(crate) async fn record(
 /// [`assign_pending`] for the pairs among `entries` only, without its audit event: returns the
 /// assignments made, for the caller to record.
 pub(crate) async fn assign_pending_among(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     entries: &[i64],
 ) -> StoreResult<Vec<Made>> {
@@ -323,7 +331,7 @@ pub(crate) async fn assign_pending_among(
 /// first, then second passes and adjudications. Pairs nobody active may take wait. Returns how
 /// many assignments were made.
 pub async fn assign_pending(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     actor_id: Option<i64>,
 ) -> StoreResult<usize> {

@@ -18,7 +18,7 @@ use crate::model::annotate::LastSubmission;
 use crate::model::gold::{
     AnnotatorGold, Candidate, GoldFeedback, GoldOverview, QualificationStatus,
 };
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::BTreeMap;
 
 /// Answers per window of the drift figures.
@@ -37,12 +37,12 @@ pub(crate) const ADMITTED_SQL: &str = "(
 
 /// A project's gold settings and its seed.
 pub(crate) async fn settings(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<(GoldSettings, u64)> {
     let row: Option<(Option<i64>, i64, i64, f64, i64)> = sqlx::query_as(
         "SELECT gold_every, qualification_training, qualification_graded, qualification_pass,
-                assignment_seed FROM projects WHERE id = ?",
+                assignment_seed FROM projects WHERE id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
@@ -66,8 +66,8 @@ pub async fn set_settings(
     let (old, _) = settings(&mut tx, project_id).await?;
     let (every, training, graded, pass) = new.columns();
     sqlx::query(
-        "UPDATE projects SET gold_every = ?, qualification_training = ?, qualification_graded = ?,
-                qualification_pass = ? WHERE id = ?",
+        "UPDATE projects SET gold_every = $1, qualification_training = $2, qualification_graded = $3,
+                qualification_pass = $4 WHERE id = $5",
     )
     .bind(every)
     .bind(training)
@@ -81,8 +81,8 @@ pub async fn set_settings(
         sqlx::query(
             "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
                                                   by_hand, decided_by, decided_at)
-             SELECT m.project_id, m.user_id, 'admitted', NULL, NULL, 0, ?, ?
-             FROM project_members m WHERE m.project_id = ? AND m.role = 'annotator'",
+             SELECT m.project_id, m.user_id, 'admitted', NULL, NULL, 0, $1, $2
+             FROM project_members m WHERE m.project_id = $3 AND m.role = 'annotator'",
         )
         .bind(actor_id)
         .bind(now_ms())
@@ -115,8 +115,8 @@ pub async fn set_reannotation(
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let old = history::reannotates(&mut tx, project_id).await?;
-    sqlx::query("UPDATE projects SET reannotate = ? WHERE id = ?")
-        .bind(on)
+    sqlx::query("UPDATE projects SET reannotate = $1 WHERE id = $2")
+        .bind(i64::from(on))
         .bind(project_id)
         .execute(&mut *tx)
         .await?;
@@ -150,7 +150,7 @@ pub async fn add_items(
     let mut rows: Vec<(i64, i64, i64, String, String)> = sqlx::query_as(
         "SELECT f.claim_id, f.doc_id, f.judgment_id, f.label, j.rationale
          FROM final_labels f JOIN judgments j ON j.id = f.judgment_id
-         WHERE f.project_id = ? AND f.provenance = ?
+         WHERE f.project_id = $1 AND f.provenance = $2
            AND NOT EXISTS (SELECT 1 FROM gold_items g WHERE g.project_id = f.project_id
                            AND g.claim_id = f.claim_id AND g.doc_id = f.doc_id)
          ORDER BY f.judgment_id",
@@ -166,7 +166,7 @@ pub async fn add_items(
         sqlx::query(
             "INSERT INTO gold_items (project_id, claim_id, doc_id, judgment_id, label, rationale,
                                      source, added_by, added_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(project_id)
         .bind(claim)
@@ -207,14 +207,14 @@ pub(crate) struct OpenGold {
 
 /// The annotator's open gold assignment in the project, if any.
 pub(crate) async fn open_gold(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     annotator: i64,
     project_id: i64,
 ) -> StoreResult<Option<OpenGold>> {
-    let row: Option<(i64, i64, bool, Option<String>)> = sqlx::query_as(
+    let row: Option<(i64, i64, crate::store::flag::Flag, Option<String>)> = sqlx::query_as(
         "SELECT a.id, a.gold_item_id, a.flagged, a.flag_note
          FROM assignments a JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.annotator_id = ? AND g.project_id = ? AND a.status = 'open'
+         WHERE a.annotator_id = $1 AND g.project_id = $2 AND a.status = 'open'
          ORDER BY a.id LIMIT 1",
     )
     .bind(annotator)
@@ -224,7 +224,7 @@ pub(crate) async fn open_gold(
     Ok(row.map(|(id, item, flagged, flag_note)| OpenGold {
         id,
         item,
-        flagged,
+        flagged: flagged.0,
         flag_note,
     }))
 }
@@ -269,7 +269,7 @@ impl Standing {
 
 /// `user`'s standing in the project's qualification.
 pub(crate) async fn standing(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     user: i64,
     project_id: i64,
 ) -> StoreResult<Standing> {
@@ -286,25 +286,26 @@ pub(crate) async fn standing(
             decision: None,
         });
     }
-    let admitted: Option<bool> = sqlx::query_scalar(&format!(
+    let admitted: Option<crate::store::flag::Flag> = sqlx::query_scalar(&format!(
         "SELECT {ADMITTED_SQL} FROM project_members m JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND m.user_id = ?"
+         WHERE m.project_id = $1 AND m.user_id = $2"
     ))
     .bind(project_id)
     .bind(user)
     .fetch_optional(&mut *conn)
     .await?;
     let (training_done, graded_done): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(a.gold_purpose = 'training'), 0), COALESCE(SUM(a.gold_purpose = 'graded'), 0)
+        "SELECT COALESCE(SUM(CASE WHEN a.gold_purpose = 'training' THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN a.gold_purpose = 'graded' THEN 1 ELSE 0 END), 0)
          FROM assignments a JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.annotator_id = ? AND g.project_id = ? AND a.status = 'done'",
+         WHERE a.annotator_id = $1 AND g.project_id = $2 AND a.status = 'done'",
     )
     .bind(user)
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
     let correct: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM gold_results WHERE annotator_id = ? AND project_id = ?
+        "SELECT COUNT(*) FROM gold_results WHERE annotator_id = $1 AND project_id = $2
            AND purpose = 'graded' AND label = reference_label",
     )
     .bind(user)
@@ -312,7 +313,7 @@ pub(crate) async fn standing(
     .fetch_one(&mut *conn)
     .await?;
     let decision: Option<String> = sqlx::query_scalar(
-        "SELECT outcome FROM qualification_decisions WHERE project_id = ? AND user_id = ?
+        "SELECT outcome FROM qualification_decisions WHERE project_id = $1 AND user_id = $2
          ORDER BY id DESC LIMIT 1",
     )
     .bind(project_id)
@@ -323,7 +324,7 @@ pub(crate) async fn standing(
     Ok(Standing {
         qualification: settings.qualification,
         // Not a member (a lead looking on): nothing to qualify for.
-        admitted: admitted.unwrap_or(true),
+        admitted: admitted.is_none_or(|a| a.0),
         training_done: count(training_done),
         graded_done: count(graded_done),
         correct: count(correct),
@@ -333,13 +334,13 @@ pub(crate) async fn standing(
 
 /// Items the annotator finished in the project that count for the check schedule: real items
 /// and gold checks.
-async fn worked(conn: &mut SqliteConnection, annotator: i64, project_id: i64) -> StoreResult<u64> {
+async fn worked(conn: &mut AnyConnection, annotator: i64, project_id: i64) -> StoreResult<u64> {
     let n: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM assignments a
          LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
          LEFT JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.annotator_id = ? AND a.status = 'done'
-           AND (e.project_id = ? OR (g.project_id = ? AND a.gold_purpose = 'check'))",
+         WHERE a.annotator_id = $1 AND a.status = 'done'
+           AND (e.project_id = $2 OR (g.project_id = $3 AND a.gold_purpose = 'check'))",
     )
     .bind(annotator)
     .bind(project_id)
@@ -351,7 +352,7 @@ async fn worked(conn: &mut SqliteConnection, annotator: i64, project_id: i64) ->
 
 /// The gold item (and its use) the annotator should be given now, if any.
 async fn wanted(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     annotator: i64,
     project_id: i64,
 ) -> StoreResult<Option<(Purpose, i64)>> {
@@ -383,16 +384,16 @@ async fn wanted(
                 return Ok(None);
             };
             // A check only beside real work: alone in a queue, it would stand out.
-            let has_real: bool = sqlx::query_scalar(
+            let has_real: crate::store::flag::Flag = sqlx::query_scalar(
                 "SELECT EXISTS (SELECT 1 FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-                   WHERE a.annotator_id = ? AND a.status = 'open' AND e.project_id = ?)",
+                   WHERE a.annotator_id = $1 AND a.status = 'open' AND e.project_id = $2)",
             )
             .bind(annotator)
             .bind(project_id)
             .fetch_one(&mut *conn)
             .await?;
             let worked = worked(conn, annotator, project_id).await?;
-            if !has_real || !schedule.is_gold_slot(annotator, worked) {
+            if !has_real.0 || !schedule.is_gold_slot(annotator, worked) {
                 return Ok(None);
             }
             (Purpose::Check, worked)
@@ -400,10 +401,10 @@ async fn wanted(
     };
     // Items the annotator never had, and not the pair of one of their open real items.
     let candidates: Vec<i64> = sqlx::query_scalar(
-        "SELECT g.id FROM gold_items g WHERE g.project_id = ?
-           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.gold_item_id = g.id AND a.annotator_id = ?)
+        "SELECT g.id FROM gold_items g WHERE g.project_id = $1
+           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.gold_item_id = g.id AND a.annotator_id = $2)
            AND NOT EXISTS (SELECT 1 FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-                           WHERE a.annotator_id = ? AND a.status = 'open'
+                           WHERE a.annotator_id = $3 AND a.status = 'open'
                              AND e.claim_id = g.claim_id AND e.doc_id = g.doc_id)
          ORDER BY g.id",
     )
@@ -431,19 +432,18 @@ pub(crate) async fn serve(db: &Db, actor: Actor, project_id: i64) -> StoreResult
     let Some((purpose, item)) = wanted(&mut tx, actor.id, project_id).await? else {
         return Ok(());
     };
-    let id = sqlx::query(
+    let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO assignments (gold_item_id, gold_purpose, annotator_id, stage, status,
                                   queue_pos, created_at)
-         VALUES (?, ?, ?, 'first', 'open', ?, ?)",
+         VALUES ($1, $2, $3, 'first', 'open', $4, $5) RETURNING id",
     )
     .bind(item)
     .bind(purpose.as_str())
     .bind(actor.id)
     .bind(FRESH_POSITION)
     .bind(now_ms())
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    .fetch_one(&mut *tx)
+    .await?;
     AuditEvent {
         project_id: Some(project_id),
         actor_id: Some(actor.id),
@@ -469,13 +469,13 @@ pub(crate) struct GoldTarget {
 /// The caller's open gold assignment `id`; None when `id` is not a gold assignment (then it is
 /// a real one, or nothing).
 pub(crate) async fn resolve(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     id: i64,
 ) -> StoreResult<Option<GoldTarget>> {
     let row: Option<(i64, String, i64, String)> = sqlx::query_as(
         "SELECT annotator_id, status, gold_item_id, gold_purpose FROM assignments
-         WHERE id = ? AND gold_item_id IS NOT NULL",
+         WHERE id = $1 AND gold_item_id IS NOT NULL",
     )
     .bind(id)
     .fetch_optional(&mut *conn)
@@ -495,9 +495,9 @@ pub(crate) async fn resolve(
 }
 
 /// The reference of gold item `item`: label and rationale sentences.
-async fn reference(conn: &mut SqliteConnection, item: i64) -> StoreResult<(Label, Vec<u32>)> {
+async fn reference(conn: &mut AnyConnection, item: i64) -> StoreResult<(Label, Vec<u32>)> {
     let (label, rationale): (String, String) =
-        sqlx::query_as("SELECT label, rationale FROM gold_items WHERE id = ?")
+        sqlx::query_as("SELECT label, rationale FROM gold_items WHERE id = $1")
             .bind(item)
             .fetch_one(&mut *conn)
             .await?;
@@ -521,7 +521,7 @@ struct Answered<'a> {
 
 /// What a submission shows about a gold answer: as a real first pass would for a check; the
 /// reference for a training item.
-async fn shown(conn: &mut SqliteConnection, a: Answered<'_>) -> StoreResult<LastSubmission> {
+async fn shown(conn: &mut AnyConnection, a: Answered<'_>) -> StoreResult<LastSubmission> {
     let judged = Judged::new(
         Stage::First,
         Some(crate::domain::annotation::AnnotatorId(a.annotator)),
@@ -569,7 +569,7 @@ async fn shown(conn: &mut SqliteConnection, a: Answered<'_>) -> StoreResult<Last
 /// the assignment closed, and after the last graded item the qualification's verdict (an
 /// admitted candidate then gets real items).
 pub(crate) async fn submit(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     actor: Actor,
     target: GoldTarget,
     draft: &AnnotationDraft,
@@ -581,24 +581,23 @@ pub(crate) async fn submit(
     let annotation = Annotation::parse(draft, entry.sentences.len())
         .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
     let now = now_ms();
-    let answer_id = sqlx::query(
+    let answer_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO gold_answers (assignment_id, label, no_evidence, rationale, specificity,
                                    revised_claim, note, seconds_spent, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
     )
     .bind(target.id)
     .bind(annotation.label().as_str())
-    .bind(annotation.no_evidence())
+    .bind(i64::from(annotation.no_evidence()))
     .bind(annotation.rationale_json())
     .bind(annotation.specificity().map(|s| s.as_str()))
     .bind(annotation.revised_claim())
     .bind(annotation.note())
     .bind(seconds_spent)
     .bind(now)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
-    sqlx::query("UPDATE assignments SET status = 'done', closed_at = ? WHERE id = ?")
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE assignments SET status = 'done', closed_at = $1 WHERE id = $2")
         .bind(now)
         .bind(target.id)
         .execute(&mut *tx)
@@ -642,7 +641,7 @@ pub(crate) async fn submit(
 }
 
 /// After a graded answer: once every graded item is answered, the pass mark decides.
-async fn decide(tx: &mut SqliteConnection, user: i64, project_id: i64) -> StoreResult<()> {
+async fn decide(tx: &mut AnyConnection, user: i64, project_id: i64) -> StoreResult<()> {
     let standing = standing(tx, user, project_id).await?;
     let Some(q) = standing.qualification else {
         return Ok(());
@@ -660,7 +659,7 @@ async fn decide(tx: &mut SqliteConnection, user: i64, project_id: i64) -> StoreR
     sqlx::query(
         "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
                                               by_hand, decided_by, decided_at)
-         VALUES (?, ?, ?, ?, ?, 0, NULL, ?)",
+         VALUES ($1, $2, $3, $4, $5, 0, NULL, $6)",
     )
     .bind(project_id)
     .bind(user)
@@ -700,7 +699,7 @@ pub async fn admit(
     let mut tx = begin_write(db).await?;
     let user: Option<i64> = sqlx::query_scalar(
         "SELECT u.id FROM project_members m JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND u.username = ? AND m.role = 'annotator'",
+         WHERE m.project_id = $1 AND u.username = $2 AND m.role = 'annotator'",
     )
     .bind(project_id)
     .bind(username)
@@ -717,7 +716,7 @@ pub async fn admit(
     sqlx::query(
         "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
                                               by_hand, decided_by, decided_at)
-         VALUES (?, ?, 'admitted', ?, ?, 1, ?, ?)",
+         VALUES ($1, $2, 'admitted', $3, $4, 1, $5, $6)",
     )
     .bind(project_id)
     .bind(user)
@@ -729,9 +728,9 @@ pub async fn admit(
     .await?;
     // Their unanswered qualification item goes away.
     sqlx::query(
-        "UPDATE assignments SET status = 'withdrawn', closed_at = ?
-         WHERE annotator_id = ? AND status = 'open' AND gold_purpose IN ('training', 'graded')
-           AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = ?)",
+        "UPDATE assignments SET status = 'withdrawn', closed_at = $1
+         WHERE annotator_id = $2 AND status = 'open' AND gold_purpose IN ('training', 'graded')
+           AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = $3)",
     )
     .bind(now_ms())
     .bind(user)
@@ -759,13 +758,13 @@ pub async fn admit(
 /// The caller's latest gold answer in the project while it may be undone (or, for a training
 /// item, while its reference is worth showing), as the queue shows it.
 pub(crate) async fn last_answer(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     project_id: i64,
 ) -> StoreResult<Option<LastSubmission>> {
-    let row: Option<(i64, i64, String, String, bool, i64)> = sqlx::query_as(
+    let row: Option<(i64, i64, String, String, crate::store::flag::Flag, i64)> = sqlx::query_as(
         "SELECT answer_id, gold_item_id, purpose, label, no_evidence, created_at FROM gold_results
-         WHERE annotator_id = ? AND project_id = ? ORDER BY answer_id DESC LIMIT 1",
+         WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
     .bind(actor.id)
     .bind(project_id)
@@ -779,7 +778,7 @@ pub(crate) async fn last_answer(
     }
     let purpose = Purpose::parse(&purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let verdict = Verdict::from_columns(label, no_evidence)
+    let verdict = Verdict::from_columns(label, no_evidence.0)
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let entry = history::gold_entry(conn, item)
         .await?
@@ -807,14 +806,14 @@ pub(crate) async fn last_answer(
 /// stays, marked retracted, and the item comes back. None when their latest submission is a
 /// real judgment.
 pub(crate) async fn undo_if_latest(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     actor: Actor,
     project_id: i64,
     latest_judgment_at: Option<i64>,
 ) -> StoreResult<Option<String>> {
     let row: Option<(i64, i64, String, String, i64)> = sqlx::query_as(
         "SELECT answer_id, assignment_id, purpose, label, created_at FROM gold_results
-         WHERE annotator_id = ? AND project_id = ? ORDER BY answer_id DESC LIMIT 1",
+         WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
     .bind(actor.id)
     .bind(project_id)
@@ -838,7 +837,7 @@ pub(crate) async fn undo_if_latest(
         ));
     }
     sqlx::query(
-        "INSERT INTO gold_answer_retractions (answer_id, retracted_by, retracted_at) VALUES (?, ?, ?)",
+        "INSERT INTO gold_answer_retractions (answer_id, retracted_by, retracted_at) VALUES ($1, $2, $3)",
     )
     .bind(answer_id)
     .bind(actor.id)
@@ -847,9 +846,9 @@ pub(crate) async fn undo_if_latest(
     .await?;
     // Whatever the queue served since goes back behind it: the item is current again.
     sqlx::query(
-        "UPDATE assignments SET status = 'withdrawn', closed_at = ?
-         WHERE annotator_id = ? AND status = 'open' AND id != ?
-           AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = ?)",
+        "UPDATE assignments SET status = 'withdrawn', closed_at = $1
+         WHERE annotator_id = $2 AND status = 'open' AND id != $3
+           AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = $4)",
     )
     .bind(now)
     .bind(actor.id)
@@ -857,11 +856,11 @@ pub(crate) async fn undo_if_latest(
     .bind(project_id)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE assignments SET status = 'open', closed_at = NULL WHERE id = ?")
+    sqlx::query("UPDATE assignments SET status = 'open', closed_at = NULL WHERE id = $1")
         .bind(assignment)
         .execute(&mut *tx)
         .await?;
-    let entry_item: i64 = sqlx::query_scalar("SELECT gold_item_id FROM assignments WHERE id = ?")
+    let entry_item: i64 = sqlx::query_scalar("SELECT gold_item_id FROM assignments WHERE id = $1")
         .bind(assignment)
         .fetch_one(&mut *tx)
         .await?;
@@ -892,13 +891,13 @@ pub(crate) async fn undo_if_latest(
 pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
     let mut conn = db.acquire().await?;
     let (settings, _) = settings(&mut conn, project_id).await?;
-    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
+    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_one(&mut *conn)
         .await?;
     let count_items = |source: Source| {
         sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM gold_items WHERE project_id = ? AND source = ?",
+            "SELECT COUNT(*) FROM gold_items WHERE project_id = $1 AND source = $2",
         )
         .bind(project_id)
         .bind(source.as_str())
@@ -907,7 +906,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
     let items_final = count_items(Source::Final).fetch_one(&mut *conn).await?;
     let count_available = |source: Source| {
         sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM final_labels f WHERE f.project_id = ? AND f.provenance = ?
+            "SELECT COUNT(*) FROM final_labels f WHERE f.project_id = $1 AND f.provenance = $2
                AND NOT EXISTS (SELECT 1 FROM gold_items g WHERE g.project_id = f.project_id
                                AND g.claim_id = f.claim_id AND g.doc_id = f.doc_id)",
         )
@@ -934,7 +933,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
         "SELECT r.annotator_id, u.username, r.purpose, r.reference_label, r.reference_rationale,
                 r.label, r.rationale, r.created_at
          FROM gold_results r JOIN users u ON u.id = r.annotator_id
-         WHERE r.project_id = ? AND r.purpose IN ('check', 'graded')
+         WHERE r.project_id = $1 AND r.purpose IN ('check', 'graded')
          ORDER BY r.annotator_id, r.created_at, r.answer_id",
     )
     .bind(project_id)
@@ -979,7 +978,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
     if settings.qualification.is_some() {
         let members: Vec<(i64, String)> = sqlx::query_as(
             "SELECT u.id, u.username FROM project_members m JOIN users u ON u.id = m.user_id
-             WHERE m.project_id = ? AND m.role = 'annotator' ORDER BY u.username",
+             WHERE m.project_id = $1 AND m.role = 'annotator' ORDER BY u.username",
         )
         .bind(project_id)
         .fetch_all(&mut *conn)
@@ -990,17 +989,19 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
             if s.admitted && !tried {
                 continue;
             }
-            let latest: Option<(bool, Option<String>)> = sqlx::query_as(
+            let latest: Option<(crate::store::flag::Flag, Option<String>)> = sqlx::query_as(
                 "SELECT d.by_hand, u.username FROM qualification_decisions d
                  LEFT JOIN users u ON u.id = d.decided_by
-                 WHERE d.project_id = ? AND d.user_id = ? ORDER BY d.id DESC LIMIT 1",
+                 WHERE d.project_id = $1 AND d.user_id = $2 ORDER BY d.id DESC LIMIT 1",
             )
             .bind(project_id)
             .bind(user_id)
             .fetch_optional(&mut *conn)
             .await?;
             let admitted_by = match latest {
-                Some((true, by)) => Some(by.unwrap_or_else(|| "the operator".to_owned())),
+                Some((crate::store::flag::Flag(true), by)) => {
+                    Some(by.unwrap_or_else(|| "the operator".to_owned()))
+                }
                 _ => None,
             };
             let standing = if s.admitted {

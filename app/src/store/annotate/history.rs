@@ -3,7 +3,7 @@
 use super::super::{StoreError, StoreResult};
 use crate::domain::annotation::{AnnotatorId, Judged, PairState, SecondPassMode, Stage, Verdict};
 use crate::domain::label::Label;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::HashMap;
 
 /// One non-retracted judgment row.
@@ -34,7 +34,7 @@ type RawJudgment = (
     Option<i64>,
     Option<String>,
     String,
-    bool,
+    crate::store::flag::Flag,
     String,
     Option<String>,
     Option<String>,
@@ -76,7 +76,7 @@ fn parse_row(raw: RawJudgment) -> StoreResult<(JudgmentRow, Judged)> {
         note,
         _at,
     ) = raw;
-    let (judged, label) = judged_of(id, &stage, annotator_id, &label, no_evidence)?;
+    let (judged, label) = judged_of(id, &stage, annotator_id, &label, no_evidence.0)?;
     let stage = judged.stage();
     let rationale: Vec<Vec<u32>> = serde_json::from_str(&rationale)
         .map_err(|e| corrupt(format!("judgment {id}: rationale: {e}")))?;
@@ -87,7 +87,7 @@ fn parse_row(raw: RawJudgment) -> StoreResult<(JudgmentRow, Judged)> {
             annotator_id,
             annotator,
             label,
-            no_evidence,
+            no_evidence: no_evidence.0,
             rationale,
             specificity: spec,
             revised_claim: revised,
@@ -103,13 +103,13 @@ const JUDGMENT_COLUMNS: &str =
 
 /// The pair's non-retracted judgments (`claim_id`, `doc_id`: row ids) and its state.
 pub(crate) async fn pair_history(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     claim_id: i64,
     doc_id: i64,
 ) -> StoreResult<PairHistory> {
     let raw: Vec<RawJudgment> = sqlx::query_as(&format!(
         "SELECT {JUDGMENT_COLUMNS} FROM judgments j LEFT JOIN users u ON u.id = j.annotator_id
-         WHERE j.claim_id = ? AND j.doc_id = ?
+         WHERE j.claim_id = $1 AND j.doc_id = $2
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
          ORDER BY j.id"
     ))
@@ -136,7 +136,7 @@ pub(crate) async fn pair_history(
 /// The protocol state of every pair of the project that has judgments; pairs absent need their
 /// first pass.
 pub(crate) async fn project_states(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<HashMap<(i64, i64), PairState>> {
     #[derive(sqlx::FromRow)]
@@ -146,13 +146,13 @@ pub(crate) async fn project_states(
         stage: String,
         annotator_id: Option<i64>,
         label: String,
-        no_evidence: bool,
+        no_evidence: crate::store::flag::Flag,
         id: i64,
     }
     let raw: Vec<Row> = sqlx::query_as(
         "SELECT j.claim_id, j.doc_id, j.stage, j.annotator_id, j.label, j.no_evidence, j.id
          FROM judgments j
-         WHERE j.project_id = ?
+         WHERE j.project_id = $1
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
          ORDER BY j.claim_id, j.doc_id, j.id",
     )
@@ -170,7 +170,7 @@ pub(crate) async fn project_states(
         id,
     } in raw
     {
-        let (j, _) = judged_of(id, &stage, annotator, &label, no_evidence)?;
+        let (j, _) = judged_of(id, &stage, annotator, &label, no_evidence.0)?;
         judged.entry((claim, doc)).or_default().push(j);
     }
     judged
@@ -198,16 +198,13 @@ pub(crate) struct Entry {
 }
 
 /// The pool entry `entry_id`, if it exists.
-pub(crate) async fn entry(
-    conn: &mut SqliteConnection,
-    entry_id: i64,
-) -> StoreResult<Option<Entry>> {
+pub(crate) async fn entry(conn: &mut AnyConnection, entry_id: i64) -> StoreResult<Option<Entry>> {
     load_entry(
         conn,
         "SELECT e.id, e.project_id, e.claim_id, e.doc_id, c.claim_id AS claim_ext,
                 c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
          FROM pool_entries e JOIN claims c ON c.id = e.claim_id
-         JOIN documents d ON d.id = e.doc_id WHERE e.id = ?",
+         JOIN documents d ON d.id = e.doc_id WHERE e.id = $1",
         entry_id,
     )
     .await
@@ -216,7 +213,7 @@ pub(crate) async fn entry(
 /// The pair of gold item `gold_item_id` as an entry: its id is the pair's pool entry when the
 /// pair is pooled, else the gold item's, so that a page shows a gold item as any other.
 pub(crate) async fn gold_entry(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     gold_item_id: i64,
 ) -> StoreResult<Option<Entry>> {
     load_entry(
@@ -226,7 +223,7 @@ pub(crate) async fn gold_entry(
                 g.project_id, g.claim_id, g.doc_id, c.claim_id AS claim_ext,
                 c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
          FROM gold_items g JOIN claims c ON c.id = g.claim_id
-         JOIN documents d ON d.id = g.doc_id WHERE g.id = ?",
+         JOIN documents d ON d.id = g.doc_id WHERE g.id = $1",
         gold_item_id,
     )
     .await
@@ -235,7 +232,7 @@ pub(crate) async fn gold_entry(
 /// One pair with its claim and abstract, read by `sql` (selecting the columns of `Row`) for
 /// `id`.
 async fn load_entry(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     sql: &'static str,
     id: i64,
 ) -> StoreResult<Option<Entry>> {
@@ -274,11 +271,8 @@ async fn load_entry(
 }
 
 /// The project's second-pass mode.
-pub(crate) async fn mode(
-    conn: &mut SqliteConnection,
-    project_id: i64,
-) -> StoreResult<SecondPassMode> {
-    let text: String = sqlx::query_scalar("SELECT second_pass_mode FROM projects WHERE id = ?")
+pub(crate) async fn mode(conn: &mut AnyConnection, project_id: i64) -> StoreResult<SecondPassMode> {
+    let text: String = sqlx::query_scalar("SELECT second_pass_mode FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_optional(&mut *conn)
         .await?
@@ -287,8 +281,8 @@ pub(crate) async fn mode(
 }
 
 /// The project's seed for assignment.
-pub(crate) async fn seed(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<u64> {
-    let seed: i64 = sqlx::query_scalar("SELECT assignment_seed FROM projects WHERE id = ?")
+pub(crate) async fn seed(conn: &mut AnyConnection, project_id: i64) -> StoreResult<u64> {
+    let seed: i64 = sqlx::query_scalar("SELECT assignment_seed FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_one(&mut *conn)
         .await?;
@@ -296,13 +290,13 @@ pub(crate) async fn seed(conn: &mut SqliteConnection, project_id: i64) -> StoreR
 }
 
 /// Whether the project sends disagreements to a fresh annotator before adjudication.
-pub(crate) async fn reannotates(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<bool> {
-    Ok(
-        sqlx::query_scalar("SELECT reannotate FROM projects WHERE id = ?")
+pub(crate) async fn reannotates(conn: &mut AnyConnection, project_id: i64) -> StoreResult<bool> {
+    let reannotate: crate::store::flag::Flag =
+        sqlx::query_scalar("SELECT reannotate FROM projects WHERE id = $1")
             .bind(project_id)
             .fetch_one(&mut *conn)
-            .await?,
-    )
+            .await?;
+    Ok(reannotate.0)
 }
 
 /// One line describing where a pair stands, for people.

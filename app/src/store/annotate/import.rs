@@ -176,7 +176,7 @@ pub async fn import_judgments(
     refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
     // The file is read and hashed before the write lock is taken: pool entries and users are
     // never deleted, so what is read here holds in the write transaction below.
-    let annotator: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = ?")
+    let annotator: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
         .bind(&spec.annotator)
         .fetch_optional(db)
         .await?
@@ -184,7 +184,7 @@ pub async fn import_judgments(
     // Pooled pairs by external ids: (claim, doc) -> (entry, claim row, doc row, sentences).
     let pooled: Vec<(i64, i64, i64, String, String, String)> = sqlx::query_as(
         "SELECT e.id, e.claim_id, e.doc_id, c.claim_id, d.doc_id, d.sentences FROM pool_entries e
-         JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id WHERE e.project_id = ?",
+         JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id WHERE e.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -312,7 +312,7 @@ pub async fn import_judgments(
             "SELECT c.claim_id, d.doc_id FROM judgments j
              JOIN judgment_rows mine ON mine.claim_id = j.claim_id AND mine.doc_id = j.doc_id
              JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
-             WHERE mine.import_id = ?1 AND j.id > ?2 AND j.import_id IS NOT ?1 LIMIT 1",
+             WHERE mine.import_id = $1 AND j.id > $2 AND j.import_id IS DISTINCT FROM $1 LIMIT 1",
         )
         .bind(import_id)
         .bind(watermark)
@@ -325,27 +325,30 @@ pub async fn import_judgments(
         }
         let now = now_ms();
         for chunk in written.finals.chunks(FINALS_PER_STATEMENT) {
-            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            let rows = crate::store::values::ValuesInsert::new(
                 "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at) ",
+                chunk,
+                |b, f| {
+                    b.bind(project_id)
+                        .bind(f.claim)
+                        .bind(f.doc)
+                        .bind(f.judgment)
+                        .bind(f.label.as_str())
+                        .bind("import")
+                        .bind(now);
+                },
             );
-            q.push_values(chunk, |mut b, f| {
-                b.push_bind(project_id)
-                    .push_bind(f.claim)
-                    .push_bind(f.doc)
-                    .push_bind(f.judgment)
-                    .push_bind(f.label.as_str())
-                    .push_bind("import")
-                    .push_bind(now);
-            });
-            q.build().execute(&mut *tx).await?;
+            if let Some((sql, args)) = rows.finish()? {
+                sqlx::query_with(&sql, args).execute(&mut *tx).await?;
+            }
         }
         // The work the import did is no longer anyone's open item.
         sqlx::query(
-            "UPDATE assignments SET status = 'withdrawn', closed_at = ?
+            "UPDATE assignments SET status = 'withdrawn', closed_at = $1
              WHERE status = 'open' AND pool_entry_id IN
                (SELECT e.id FROM pool_entries e JOIN judgment_rows j
                   ON j.claim_id = e.claim_id AND j.doc_id = e.doc_id
-                WHERE j.import_id = ? AND e.project_id = ?)",
+                WHERE j.import_id = $2 AND e.project_id = $3)",
         )
         .bind(now)
         .bind(import_id)
@@ -404,10 +407,10 @@ async fn write_judgments(
     for chunk in rows.chunks(JUDGMENTS_CHUNK) {
         let mut tx = write_gate::begin(db).await?;
         for (l, _, claim, doc, verdict, after) in chunk {
-            let id = sqlx::query(
+            let id = sqlx::query_scalar::<_, i64>(
                 "INSERT INTO judgment_rows (project_id, claim_id, doc_id, annotator_id, stage, label, no_evidence,
                                         rationale, provenance, import_id, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'import', ?, ?)",
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'import', $9, $10) RETURNING id",
             )
             .bind(project_id)
             .bind(claim)
@@ -415,13 +418,12 @@ async fn write_judgments(
             .bind(annotator)
             .bind(stage.as_str())
             .bind(verdict.label().as_str())
-            .bind(verdict.no_evidence())
+            .bind(i64::from(verdict.no_evidence()))
             .bind(serde_json::to_string(&l.rationale).unwrap_or_else(|_| "[]".into()))
             .bind(import_id)
             .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .last_insert_rowid();
+            .fetch_one(&mut *tx)
+            .await?;
             if let PairState::Final(done) = after {
                 finals.push(FinalRow {
                     claim: *claim,

@@ -32,7 +32,8 @@ use crate::domain::judging::{
 use crate::domain::label::Label;
 use crate::domain::pool::{FxHashMap, Pair, Strategy};
 use crate::model::annotate::JudgingView;
-use sqlx::{Connection, SqliteConnection};
+use crate::store::db::{engine_of, Engine};
+use sqlx::{AnyConnection, Connection};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -46,11 +47,11 @@ fn corrupt(what: impl std::fmt::Display) -> StoreError {
 
 /// The project's judging settings.
 pub(crate) async fn settings(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<JudgingSettings> {
     let row: Option<(String, i64, Option<i64>)> = sqlx::query_as(
-        "SELECT judging_order, judging_seed, judging_budget FROM projects WHERE id = ?",
+        "SELECT judging_order, judging_seed, judging_budget FROM projects WHERE id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
@@ -80,22 +81,35 @@ pub async fn judging(db: &Db, project_id: i64) -> StoreResult<(JudgingSettings, 
 /// holds only those, a few per annotator), not from the project's pool entries: joined the
 /// other way SQLite walks every pool entry of the project (10,000 in the annotate bench) and
 /// looks up each one's build, several times per request.
-const OPEN_FIRST_PASSES: &str = "assignments a INDEXED BY assignments_one_open
-    CROSS JOIN pool_entries e ON e.id = a.pool_entry_id
-    WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = ?1";
+/// PostgreSQL's planner finds that order itself.
+fn open_first_passes(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => {
+            "assignments a INDEXED BY assignments_one_open
+             CROSS JOIN pool_entries e
+             WHERE e.id = a.pool_entry_id AND a.status = 'open' AND a.stage = 'first'
+               AND e.project_id = $1"
+        }
+        Engine::Postgres => {
+            "assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+             WHERE a.status = 'open' AND a.stage = 'first' AND e.project_id = $1"
+        }
+    }
+}
 
 /// First passes submitted in the project (through annotation, not imported; undone ones do
 /// not count) and first passes given out and not yet submitted.
 pub(crate) async fn first_passes(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<(u64, u64)> {
     let (spent, held): (i64, i64) = sqlx::query_as(&format!(
         "SELECT
-           (SELECT COUNT(*) FROM judgments j WHERE j.project_id = ?1 AND j.stage = 'first'
+           (SELECT COUNT(*) FROM judgments j WHERE j.project_id = $1 AND j.stage = 'first'
               AND j.provenance = 'pooling'
               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)),
-           (SELECT COUNT(*) FROM {OPEN_FIRST_PASSES})"
+           (SELECT COUNT(*) FROM {})",
+        open_first_passes(engine_of(conn))
     ))
     .bind(project_id)
     .fetch_one(&mut *conn)
@@ -107,7 +121,7 @@ pub(crate) async fn first_passes(
 }
 
 /// What the lead's annotation page shows of the settings.
-pub(crate) async fn view(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<JudgingView> {
+pub(crate) async fn view(conn: &mut AnyConnection, project_id: i64) -> StoreResult<JudgingView> {
     let settings = settings(conn, project_id).await?;
     let (spent, held) = first_passes(conn, project_id).await?;
     Ok(JudgingView {
@@ -172,7 +186,7 @@ pub async fn set_judging(
     let mut tx = begin_write(db).await?;
     let old = settings(&mut tx, project_id).await?;
     sqlx::query(
-        "UPDATE projects SET judging_order = ?, judging_seed = ?, judging_budget = ? WHERE id = ?",
+        "UPDATE projects SET judging_order = $1, judging_seed = $2, judging_budget = $3 WHERE id = $4",
     )
     .bind(new.order.as_str())
     .bind(new.seed.cast_signed())
@@ -210,10 +224,10 @@ pub async fn set_judging(
 }
 
 /// Withdraws the open first passes of the project but the first of each annotator's queue.
-async fn withdraw_preassigned(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<usize> {
+async fn withdraw_preassigned(conn: &mut AnyConnection, project_id: i64) -> StoreResult<usize> {
     let open: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT a.id, a.annotator_id FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.stage = 'first' AND a.status = 'open'
+         WHERE e.project_id = $1 AND a.stage = 'first' AND a.status = 'open'
          ORDER BY a.annotator_id, a.queue_pos, e.entry_depth, e.id",
     )
     .bind(project_id)
@@ -227,22 +241,22 @@ async fn withdraw_preassigned(conn: &mut SqliteConnection, project_id: i64) -> S
         .collect();
     let now = super::super::now_ms();
     for chunk in withdraw.chunks(500) {
-        let ids = serde_json::Value::from(chunk).to_string();
-        sqlx::query(
-            "UPDATE assignments SET status = 'withdrawn', closed_at = ?
-             WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .bind(now)
-        .bind(ids)
-        .execute(&mut *conn)
-        .await?;
+        let sql = format!(
+            "UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id IN ({})",
+            crate::store::dialect::params(2, chunk.len())
+        );
+        let mut query = sqlx::query(&sql).bind(now);
+        for id in chunk {
+            query = query.bind(*id);
+        }
+        query.execute(&mut *conn).await?;
     }
     Ok(withdraw.len())
 }
 
 /// The labels so far of the project's pairs, as the order reads them.
 pub(crate) async fn labels_so_far(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<FxHashMap<RowPair, bool>> {
     let states = project_states(conn, project_id).await?;
@@ -255,7 +269,7 @@ pub(crate) async fn labels_so_far(
     }
     // Final labels win (they agree with the judgments that made them).
     let finals: Vec<(i64, i64, String)> =
-        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = ?")
+        sqlx::query_as("SELECT claim_id, doc_id, label FROM final_labels WHERE project_id = $1")
             .bind(project_id)
             .fetch_all(&mut *conn)
             .await?;
@@ -289,7 +303,7 @@ struct RankingsKey {
 }
 
 async fn rankings_key(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     plan: LivePlan,
 ) -> StoreResult<RankingsKey> {
@@ -306,12 +320,11 @@ async fn rankings_key(
                     (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
                     (SELECT COUNT(*) FROM pool_entry_rows e WHERE e.project_id = p.id),
                     (SELECT COALESCE(MAX(e.id), 0) FROM pool_entry_rows e WHERE e.project_id = p.id),
-                    (SELECT group_concat(b.id) FROM
-                       (SELECT id FROM pool_build_rows WHERE project_id = p.id AND state = 'writing'
-                        ORDER BY id) b),
-                    (SELECT group_concat(s.id) FROM
-                       (SELECT id FROM systems WHERE project_id = p.id AND role = 'pooled' ORDER BY id) s)
-             FROM projects p WHERE p.id = ?",
+                    (SELECT string_agg(CAST(b.id AS TEXT), ',' ORDER BY b.id)
+                       FROM pool_build_rows b WHERE b.project_id = p.id AND b.state = 'writing'),
+                    (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
+                       FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled')
+             FROM projects p WHERE p.id = $1",
         )
         .bind(project_id)
         .fetch_optional(&mut *conn)
@@ -360,13 +373,12 @@ struct Marks {
     writing: String,
 }
 
-async fn marks(conn: &mut SqliteConnection) -> StoreResult<Marks> {
+async fn marks(conn: &mut AnyConnection) -> StoreResult<Marks> {
     let (judgment, retractions, writing): (i64, i64, Option<String>) = sqlx::query_as(
         "SELECT (SELECT COALESCE(MAX(id), 0) FROM judgment_rows),
                 (SELECT COUNT(*) FROM judgment_retractions),
-                (SELECT group_concat(w) FROM
-                   (SELECT id || ':' || COALESCE(lock_token, '') AS w FROM imports
-                    WHERE state = 'writing' ORDER BY id))",
+                (SELECT string_agg(CAST(id AS TEXT) || ':' || COALESCE(lock_token, ''), ',' ORDER BY id)
+                   FROM imports WHERE state = 'writing')",
     )
     .fetch_one(&mut *conn)
     .await?;
@@ -401,7 +413,7 @@ static LIVE: LazyLock<Mutex<HashMap<(PathBuf, i64), Slot>>> =
 
 /// The slot of `db`'s project (the selectors of two databases never mix).
 fn slot(db: &Db, project_id: i64) -> StoreResult<Slot> {
-    let file = db.connect_options().get_filename().to_path_buf();
+    let file = crate::store::db::sqlite_file(db).unwrap_or_default();
     let mut slots = LIVE
         .lock()
         .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?;
@@ -410,7 +422,7 @@ fn slot(db: &Db, project_id: i64) -> StoreResult<Slot> {
 
 /// Builds the selector of `key` from the pool's ranks: each pooled system's pooled pairs by
 /// its rank (within claims under `per-claim`).
-async fn build(conn: &mut SqliteConnection, key: RankingsKey) -> StoreResult<Live> {
+async fn build(conn: &mut AnyConnection, key: RankingsKey) -> StoreResult<Live> {
     let strategy = match key.strategy.as_deref() {
         None => Strategy::Confidence,
         Some(text) if text == Strategy::Confidence.as_str() => Strategy::Confidence,
@@ -421,7 +433,7 @@ async fn build(conn: &mut SqliteConnection, key: RankingsKey) -> StoreResult<Liv
         "SELECT r.system_id, e.id, e.claim_id, e.doc_id, r.rank
          FROM pool_ranks r JOIN pool_entries e ON e.id = r.pool_entry_id
          JOIN systems s ON s.id = r.system_id
-         WHERE e.project_id = ? AND s.role = 'pooled'",
+         WHERE e.project_id = $1 AND s.role = 'pooled'",
     )
     .bind(key.project)
     .fetch_all(&mut *conn)
@@ -459,13 +471,13 @@ async fn build(conn: &mut SqliteConnection, key: RankingsKey) -> StoreResult<Liv
 /// The project's retracted judgments, with their pairs. Driven from the retractions (few),
 /// not from the project's judgments.
 async fn retractions(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<FxHashMap<i64, RowPair>> {
     let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
         "SELECT r.judgment_id, j.claim_id, j.doc_id
-         FROM judgment_retractions r CROSS JOIN judgment_rows j ON j.id = r.judgment_id
-         WHERE j.project_id = ?",
+         FROM judgment_retractions r CROSS JOIN judgment_rows j
+         WHERE j.id = r.judgment_id AND j.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -478,14 +490,14 @@ async fn retractions(
 
 /// The label so far of each of `pairs` (`None`: none), as [`labels_so_far`] reads it.
 async fn labels_of(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     pairs: impl IntoIterator<Item = RowPair>,
 ) -> StoreResult<Vec<(RowPair, Option<bool>)>> {
     let mut labels = Vec::new();
     for pair in pairs {
         let finale: Option<String> = sqlx::query_scalar(
-            "SELECT label FROM final_labels WHERE claim_id = ? AND doc_id = ? AND project_id = ?",
+            "SELECT label FROM final_labels WHERE claim_id = $1 AND doc_id = $2 AND project_id = $3",
         )
         .bind(pair.claim)
         .bind(pair.doc)
@@ -508,7 +520,7 @@ async fn labels_of(
 /// Brings `live`'s selector to the labels so far as `conn` reads them: only the pairs changed
 /// since it last synced, or every label (see [`Marks`]).
 async fn sync_labels(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     live: &mut Live,
 ) -> StoreResult<()> {
@@ -527,7 +539,7 @@ async fn sync_labels(
     let mut touched: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(
         // `+`: by the row id range, not by the project's index (every judgment of the project).
         "SELECT DISTINCT claim_id, doc_id FROM judgments
-         WHERE id > ? AND id <= ? AND +project_id = ?",
+         WHERE id > $1 AND id <= $2 AND +project_id = $3",
     )
     .bind(then.judgment)
     .bind(now.judgment)
@@ -563,7 +575,7 @@ async fn sync_labels(
 
 /// Brings `live`'s selector to every label so far, read at `now` or later.
 async fn sync_all(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     live: &mut Live,
     now: Marks,
@@ -582,7 +594,7 @@ async fn sync_all(
 /// rankings changed, and synced with the labels so far. Whatever fails leaves `cached` empty,
 /// so that the next request starts afresh.
 async fn update(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     plan: LivePlan,
     cached: &mut Option<Live>,
@@ -607,7 +619,7 @@ async fn update(
 /// that the choice inside it has only what changed since to read. Skipped while another
 /// request uses the selector: the choice syncs anyway.
 async fn prepare(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     db: &Db,
     project_id: i64,
     plan: LivePlan,
@@ -626,7 +638,7 @@ async fn prepare(
 /// selector is built or taken from memory, synced with the labels so far and asked for its
 /// next pair that nobody holds. Runs inside the caller's write transaction.
 async fn choose(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     db: &Db,
     project_id: i64,
     plan: LivePlan,
@@ -635,7 +647,8 @@ async fn choose(
     let mut cached = slot.lock().await;
     update(conn, project_id, plan, &mut cached).await?;
     let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(&format!(
-        "SELECT e.claim_id, e.doc_id FROM {OPEN_FIRST_PASSES}"
+        "SELECT e.claim_id, e.doc_id FROM {}",
+        open_first_passes(engine_of(conn))
     ))
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -696,11 +709,7 @@ pub(crate) async fn serve_first(
 
 /// Whether the budget allows one more first pass ([`LivePlan::may_serve`]); without a budget
 /// nothing is counted.
-async fn may_serve(
-    conn: &mut SqliteConnection,
-    project_id: i64,
-    plan: LivePlan,
-) -> StoreResult<bool> {
+async fn may_serve(conn: &mut AnyConnection, project_id: i64, plan: LivePlan) -> StoreResult<bool> {
     if plan.budget.is_none() {
         return Ok(true);
     }
@@ -711,22 +720,22 @@ async fn may_serve(
 /// The live plan when `annotator` should take a first pass now: first passes are live, the
 /// annotator is active in the project and holds none.
 async fn wants_first(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     annotator: AnnotatorId,
     project_id: i64,
 ) -> StoreResult<Option<LivePlan>> {
     let FirstPasses::Live(plan) = settings(conn, project_id).await?.first_passes() else {
         return Ok(None);
     };
-    let holds: bool = sqlx::query_scalar(
+    let holds: crate::store::flag::Flag = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-           WHERE a.annotator_id = ? AND e.project_id = ? AND a.stage = 'first' AND a.status = 'open')",
+           WHERE a.annotator_id = $1 AND e.project_id = $2 AND a.stage = 'first' AND a.status = 'open')",
     )
     .bind(annotator.0)
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
-    if holds
+    if holds.0
         || !active_annotators(conn, project_id)
             .await?
             .contains(&annotator)
@@ -737,6 +746,6 @@ async fn wants_first(
 }
 
 /// Whether the project pre-assigns first passes (`depth` without a budget).
-pub(crate) async fn preassigns(conn: &mut SqliteConnection, project_id: i64) -> StoreResult<bool> {
+pub(crate) async fn preassigns(conn: &mut AnyConnection, project_id: i64) -> StoreResult<bool> {
     Ok(settings(conn, project_id).await?.first_passes() == FirstPasses::Preassigned)
 }

@@ -12,7 +12,7 @@ use crate::domain::annotation::{
     Stage, Work, FRESH_POSITION,
 };
 use crate::model::annotate::{AnnotationOverview, AnnotatorProgress, DisagreementRow, OpenItemRow};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::HashMap;
 
 /// The median of `values` (None when empty).
@@ -30,13 +30,13 @@ fn median(values: &mut [f64]) -> Option<f64> {
 }
 
 async fn annotator_progress(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<Vec<AnnotatorProgress>> {
-    let members: Vec<(i64, String, bool)> = sqlx::query_as(
+    let members: Vec<(i64, String, crate::store::flag::Flag)> = sqlx::query_as(
         "SELECT u.id, u.username, (m.active = 1 AND u.active = 1) FROM project_members m
          JOIN users u ON u.id = m.user_id
-         WHERE m.project_id = ? AND m.role = 'annotator' AND u.role = 'annotator'
+         WHERE m.project_id = $1 AND m.role = 'annotator' AND u.role = 'annotator'
          ORDER BY u.username",
     )
     .bind(project_id)
@@ -44,7 +44,7 @@ async fn annotator_progress(
     .await?;
     let open: HashMap<i64, i64> = sqlx::query_as(
         "SELECT a.annotator_id, COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.status = 'open' GROUP BY a.annotator_id",
+         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -53,7 +53,7 @@ async fn annotator_progress(
     .collect();
     let judged: Vec<(i64, String, Option<f64>)> = sqlx::query_as(
         "SELECT j.annotator_id, j.stage, j.seconds_spent FROM judgments j
-         WHERE j.project_id = ? AND j.provenance = 'pooling' AND j.annotator_id IS NOT NULL
+         WHERE j.project_id = $1 AND j.provenance = 'pooling' AND j.annotator_id IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
     )
     .bind(project_id)
@@ -80,7 +80,7 @@ async fn annotator_progress(
             AnnotatorProgress {
                 user_id: id,
                 username,
-                active,
+                active: active.0,
                 open: open.get(&id).copied().unwrap_or(0),
                 done_first: counts[0],
                 done_second: counts[1],
@@ -98,15 +98,15 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     let mut conn = db.acquire().await?;
     let mode = history::mode(&mut conn, project_id).await?;
     let (pooled, finished): (i64, i64) = sqlx::query_as(
-        "SELECT COUNT(*), COALESCE(SUM(EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)), 0)
-         FROM pool_entries e WHERE e.project_id = ?",
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id) THEN 1 ELSE 0 END), 0)
+         FROM pool_entries e WHERE e.project_id = $1",
     )
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
     let open: HashMap<String, i64> = sqlx::query_as(
         "SELECT a.stage, COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.status = 'open' GROUP BY a.stage",
+         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.stage",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -114,7 +114,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     .into_iter()
     .collect();
     let unassigned: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = ?
+        "SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = $1
            AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
            AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.pool_entry_id = e.id AND a.status = 'open')",
     )
@@ -140,7 +140,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
                   WHERE a.pool_entry_id = e.id AND a.stage = 'adjudication' AND a.status = 'open') AS adjudicator,
                 (SELECT COUNT(*) FROM comments k WHERE k.claim_id = e.claim_id AND k.doc_id = e.doc_id) AS comments
          FROM pool_entries e JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id
-         WHERE e.project_id = ? ORDER BY e.entry_depth, e.id",
+         WHERE e.project_id = $1 ORDER BY e.entry_depth, e.id",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -170,7 +170,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     let flagged = open_items(&mut conn, project_id, true).await?;
     let candidates: Vec<String> = sqlx::query_scalar(
         "SELECT username FROM users WHERE role = 'annotator' AND active = 1
-           AND id NOT IN (SELECT user_id FROM project_members WHERE project_id = ?)
+           AND id NOT IN (SELECT user_id FROM project_members WHERE project_id = $1)
          ORDER BY username",
     )
     .bind(project_id)
@@ -194,7 +194,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
 
 /// Open items of the project (only flagged ones when `flagged_only`), shallowest first.
 pub(crate) async fn open_items(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     flagged_only: bool,
 ) -> StoreResult<Vec<OpenItemRow>> {
@@ -207,7 +207,7 @@ pub(crate) async fn open_items(
         stage: String,
         annotator: String,
         entry_depth: i64,
-        flagged: bool,
+        flagged: crate::store::flag::Flag,
         flag_note: Option<String>,
     }
     let rows: Vec<Row> = sqlx::query_as(
@@ -216,11 +216,11 @@ pub(crate) async fn open_items(
          FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
          JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id
          JOIN users u ON u.id = a.annotator_id
-         WHERE e.project_id = ? AND a.status = 'open' AND (? = 0 OR a.flagged = 1)
+         WHERE e.project_id = $1 AND a.status = 'open' AND ($2 = 0 OR a.flagged = 1)
          ORDER BY e.entry_depth, e.id",
     )
     .bind(project_id)
-    .bind(flagged_only)
+    .bind(i64::from(flagged_only))
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows
@@ -233,14 +233,14 @@ pub(crate) async fn open_items(
             stage: r.stage,
             annotator: r.annotator,
             entry_depth: u32::try_from(r.entry_depth).unwrap_or(u32::MAX),
-            flagged: r.flagged,
+            flagged: r.flagged.0,
             flag_note: r.flag_note,
         })
         .collect())
 }
 
-async fn user_id(conn: &mut SqliteConnection, username: &str) -> StoreResult<(i64, String)> {
-    sqlx::query_as("SELECT id, role FROM users WHERE username = ?")
+async fn user_id(conn: &mut AnyConnection, username: &str) -> StoreResult<(i64, String)> {
+    sqlx::query_as("SELECT id, role FROM users WHERE username = $1")
         .bind(username)
         .fetch_optional(&mut *conn)
         .await?
@@ -266,7 +266,7 @@ pub async fn set_active(
     }
     let moved = if active {
         sqlx::query(
-            "INSERT INTO project_members (project_id, user_id, active, added_at) VALUES (?, ?, 1, ?)
+            "INSERT INTO project_members (project_id, user_id, active, added_at) VALUES ($1, $2, 1, $3)
              ON CONFLICT (project_id, user_id) DO UPDATE SET active = 1",
         )
         .bind(project_id)
@@ -278,7 +278,7 @@ pub async fn set_active(
     } else {
         let changed = sqlx::query(
             "UPDATE project_members SET active = 0
-             WHERE project_id = ? AND user_id = ? AND role = 'annotator'",
+             WHERE project_id = $1 AND user_id = $2 AND role = 'annotator'",
         )
         .bind(project_id)
         .bind(user)
@@ -313,14 +313,14 @@ pub async fn set_active(
 
 /// Reassigns the open items of `from` (no longer active) in the project.
 async fn hand_over(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     project_id: i64,
     from: AnnotatorId,
 ) -> StoreResult<usize> {
     let open: Vec<(i64, i64, i64, i64, i64, String)> = sqlx::query_as(
         "SELECT a.id, e.id, e.claim_id, e.doc_id, e.entry_depth, a.stage FROM assignments a
          JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = ? AND a.annotator_id = ? AND a.status = 'open'",
+         WHERE e.project_id = $1 AND a.annotator_id = $2 AND a.status = 'open'",
     )
     .bind(project_id)
     .bind(from.0)
@@ -358,8 +358,8 @@ async fn hand_over(
         });
     }
     sqlx::query(
-        "UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE annotator_id = ? AND status = 'open'
-           AND pool_entry_id IN (SELECT id FROM pool_entries WHERE project_id = ?)",
+        "UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE annotator_id = $2 AND status = 'open'
+           AND pool_entry_id IN (SELECT id FROM pool_entries WHERE project_id = $3)",
     )
     .bind(now_ms())
     .bind(from.0)
@@ -392,7 +392,7 @@ pub async fn reassign_item(
     let row: Option<(i64, i64, String)> = sqlx::query_as(
         "SELECT a.pool_entry_id, a.annotator_id, a.stage FROM assignments a
          JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE a.id = ? AND a.status = 'open' AND e.project_id = ?",
+         WHERE a.id = $1 AND a.status = 'open' AND e.project_id = $2",
     )
     .bind(assignment_id)
     .bind(project_id)
@@ -416,7 +416,7 @@ pub async fn reassign_item(
         StoreError::Invalid(format!("cannot give item #{assignment_id} to {to}: {e}"))
     })?;
     let now = now_ms();
-    sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE id = ?")
+    sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id = $2")
         .bind(now)
         .bind(assignment_id)
         .execute(&mut *tx)
@@ -453,7 +453,7 @@ pub async fn set_mode(
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let old = history::mode(&mut tx, project_id).await?;
-    sqlx::query("UPDATE projects SET second_pass_mode = ? WHERE id = ?")
+    sqlx::query("UPDATE projects SET second_pass_mode = $1 WHERE id = $2")
         .bind(mode.as_str())
         .bind(project_id)
         .execute(&mut *tx)

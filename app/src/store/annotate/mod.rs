@@ -64,7 +64,7 @@ pub(crate) fn not_yours(what: &str) -> StoreError {
 
 /// The project a pool entry belongs to.
 pub async fn project_of_entry(db: &super::Db, entry_id: i64) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT project_id FROM pool_entries WHERE id = ?")
+    sqlx::query_scalar("SELECT project_id FROM pool_entries WHERE id = $1")
         .bind(entry_id)
         .fetch_optional(db)
         .await?

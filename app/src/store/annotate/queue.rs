@@ -8,7 +8,7 @@ use crate::domain::annotation::{
     reveals_on_submit, shows_first_label, skip_position, visible_first_label, SecondPassMode, Stage,
 };
 use crate::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// An open assignment as the queue lists it.
 struct Open {
@@ -40,13 +40,13 @@ fn opinion(row: &JudgmentRow, viewer: Actor) -> OpinionView {
 
 /// The comments on a pair, oldest first.
 async fn comments(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     claim_id: i64,
     doc_id: i64,
 ) -> StoreResult<Vec<CommentView>> {
     let rows: Vec<(String, String, i64)> = sqlx::query_as(
         "SELECT u.username, c.body, c.created_at FROM comments c JOIN users u ON u.id = c.author_id
-         WHERE c.claim_id = ? AND c.doc_id = ? ORDER BY c.created_at, c.id",
+         WHERE c.claim_id = $1 AND c.doc_id = $2 ORDER BY c.created_at, c.id",
     )
     .bind(claim_id)
     .bind(doc_id)
@@ -67,7 +67,7 @@ async fn comments(
 /// a model's suggested label only on an annotator's first or second pass (not a re-annotation),
 /// when the lead has turned suggestions on.
 async fn item_view(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     viewer: Actor,
     entry: Entry,
     stage: Stage,
@@ -134,7 +134,7 @@ async fn item_view(
 /// The caller's latest submission in the project while it may still be undone: a real
 /// judgment or a gold answer, whichever is newer.
 async fn last_submission(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     project_id: i64,
 ) -> StoreResult<Option<LastSubmission>> {
@@ -152,7 +152,7 @@ async fn last_submission(
 
 /// The caller's latest real judgment in the project while it may still be undone.
 async fn last_judgment(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     project_id: i64,
 ) -> StoreResult<Option<LastSubmission>> {
@@ -171,7 +171,7 @@ async fn last_judgment(
         "SELECT j.id, j.claim_id AS claim, j.doc_id AS doc, j.stage, j.label, j.created_at,
                 c.claim_id AS claim_ext, d.doc_id AS doc_ext
          FROM judgments j JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
-         WHERE j.project_id = ? AND j.annotator_id = ? AND j.provenance = 'pooling'
+         WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
          ORDER BY j.id DESC LIMIT 1",
     )
@@ -232,14 +232,14 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     super::judging::serve_first(db, actor.annotator(), project_id).await?;
     super::gold::serve(db, actor, project_id).await?;
     let mut conn = db.acquire().await?;
-    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = ?")
+    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_one(&mut *conn)
         .await?;
-    let rows: Vec<(i64, String, bool, Option<String>, i64)> = sqlx::query_as(
+    let rows: Vec<(i64, String, crate::store::flag::Flag, Option<String>, i64)> = sqlx::query_as(
         "SELECT a.id, a.stage, a.flagged, a.flag_note, a.pool_entry_id FROM assignments a
          JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE a.annotator_id = ? AND a.status = 'open' AND e.project_id = ?
+         WHERE a.annotator_id = $1 AND a.status = 'open' AND e.project_id = $2
          ORDER BY a.queue_pos, e.entry_depth, e.id LIMIT 2",
     )
     .bind(actor.id)
@@ -268,7 +268,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         let open = Open {
             id,
             stage: Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            flagged,
+            flagged: flagged.0,
             flag_note,
             entry,
         };
@@ -280,12 +280,13 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     // Gold checks count as items; a qualification's do not (the candidate sees their own
     // progress).
     let (open, done): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(a.status = 'open'), 0), COALESCE(SUM(a.status = 'done'), 0)
+        "SELECT COALESCE(SUM(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN a.status = 'done' THEN 1 ELSE 0 END), 0)
          FROM assignments a
          LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
          LEFT JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.annotator_id = ?1
-           AND (e.project_id = ?2 OR (g.project_id = ?2 AND a.gold_purpose = 'check'))",
+         WHERE a.annotator_id = $1
+           AND (e.project_id = $2 OR (g.project_id = $2 AND a.gold_purpose = 'check'))",
     )
     .bind(actor.id)
     .bind(project_id)
@@ -323,7 +324,7 @@ pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<
 /// The caller's open assignment `id`: its project, flag and note, and whether it is a gold
 /// item.
 async fn own_open(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     id: i64,
 ) -> StoreResult<(i64, bool, Option<String>, bool)> {
@@ -331,9 +332,9 @@ async fn own_open(
     struct Row {
         annotator_id: i64,
         project_id: Option<i64>,
-        flagged: bool,
+        flagged: crate::store::flag::Flag,
         flag_note: Option<String>,
-        gold: bool,
+        gold: crate::store::flag::Flag,
     }
     let row: Option<Row> = sqlx::query_as(
         "SELECT a.annotator_id, COALESCE(e.project_id, g.project_id) AS project_id, a.flagged,
@@ -341,7 +342,7 @@ async fn own_open(
          FROM assignments a
          LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
          LEFT JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.id = ? AND a.status = 'open'",
+         WHERE a.id = $1 AND a.status = 'open'",
     )
     .bind(id)
     .fetch_optional(&mut *conn)
@@ -353,7 +354,7 @@ async fn own_open(
             flagged,
             flag_note,
             gold,
-        }) if annotator_id == actor.id => Ok((project, flagged, flag_note, gold)),
+        }) if annotator_id == actor.id => Ok((project, flagged.0, flag_note, gold.0)),
         _ => Err(not_yours(&format!("item #{id}"))),
     }
 }
@@ -364,7 +365,7 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
     let (project, _, _, gold) = own_open(&mut tx, actor, assignment_id).await?;
     if gold {
         // A gold item always comes first: skipping it gives it up (another is served instead).
-        sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE id = ?")
+        sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id = $2")
             .bind(now_ms())
             .bind(assignment_id)
             .execute(&mut *tx)
@@ -384,17 +385,17 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
         return Ok(());
     }
     let positions: Vec<i64> = sqlx::query_scalar(
-        "SELECT queue_pos FROM assignments WHERE annotator_id = ? AND status = 'open'",
+        "SELECT queue_pos FROM assignments WHERE annotator_id = $1 AND status = 'open'",
     )
     .bind(actor.id)
     .fetch_all(&mut *tx)
     .await?;
-    let old: i64 = sqlx::query_scalar("SELECT queue_pos FROM assignments WHERE id = ?")
+    let old: i64 = sqlx::query_scalar("SELECT queue_pos FROM assignments WHERE id = $1")
         .bind(assignment_id)
         .fetch_one(&mut *tx)
         .await?;
     let pos = skip_position(positions).map_err(|e| StoreError::Conflict(e.to_string()))?;
-    sqlx::query("UPDATE assignments SET queue_pos = ? WHERE id = ?")
+    sqlx::query("UPDATE assignments SET queue_pos = $1 WHERE id = $2")
         .bind(pos)
         .bind(assignment_id)
         .execute(&mut *tx)
@@ -427,8 +428,8 @@ pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> Stor
     } else {
         (true, Some(note.to_owned()))
     };
-    sqlx::query("UPDATE assignments SET flagged = ?, flag_note = ? WHERE id = ?")
-        .bind(new_flag)
+    sqlx::query("UPDATE assignments SET flagged = $1, flag_note = $2 WHERE id = $3")
+        .bind(i64::from(new_flag))
         .bind(&new_note)
         .bind(assignment_id)
         .execute(&mut *tx)
@@ -469,7 +470,7 @@ pub async fn add_comment(
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
     if !actor.is_lead {
         let involved: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM judgments j WHERE j.claim_id = ? AND j.doc_id = ? AND j.annotator_id = ?
+            "SELECT COUNT(*) FROM judgments j WHERE j.claim_id = $1 AND j.doc_id = $2 AND j.annotator_id = $3
                AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
         )
         .bind(entry.claim_id)
@@ -481,8 +482,8 @@ pub async fn add_comment(
             return Err(not_yours(&format!("pair #{entry_id}")));
         }
     }
-    let id = sqlx::query(
-        "INSERT INTO comments (project_id, claim_id, doc_id, author_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    let id = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO comments (project_id, claim_id, doc_id, author_id, body, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(entry.project_id)
     .bind(entry.claim_id)
@@ -490,9 +491,8 @@ pub async fn add_comment(
     .bind(actor.id)
     .bind(body)
     .bind(now_ms())
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    .fetch_one(&mut *tx)
+    .await?;
     AuditEvent {
         project_id: Some(entry.project_id),
         actor_id: Some(actor.id),

@@ -10,7 +10,7 @@ use crate::domain::annotation::{
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
 };
 use crate::model::annotate::LastSubmission;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// What a submission is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,14 +23,14 @@ pub enum Target {
 
 /// The assignment being answered (if any), its stage and its pool entry.
 async fn resolve(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     actor: Actor,
     target: Target,
 ) -> StoreResult<(Option<i64>, Stage, i64)> {
     match target {
         Target::Assignment(id) => {
             let row: Option<(i64, i64, String, String)> = sqlx::query_as(
-                "SELECT pool_entry_id, annotator_id, stage, status FROM assignments WHERE id = ?",
+                "SELECT pool_entry_id, annotator_id, stage, status FROM assignments WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(&mut *conn)
@@ -53,7 +53,7 @@ async fn resolve(
                 ));
             }
             let held: Option<i64> = sqlx::query_scalar(
-                "SELECT id FROM assignments WHERE pool_entry_id = ? AND stage = 'adjudication' AND status = 'open'",
+                "SELECT id FROM assignments WHERE pool_entry_id = $1 AND stage = 'adjudication' AND status = 'open'",
             )
             .bind(entry_id)
             .fetch_optional(&mut *conn)
@@ -109,11 +109,11 @@ pub async fn submit(
         .after(hist.judged.len(), &judged)
         .map_err(|e| StoreError::Conflict(e.to_string()))?;
     let now = now_ms();
-    let judgment_id = sqlx::query(
+    let judgment_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
                                 no_evidence, rationale, specificity, revised_claim, note, seconds_spent,
                                 provenance, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pooling', ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'pooling', $14) RETURNING id",
     )
     .bind(entry.project_id)
     .bind(entry.claim_id)
@@ -122,23 +122,22 @@ pub async fn submit(
     .bind(actor.id)
     .bind(stage.as_str())
     .bind(annotation.label().as_str())
-    .bind(annotation.no_evidence())
+    .bind(i64::from(annotation.no_evidence()))
     .bind(annotation.rationale_json())
     .bind(annotation.specificity().map(|s| s.as_str()))
     .bind(annotation.revised_claim())
     .bind(annotation.note())
     .bind(seconds_spent)
     .bind(now)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
+    .fetch_one(&mut *tx)
+    .await?;
     if let Some(id) = assignment {
         let status = match target {
             Target::Assignment(_) => "done",
             // A lead decided a pair someone else held: their item goes away.
             Target::LeadAdjudication { .. } => "withdrawn",
         };
-        sqlx::query("UPDATE assignments SET status = ?, closed_at = ? WHERE id = ?")
+        sqlx::query("UPDATE assignments SET status = $1, closed_at = $2 WHERE id = $3")
             .bind(status)
             .bind(now)
             .bind(id)
@@ -150,7 +149,7 @@ pub async fn submit(
         PairState::Final(done) => {
             sqlx::query(
                 "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at)
-                 VALUES (?, ?, ?, ?, ?, 'pooling', ?)",
+                 VALUES ($1, $2, $3, $4, $5, 'pooling', $6)",
             )
             .bind(entry.project_id)
             .bind(entry.claim_id)
@@ -232,7 +231,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     let mut tx = begin_write(db).await?;
     let latest: Option<(i64, i64, i64, Option<i64>, i64)> = sqlx::query_as(
         "SELECT j.id, j.claim_id, j.doc_id, j.assignment_id, j.created_at FROM judgments j
-         WHERE j.project_id = ? AND j.annotator_id = ? AND j.provenance = 'pooling'
+         WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
          ORDER BY j.id DESC LIMIT 1",
     )
@@ -248,7 +247,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     }
     let (judgment_id, claim, doc, assignment, created_at) =
         latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
-    let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = ?")
+    let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = $1")
         .bind(judgment_id)
         .fetch_one(&mut *tx)
         .await?;
@@ -277,7 +276,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
         ));
     }
     sqlx::query(
-        "INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES (?, ?, ?)",
+        "INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES ($1, $2, $3)",
     )
     .bind(judgment_id)
     .bind(actor.id)
@@ -286,7 +285,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     .await?;
     if plan.withdraws_final_label() {
         sqlx::query(
-            "DELETE FROM final_label_rows WHERE claim_id = ? AND doc_id = ? AND judgment_id = ?",
+            "DELETE FROM final_label_rows WHERE claim_id = $1 AND doc_id = $2 AND judgment_id = $3",
         )
         .bind(claim)
         .bind(doc)
@@ -295,14 +294,14 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
         .await?;
     }
     let entry: i64 =
-        sqlx::query_scalar("SELECT id FROM pool_entries WHERE claim_id = ? AND doc_id = ?")
+        sqlx::query_scalar("SELECT id FROM pool_entries WHERE claim_id = $1 AND doc_id = $2")
             .bind(claim)
             .bind(doc)
             .fetch_one(&mut *tx)
             .await?;
     // The next stage's item, made by the submission, goes away.
     sqlx::query(
-        "UPDATE assignments SET status = 'withdrawn', closed_at = ? WHERE pool_entry_id = ? AND status = 'open'",
+        "UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE pool_entry_id = $2 AND status = 'open'",
     )
     .bind(now)
     .bind(entry)
@@ -311,13 +310,13 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     match assignment {
         Some(id) => {
             let front: i64 = sqlx::query_scalar(
-                "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = ? AND status = 'open'",
+                "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = $1 AND status = 'open'",
             )
             .bind(actor.id)
             .fetch_one(&mut *tx)
             .await?;
             sqlx::query(
-                "UPDATE assignments SET status = 'open', closed_at = NULL, queue_pos = ? WHERE id = ?",
+                "UPDATE assignments SET status = 'open', closed_at = NULL, queue_pos = $1 WHERE id = $2",
             )
             .bind(front)
             .bind(id)
@@ -357,13 +356,9 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
 }
 
 /// The external ids of a pair.
-async fn pair_ext(
-    conn: &mut SqliteConnection,
-    claim: i64,
-    doc: i64,
-) -> StoreResult<(String, String)> {
+async fn pair_ext(conn: &mut AnyConnection, claim: i64, doc: i64) -> StoreResult<(String, String)> {
     Ok(sqlx::query_as(
-        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = ? AND d.id = ?",
+        "SELECT c.claim_id, d.doc_id FROM claims c, documents d WHERE c.id = $1 AND d.id = $2",
     )
     .bind(claim)
     .bind(doc)

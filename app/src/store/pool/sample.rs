@@ -266,7 +266,7 @@ async fn earlier_unjudged(db: &Db, project_id: i64) -> StoreResult<i64> {
     Ok(sqlx::query_scalar(
         "SELECT COUNT(*) FROM pool_sample_pairs p
          JOIN pool_samples s ON s.build_id = p.build_id
-         WHERE s.project_id = ? AND p.stratum IS NOT NULL
+         WHERE s.project_id = $1 AND p.stratum IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = p.claim_id AND f.doc_id = p.doc_id)",
     )
     .bind(project_id)
@@ -284,7 +284,7 @@ pub(super) async fn drawn_pairs(
     let rows: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT p.claim_id, p.doc_id FROM pool_sample_pairs p
          JOIN pool_samples s ON s.build_id = p.build_id
-         WHERE s.project_id = ? AND p.stratum IS NOT NULL",
+         WHERE s.project_id = $1 AND p.stratum IS NOT NULL",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -341,7 +341,7 @@ async fn write_rows(
     let mut tx = write_gate::begin(db).await?;
     sqlx::query(
         "INSERT INTO pool_sample_rows (build_id, project_id, depth, reach, strata, size, seed, systems)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(step.build_id)
     .bind(step.project_id)
@@ -356,7 +356,7 @@ async fn write_rows(
     .await?;
     for s in rows.sample.strata() {
         sqlx::query(
-            "INSERT INTO pool_sample_stratum_rows (build_id, stratum, population, sampled) VALUES (?, ?, ?, ?)",
+            "INSERT INTO pool_sample_stratum_rows (build_id, stratum, population, sampled) VALUES ($1, $2, $3, $4)",
         )
         .bind(step.build_id)
         .bind(i64::from(s.stratum))
@@ -369,18 +369,21 @@ async fn write_rows(
     for chunk in pair_rows.chunks(options.chunk_rows.min(writer::CHUNK_ROWS)) {
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk.chunks(1_000) {
-            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            let rows = crate::store::values::ValuesInsert::new(
                 "INSERT INTO pool_sample_pair_rows (build_id, claim_id, doc_id, stratum, draw, inclusion_probability) ",
+                batch,
+                |b, (claim, doc, stratum, draw, pi)| {
+                    b.bind(step.build_id)
+                        .bind(*claim)
+                        .bind(*doc)
+                        .bind(*stratum)
+                        .bind(*draw)
+                        .bind(*pi);
+                },
             );
-            q.push_values(batch, |mut b, (claim, doc, stratum, draw, pi)| {
-                b.push_bind(step.build_id)
-                    .push_bind(*claim)
-                    .push_bind(*doc)
-                    .push_bind(*stratum)
-                    .push_bind(*draw)
-                    .push_bind(*pi);
-            });
-            q.build().execute(&mut *tx).await?;
+            if let Some((sql, args)) = rows.finish()? {
+                sqlx::query_with(&sql, args).execute(&mut *tx).await?;
+            }
         }
         tx.commit().await?;
         if let Some(hook) = &options.after_chunk {
@@ -393,9 +396,9 @@ async fn write_rows(
 /// Removes a `writing` build's sample rows (its pairs, design and row).
 pub(super) async fn discard_rows(tx: &mut write_gate::WriteTx, build_id: i64) -> StoreResult<()> {
     for sql in [
-        "DELETE FROM pool_sample_pair_rows WHERE build_id = ?",
-        "DELETE FROM pool_sample_stratum_rows WHERE build_id = ?",
-        "DELETE FROM pool_sample_rows WHERE build_id = ?",
+        "DELETE FROM pool_sample_pair_rows WHERE build_id = $1",
+        "DELETE FROM pool_sample_stratum_rows WHERE build_id = $1",
+        "DELETE FROM pool_sample_rows WHERE build_id = $1",
     ] {
         sqlx::query(sql).bind(build_id).execute(&mut **tx).await?;
     }
@@ -427,7 +430,7 @@ struct SampleRead {
 
 async fn latest_sample(db: &Db, project_id: i64) -> StoreResult<Option<SampleRead>> {
     let head: Option<(i64, i64, i64, String)> = sqlx::query_as(
-        "SELECT build_id, depth, reach, systems FROM pool_samples WHERE project_id = ?
+        "SELECT build_id, depth, reach, systems FROM pool_samples WHERE project_id = $1
          ORDER BY build_id DESC LIMIT 1",
     )
     .bind(project_id)
@@ -443,7 +446,7 @@ async fn latest_sample(db: &Db, project_id: i64) -> StoreResult<Option<SampleRea
         usize::try_from(v).map_err(|_| StoreError::Corrupt(format!("sample #{build}: {what} {v}")))
     };
     let strata_rows: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT stratum, population, sampled FROM pool_sample_strata WHERE build_id = ? ORDER BY stratum",
+        "SELECT stratum, population, sampled FROM pool_sample_strata WHERE build_id = $1 ORDER BY stratum",
     )
     .bind(build)
     .fetch_all(db)
@@ -457,7 +460,7 @@ async fn latest_sample(db: &Db, project_id: i64) -> StoreResult<Option<SampleRea
         });
     }
     let pairs: Vec<(i64, i64, Option<i64>)> = sqlx::query_as(
-        "SELECT claim_id, doc_id, stratum FROM pool_sample_pairs WHERE build_id = ?
+        "SELECT claim_id, doc_id, stratum FROM pool_sample_pairs WHERE build_id = $1
          ORDER BY stratum, draw",
     )
     .bind(build)
@@ -576,7 +579,7 @@ pub async fn survey(
         }
     };
     let seconds: Vec<f64> = sqlx::query_scalar(
-        "SELECT j.seconds_spent FROM judgments j WHERE j.project_id = ? AND j.seconds_spent IS NOT NULL
+        "SELECT j.seconds_spent FROM judgments j WHERE j.project_id = $1 AND j.seconds_spent IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
     )
     .bind(project_id)
@@ -605,7 +608,7 @@ async fn project_predictions(
     loaded: &Loaded,
 ) -> StoreResult<Vec<(String, Vec<Pair<u32, u32>>)>> {
     let systems: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT id, name FROM systems WHERE project_id = ? AND ready = 1 ORDER BY name",
+        "SELECT id, name FROM systems WHERE project_id = $1 AND ready = 1 ORDER BY name",
     )
     .bind(project_id)
     .fetch_all(db)
@@ -614,7 +617,7 @@ async fn project_predictions(
     for (id, name) in systems {
         let rows: Vec<(i64, i64)> = sqlx::query_as(
             "SELECT claim_id, doc_id FROM predictions
-             WHERE system_id = ? AND (label IS NULL OR label IN ('SUPPORT', 'CONTRADICT'))",
+             WHERE system_id = $1 AND (label IS NULL OR label IN ('SUPPORT', 'CONTRADICT'))",
         )
         .bind(id)
         .fetch_all(db)

@@ -18,6 +18,7 @@ use super::super::writer_lock::{writer_is_gone, LockKind, WriterLock};
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::BuildOptions;
 use crate::domain::pool::Strategy;
+use crate::store::values::ValuesInsert;
 use std::collections::{BTreeSet, HashMap};
 
 /// The most rows (entries, ranks, assignments) one write transaction of a build writes: a few
@@ -67,7 +68,7 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
         let mut tx = write_gate::begin(db).await?;
         let other: Option<(i64, Option<String>, i64)> = sqlx::query_as(
             "SELECT id, lock_token, built_at FROM pool_build_rows
-             WHERE project_id = ? AND state = 'writing' LIMIT 1",
+             WHERE project_id = $1 AND state = 'writing' LIMIT 1",
         )
         .bind(build.project_id)
         .fetch_optional(&mut *tx)
@@ -87,9 +88,9 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
             );
             continue;
         }
-        let id = sqlx::query(
+        let id = sqlx::query_scalar::<_, i64>(
             "INSERT INTO pool_build_rows (project_id, strategy, depth, systems, added, built_by, built_at, state, lock_token)
-             VALUES (?, ?, ?, '[]', 0, ?, ?, 'writing', ?)",
+             VALUES ($1, $2, $3, '[]', 0, $4, $5, 'writing', $6) RETURNING id",
         )
         .bind(build.project_id)
         .bind(build.strategy.as_str())
@@ -97,9 +98,8 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
         .bind(build.actor_id)
         .bind(now_ms())
         .bind(build.lock_token)
-        .execute(&mut *tx)
-        .await?
-        .last_insert_rowid();
+        .fetch_one(&mut *tx)
+        .await?;
         tx.commit().await?;
         return Ok(id);
     }
@@ -125,17 +125,12 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
 /// Whether the build is still being written (it may have been removed, or be done).
 async fn is_writing(tx: &mut WriteTx, build_id: i64) -> StoreResult<bool> {
     Ok(sqlx::query_scalar::<_, i64>(
-        "SELECT 1 FROM pool_build_rows WHERE id = ? AND state = 'writing'",
+        "SELECT 1 FROM pool_build_rows WHERE id = $1 AND state = 'writing'",
     )
     .bind(build_id)
     .fetch_optional(&mut **tx)
     .await?
     .is_some())
-}
-
-/// A JSON array of ids, for `IN (SELECT value FROM json_each(?))`.
-fn id_list(ids: &[i64]) -> String {
-    serde_json::Value::from(ids).to_string()
 }
 
 /// Removes what a `writing` build wrote, in chunks, each its own short transaction: its
@@ -149,22 +144,30 @@ pub(super) async fn discard(db: &Db, build_id: i64) -> StoreResult<()> {
         if !is_writing(&mut tx, build_id).await? {
             return Ok(());
         }
-        let ids: Vec<i64> =
-            sqlx::query_scalar("SELECT id FROM pool_entry_rows WHERE build_id = ? LIMIT ?")
-                .bind(build_id)
-                .bind(per_chunk)
-                .fetch_all(&mut *tx)
-                .await?;
-        if ids.is_empty() {
+        // The chunk: the build's entries up to the `per_chunk`-th smallest id.
+        let last: Option<i64> = sqlx::query_scalar(
+            "SELECT MAX(id) FROM (SELECT id FROM pool_entry_rows WHERE build_id = $1
+                                  ORDER BY id LIMIT $2) chunk",
+        )
+        .bind(build_id)
+        .bind(per_chunk)
+        .fetch_one(&mut *tx)
+        .await?;
+        let Some(last) = last else {
             break;
-        }
-        let list = id_list(&ids);
+        };
         for sql in [
-            "DELETE FROM assignments WHERE pool_entry_id IN (SELECT value FROM json_each(?))",
-            "DELETE FROM pool_rank_rows WHERE pool_entry_id IN (SELECT value FROM json_each(?))",
-            "DELETE FROM pool_entry_rows WHERE id IN (SELECT value FROM json_each(?))",
+            "DELETE FROM assignments WHERE pool_entry_id IN
+               (SELECT id FROM pool_entry_rows WHERE build_id = $1 AND id <= $2)",
+            "DELETE FROM pool_rank_rows WHERE pool_entry_id IN
+               (SELECT id FROM pool_entry_rows WHERE build_id = $1 AND id <= $2)",
+            "DELETE FROM pool_entry_rows WHERE build_id = $1 AND id <= $2",
         ] {
-            sqlx::query(sql).bind(&list).execute(&mut *tx).await?;
+            sqlx::query(sql)
+                .bind(build_id)
+                .bind(last)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
     }
@@ -172,7 +175,7 @@ pub(super) async fn discard(db: &Db, build_id: i64) -> StoreResult<()> {
         let mut tx = write_gate::begin(db).await?;
         let deleted = sqlx::query(
             "DELETE FROM pool_rank_rows WHERE (pool_entry_id, system_id) IN
-               (SELECT pool_entry_id, system_id FROM pool_rank_rows WHERE build_id = ?1 LIMIT ?2)",
+               (SELECT pool_entry_id, system_id FROM pool_rank_rows WHERE build_id = $1 LIMIT $2)",
         )
         .bind(build_id)
         .bind(i64::try_from(CHUNK_ROWS).unwrap_or(5_000))
@@ -189,7 +192,7 @@ pub(super) async fn discard(db: &Db, build_id: i64) -> StoreResult<()> {
         return Ok(());
     }
     super::sample::discard_rows(&mut tx, build_id).await?;
-    sqlx::query("DELETE FROM pool_build_rows WHERE id = ? AND state = 'writing'")
+    sqlx::query("DELETE FROM pool_build_rows WHERE id = $1 AND state = 'writing'")
         .bind(build_id)
         .execute(&mut *tx)
         .await?;
@@ -265,19 +268,23 @@ pub(super) async fn write_entries(
         let started = std::time::Instant::now();
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk.chunks(ROWS_PER_STATEMENT) {
-            let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            let rows = ValuesInsert::new(
                 "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id) ",
-            );
-            q.push_values(batch, |mut b, e| {
-                b.push_bind(project_id)
-                    .push_bind(e.claim_id)
-                    .push_bind(e.doc_id)
-                    .push_bind(i64::from(e.entry_depth))
-                    .push_bind(build_id);
-            });
-            q.push(" RETURNING claim_id, doc_id, id");
-            let written: Vec<(i64, i64, i64)> = q.build_query_as().fetch_all(&mut *tx).await?;
-            ids.extend(written.into_iter().map(|(c, d, id)| ((c, d), id)));
+                batch,
+                |b, e| {
+                    b.bind(project_id)
+                        .bind(e.claim_id)
+                        .bind(e.doc_id)
+                        .bind(i64::from(e.entry_depth))
+                        .bind(build_id);
+                },
+            )
+            .push(" RETURNING claim_id, doc_id, id");
+            if let Some((sql, args)) = rows.finish()? {
+                let written: Vec<(i64, i64, i64)> =
+                    sqlx::query_as_with(&sql, args).fetch_all(&mut *tx).await?;
+                ids.extend(written.into_iter().map(|(c, d, id)| ((c, d), id)));
+            }
         }
         let mut ranks = Vec::new();
         for e in chunk {
@@ -299,16 +306,19 @@ async fn insert_ranks(
     ranks: &[(i64, i64, u32)],
 ) -> StoreResult<()> {
     for batch in ranks.chunks(ROWS_PER_STATEMENT) {
-        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+        let rows = ValuesInsert::new(
             "INSERT INTO pool_rank_rows (pool_entry_id, system_id, rank, build_id) ",
+            batch,
+            |b, (entry, system, rank)| {
+                b.bind(*entry)
+                    .bind(*system)
+                    .bind(i64::from(*rank))
+                    .bind(build_id);
+            },
         );
-        q.push_values(batch, |mut b, (entry, system, rank)| {
-            b.push_bind(*entry)
-                .push_bind(*system)
-                .push_bind(i64::from(*rank))
-                .push_bind(build_id);
-        });
-        q.build().execute(&mut **tx).await?;
+        if let Some((sql, args)) = rows.finish()? {
+            sqlx::query_with(&sql, args).execute(&mut **tx).await?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,146 @@
+//! A run import's predictions on PostgreSQL: each chunk of the parser's batches in a short
+//! transaction of its own (as on SQLite), its rows sent with `COPY predictions FROM STDIN`.
+
+use super::copy_text::{push_integer, push_real, push_text};
+use super::import::{PredictionRow, SystemSpec, Written, CHUNK_BATCHES};
+use super::write_gate::{Gate, PG_WRITE_LOCK};
+use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use sqlx::{Connection, PgConnection};
+use tokio::sync::mpsc;
+
+/// Bytes of COPY text sent at a time.
+const SEND_BYTES: usize = 1 << 20;
+
+/// Writes the parser's batches until the parser is done; see the SQLite writer in
+/// `import::write_predictions`.
+pub(super) async fn write_predictions(
+    db: &Db,
+    rx: &mut mpsc::Receiver<Vec<PredictionRow>>,
+    gate: &Gate,
+    project_id: i64,
+    spec: &SystemSpec,
+    import_id: i64,
+) -> StoreResult<Written> {
+    let url = db.connect_options().database_url.clone();
+    let mut conn = PgConnection::connect(url.as_str()).await?;
+    let mut written = Written::default();
+    let now = now_ms();
+    let mut text = String::with_capacity(SEND_BYTES + 4096);
+    while let Some(first) = rx.recv().await {
+        let mut chunk = vec![first];
+        while chunk.len() < CHUNK_BATCHES {
+            match rx.try_recv() {
+                Ok(batch) => chunk.push(batch),
+                Err(_) => break,
+            }
+        }
+        let _turn = gate.turn().await;
+        let mut tx = conn.begin().await?;
+        sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)")
+            .bind(PG_WRITE_LOCK)
+            .execute(&mut *tx)
+            .await?;
+        for row in chunk.iter().flatten() {
+            if let Some(name) = &row.new_system {
+                let key = create_system(&mut tx, project_id, name, spec, import_id, now).await?;
+                written.system_keys.insert(row.system, key);
+                written.created.push((row.system, name.clone()));
+            }
+        }
+        let mut sink = tx
+            .copy_in_raw(
+                "COPY predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, \
+                 p_nei, confidence, retrieval_rank, sentences) FROM STDIN",
+            )
+            .await?;
+        for row in chunk.iter().flatten() {
+            let system = written
+                .system_keys
+                .get(&row.system)
+                .copied()
+                .ok_or_else(|| {
+                    StoreError::Fault("a prediction came before its system's first row".into())
+                })?;
+            prediction_line(&mut text, system, row);
+            if text.len() >= SEND_BYTES {
+                sink.send(text.as_bytes()).await?;
+                text.clear();
+            }
+        }
+        if !text.is_empty() {
+            sink.send(text.as_bytes()).await?;
+            text.clear();
+        }
+        written.rows += sink.finish().await?;
+        tx.commit().await?;
+    }
+    conn.close().await?;
+    Ok(written)
+}
+
+/// A prediction as a COPY line, in the column order of the COPY above.
+fn prediction_line(text: &mut String, system: i64, r: &PredictionRow) {
+    let optional_real = |text: &mut String, value: Option<f64>| match value {
+        Some(v) => push_real(text, v),
+        None => text.push_str("\\N"),
+    };
+    push_integer(text, system);
+    text.push('\t');
+    push_integer(text, r.claim);
+    text.push('\t');
+    push_integer(text, r.doc);
+    text.push('\t');
+    match r.label {
+        Some(label) => push_text(text, label.as_str()),
+        None => text.push_str("\\N"),
+    }
+    for value in [r.p_support, r.p_contradict, r.p_nei] {
+        text.push('\t');
+        optional_real(text, value);
+    }
+    text.push('\t');
+    push_real(text, r.confidence);
+    text.push('\t');
+    match r.rank {
+        Some(rank) => push_integer(text, i64::from(rank)),
+        None => text.push_str("\\N"),
+    }
+    text.push('\t');
+    match &r.sentences {
+        Some(s) => push_text(text, s),
+        None => text.push_str("\\N"),
+    }
+    text.push('\n');
+}
+
+/// Creates a system of a run import (not ready until the import ends); its key.
+async fn create_system(
+    conn: &mut PgConnection,
+    project_id: i64,
+    name: &str,
+    spec: &SystemSpec,
+    import_id: i64,
+    now: i64,
+) -> StoreResult<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO systems (project_id, name, description, role, negative_sampling_ratio, \
+         scoring, import_id, created_at, ready) \
+         VALUES ($1, $2, $3, $4, $5, 'order', $6, $7, 0) RETURNING id",
+    )
+    .bind(project_id)
+    .bind(name)
+    .bind(&spec.description)
+    .bind(spec.role.as_str())
+    .bind(spec.negative_sampling_ratio)
+    .bind(import_id)
+    .bind(now)
+    .fetch_one(&mut *conn)
+    .await
+    .map_err(|e| {
+        if is_unique_violation(&e) {
+            StoreError::Conflict(format!("the project has a system named {name:?} already"))
+        } else {
+            e.into()
+        }
+    })
+}
