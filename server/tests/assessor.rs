@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn claimpool(db: &Path, args: &[&str]) -> Output {
+fn claimpool(db: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_claimpool"))
         .arg("--db")
         .arg(db)
@@ -68,13 +68,13 @@ const HUMAN: &[(&str, &str, &str)] = &[
 /// 14. Every pooled pair gets the final label of [`HUMAN`].
 fn project(dir: &Path) -> PathBuf {
     let db = dir.join("p.db");
-    project_at(dir, &db);
+    project_at(dir, db.as_os_str());
     db
 }
 
 /// [`project`] in the database file `db`.
-fn project_at(dir: &Path, db: &Path) {
-    let db = db.to_path_buf();
+fn project_at(dir: &Path, db: &std::ffi::OsStr) {
+    let db = db.to_owned();
     let corpus: String = (11..=16)
         .map(|d| {
             format!(
@@ -603,7 +603,7 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
 #[tokio::test]
 async fn the_releases_page_adds_qrels_model_when_asked() {
     let app = common::TestApp::spawn().await;
-    project_at(app.dir.path(), &app.dir.path().join("test.db"));
+    project_at(app.dir.path(), app.db_arg.as_ref());
     app.add_lead("lea", "p").await;
     let lead = app.logged_in("lea").await;
     let overview = |client: reqwest::Client| {
@@ -646,7 +646,7 @@ async fn the_releases_page_adds_qrels_model_when_asked() {
     assert_eq!(first["release"]["number"], 1);
 
     ok(claimpool(
-        &app.dir.path().join("test.db"),
+        &app.db_arg,
         &[
             "assessor",
             "add",

@@ -47,7 +47,7 @@ const BATCH: usize = 1_000;
 const RUN_BATCH: usize = 4_096;
 /// At most this many batches of [`RUN_BATCH`] predictions go into one write transaction of a
 /// run import (16,384 rows: a few tens of milliseconds of SQLite's write lock).
-pub(super) const CHUNK_BATCHES: usize = 4;
+const CHUNK_BATCHES: usize = 4;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1237,20 +1237,10 @@ fn write_predictions(
     spec: &SystemSpec,
     import_id: i64,
 ) -> StoreResult<Written> {
-    let mut written = Written {
-        system_keys: HashMap::new(),
-        created: Vec::new(),
-        rows: 0,
-    };
+    let mut written = Written::default();
     let now = now_ms();
     while let Some(first) = rx.blocking_recv() {
-        let mut chunk = vec![first];
-        while chunk.len() < CHUNK_BATCHES {
-            match rx.try_recv() {
-                Ok(batch) => chunk.push(batch),
-                Err(_) => break,
-            }
-        }
+        let chunk = chunk_from(first, rx);
         let _turn = gate.blocking_turn();
         raw.write_transaction(|raw| {
             for batch in &chunk {
@@ -1274,6 +1264,18 @@ fn write_predictions(
         })?;
     }
     Ok(written)
+}
+
+/// A chunk: `first` and what else the parser has ready, up to [`CHUNK_BATCHES`] batches.
+pub(super) fn chunk_from<T>(first: Vec<T>, rx: &mut mpsc::Receiver<Vec<T>>) -> Vec<Vec<T>> {
+    let mut chunk = vec![first];
+    while chunk.len() < CHUNK_BATCHES {
+        match rx.try_recv() {
+            Ok(batch) => chunk.push(batch),
+            Err(_) => break,
+        }
+    }
+    chunk
 }
 
 /// Binds a prediction's values in the column order of [`write_predictions`]'s INSERT.

@@ -2,7 +2,7 @@
 //! transaction of its own (as on SQLite), its rows sent with `COPY predictions FROM STDIN`.
 
 use super::copy_text::{push_integer, push_real, push_text};
-use super::import::{PredictionRow, SystemSpec, Written, CHUNK_BATCHES};
+use super::import::{chunk_from, PredictionRow, SystemSpec, Written};
 use super::write_gate::{Gate, PG_WRITE_LOCK};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use sqlx::{Connection, PgConnection};
@@ -27,13 +27,7 @@ pub(super) async fn write_predictions(
     let now = now_ms();
     let mut text = String::with_capacity(SEND_BYTES + 4096);
     while let Some(first) = rx.recv().await {
-        let mut chunk = vec![first];
-        while chunk.len() < CHUNK_BATCHES {
-            match rx.try_recv() {
-                Ok(batch) => chunk.push(batch),
-                Err(_) => break,
-            }
-        }
+        let chunk = chunk_from(first, rx);
         let _turn = gate.turn().await;
         let mut tx = conn.begin().await?;
         sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)")
