@@ -39,6 +39,11 @@ pub fn engine_of(conn: &sqlx::AnyConnection) -> Engine {
     }
 }
 
+/// What tells two databases apart within the process: the SQLite file, or the PostgreSQL URL.
+pub(crate) fn identity(db: &Db) -> PathBuf {
+    sqlite_file(db).unwrap_or_else(|| PathBuf::from(db.connect_options().database_url.as_str()))
+}
+
 /// The SQLite file `db` opens; `None` on another engine.
 pub(crate) fn sqlite_file(db: &Db) -> Option<PathBuf> {
     sqlite_options(db).map(|o| o.get_filename().to_path_buf())

@@ -38,8 +38,7 @@ impl Gate {
     /// The queue of `db`'s file (one per file, whichever pool opened it).
     pub(crate) fn of(db: &Db) -> Gate {
         static GATES: Mutex<Option<HashMap<PathBuf, Gate>>> = Mutex::new(None);
-        let file = super::db::sqlite_file(db)
-            .unwrap_or_else(|| PathBuf::from(db.connect_options().database_url.as_str()));
+        let file = super::db::identity(db);
         let file = std::fs::canonicalize(&file).unwrap_or(file);
         // A panic while the map was locked leaves it whole (insertions only).
         let mut gates = GATES.lock().unwrap_or_else(|p| p.into_inner());

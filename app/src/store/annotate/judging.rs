@@ -407,13 +407,13 @@ struct Live {
 /// A project's live selector, if built: one request at a time syncs it or chooses with it.
 type Slot = Arc<tokio::sync::Mutex<Option<Live>>>;
 
-/// The live selectors, by database file and project.
+/// The live selectors, by database (file or URL) and project.
 static LIVE: LazyLock<Mutex<HashMap<(PathBuf, i64), Slot>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// The slot of `db`'s project (the selectors of two databases never mix).
 fn slot(db: &Db, project_id: i64) -> StoreResult<Slot> {
-    let file = crate::store::db::sqlite_file(db).unwrap_or_default();
+    let file = crate::store::db::identity(db);
     let mut slots = LIVE
         .lock()
         .map_err(|_| StoreError::Fault("the judging order's memory was poisoned".into()))?;
