@@ -132,7 +132,8 @@ async fn session_store(db: &Db) -> anyhow::Result<app::store::sessions::Sessions
 /// How often `serve` deletes expired sessions.
 const SESSION_PURGE_PERIOD: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Deletes the sessions whose expiry has passed (a session expires after 12 hours unused).
+/// Deletes the sessions whose expiry has passed (a session expires after 12 hours unused), on a
+/// store of its own (`serve` keeps one for its periodic purge).
 pub async fn purge_expired_sessions(db: &Db) -> anyhow::Result<()> {
     use tower_sessions::ExpiredDeletion;
     session_store(db)
@@ -523,12 +524,15 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
     }
     crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
     let app = router_with(db.clone(), bound, options).await?;
+    // One store (and its connection pool) for every purge, opened once.
+    let sessions = session_store(&db).await?;
     tokio::spawn(async move {
+        use tower_sessions::ExpiredDeletion;
         let mut every = tokio::time::interval(SESSION_PURGE_PERIOD);
         loop {
             every.tick().await;
-            if let Err(e) = purge_expired_sessions(&db).await {
-                tracing::warn!(error = %format!("{e:#}"), "session purge");
+            if let Err(e) = sessions.delete_expired().await {
+                tracing::warn!(error = %e, "session purge");
             }
         }
     });
