@@ -7,34 +7,14 @@
 
 mod common;
 
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{claimpool, failed, ok};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn claimpool(db: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn failed(out: Output) -> String {
-    assert!(!out.status.success(), "succeeded, but should not have");
-    String::from_utf8(out.stderr).unwrap()
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -3,37 +3,13 @@
 #[path = "support/postgres.rs"]
 mod postgres;
 
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{claimpool, failed, ok};
 use sqlx::{Connection, PgConnection, Row};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn claimpool(db: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn failed(out: Output) -> String {
-    assert!(
-        !out.status.success(),
-        "succeeded: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr).unwrap()
-}
+use std::process::Command;
 
 /// A demo database (the shipped sample: corpus, claims, three runs, a pool, final labels) with a
 /// release recorded, so that every kind of row is there to back up and copy.

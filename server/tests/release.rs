@@ -2,10 +2,13 @@
 //! when ../shared is absent). Expected values come from the raw JSON files, read here with
 //! serde_json alone.
 
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{claimpool, failed, ok};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Instant;
 
 fn data() -> Option<PathBuf> {
@@ -16,30 +19,6 @@ fn data() -> Option<PathBuf> {
         eprintln!("skipped: {} is absent", dir.display());
         None
     }
-}
-
-/// Runs `claimpool --db DB ARGS...`.
-fn claimpool(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn failed(out: Output) -> String {
-    assert!(!out.status.success(), "succeeded, but should not have");
-    String::from_utf8(out.stderr).unwrap()
 }
 
 fn json_lines(path: &Path) -> Vec<Value> {
