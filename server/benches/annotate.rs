@@ -17,6 +17,11 @@
 //! With `--import-lines N` (N > 0) a lead imports runs of N lines, one after another, for as long
 //! as the sessions submit (each a new file: one system over `--pairs`/50 claims × N/claims
 //! abstracts); submissions that overlap an import are reported apart.
+//!
+//! `--engine postgres` (or `--db postgres://…`) runs it on PostgreSQL: see support/database.rs.
+
+#[path = "support/database.rs"]
+mod database;
 
 use app::domain::account::{NewPassword, Role, Username};
 use app::store::{self, import};
@@ -102,7 +107,7 @@ async fn main() -> anyhow::Result<()> {
         )?;
     }
     out.flush()?;
-    let db = store::open(&dir.path().join("bench.db")).await?;
+    let db = database::open(&args, dir.path(), "bench").await?;
     let project = store::projects::create(&db, "bench", "", None).await?;
     import::corpus(&db, project, &corpus, None, None).await?;
     import::claims(&db, project, &claims_path, None).await?;

@@ -6,6 +6,7 @@
 //!   runs:   4 systems x 10,000 claims x 250 docs = 10 million prediction lines, imported (one
 //!           file per system) and pooled at d = 250; target < 60 s in total, < 2 GiB peak memory.
 //! Prints wall times and the process's peak resident memory (VmHWM).
+//! `--engine postgres` (or `--db postgres://…`) runs both on PostgreSQL: see support/database.rs.
 
 use app::domain::formats::{CorpusFormat, RunReadOptions};
 use app::store::{self, import, pool};
@@ -14,6 +15,9 @@ use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
+
+#[path = "support/database.rs"]
+mod database;
 
 const SAMPLE: &str = include_str!("../demo/corpus.jsonl");
 
@@ -130,8 +134,8 @@ async fn main() -> anyhow::Result<()> {
             bytes as f64 / 1e6,
             t.elapsed().as_secs_f64()
         );
-        let db = store::open(&dir.path().join("corpus.db")).await?;
-        let project = store::projects::create(&db, "bench", "", None).await?;
+        let db = database::open(&args, dir.path(), "corpus").await?;
+        let project = store::projects::create(&db, "bench-corpus", "", None).await?;
         let t = Instant::now();
         let report = import::corpus(&db, project, &path, Some(CorpusFormat::SciFact), None).await?;
         println!(
@@ -145,8 +149,8 @@ async fn main() -> anyhow::Result<()> {
         let claims = arg(&args, "--claims", 10_000);
         let docs = arg(&args, "--docs", 500_000);
         let (systems, per_claim, depth) = (4usize, 250usize, 250u32);
-        let db = store::open(&dir.path().join("runs.db")).await?;
-        let project = store::projects::create(&db, "bench", "", None).await?;
+        let db = database::open(&args, dir.path(), "runs").await?;
+        let project = store::projects::create(&db, "bench-runs", "", None).await?;
         let t = Instant::now();
         let corpus = dir.path().join("ids.jsonl");
         let mut out = BufWriter::new(std::fs::File::create(&corpus)?);

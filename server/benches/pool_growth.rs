@@ -15,7 +15,11 @@
 //! size, the step's total time, and the probes' count, p50, p99 and max. Last, a partial
 //! release of the grown project (every system's predictions, the documents of every pooled
 //! pair) is recorded under the same probe: its archive is written in parts.
+//!
+//! `--engine postgres` (or `--db postgres://…`) runs it on PostgreSQL: see support/database.rs.
 
+#[path = "support/database.rs"]
+mod database;
 #[path = "support/machine.rs"]
 mod machine;
 
@@ -259,7 +263,7 @@ async fn main() -> anyhow::Result<()> {
         machine::load_average()
     );
     let dir = tempfile::tempdir()?;
-    let db = store::open(&dir.path().join("bench.db")).await?;
+    let db = database::open(&args, dir.path(), "bench").await?;
     let t = Instant::now();
     let (project, lead) = project(&db, dir.path(), claims, annotators).await?;
     println!(

@@ -10,10 +10,13 @@
 //! measure what the significance marks cost.
 //!
 //! The project is generated (`app::domain::report::bench::generate`, seeded) and written into
-//! a fresh SQLite file first (not timed). Prints each phase's time (min / median / max over
+//! a fresh database first (not timed; SQLite, or PostgreSQL with `--engine postgres`: see
+//! support/database.rs). Prints each phase's time (min / median / max over
 //! the repeats), the machine's load average, and checks that the report read back from the
 //! database equals the report of the generated snapshot.
 
+#[path = "support/database.rs"]
+mod database;
 #[path = "support/machine.rs"]
 mod machine;
 #[path = "../tests/support/snapshot_db.rs"]
@@ -40,7 +43,8 @@ fn summary(times: &[Duration]) -> String {
 fn main() -> anyhow::Result<()> {
     let mut repeats = 5_usize;
     let mut permutations = app::domain::report::DEFAULT_PERMUTATIONS;
-    let mut args = std::env::args().skip(1);
+    let all: Vec<String> = std::env::args().collect();
+    let mut args = all.iter().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--repeats" {
             repeats = args
@@ -65,10 +69,10 @@ fn main() -> anyhow::Result<()> {
         let snapshot = generate(&shape)?;
         println!("generate                {:>9.3?}", start.elapsed());
         let dir = tempfile::tempdir()?;
-        let db = app::store::open(&dir.path().join("report-bench.db")).await?;
+        let db = database::open(&all, dir.path(), "report-bench").await?;
         let start = Instant::now();
         let project = snapshot_db::write(&db, "scifact-open-size", &snapshot).await;
-        println!("write to SQLite         {:>9.3?}  (not part of the target)", start.elapsed());
+        println!("write to the database   {:>9.3?}  (not part of the target)", start.elapsed());
 
         let options = ReportOptions {
             permutations,

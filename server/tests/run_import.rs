@@ -112,7 +112,38 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
         ]
     );
     if common::on_postgres() {
-        // PostgreSQL checks every key of every write; the import has no connection without.
+        // The import skipped PostgreSQL's per-row checks (the test cluster's role may): every
+        // key holds all the same, and every connection of the pool still checks.
+        every_foreign_key_holds_on_postgres(db).await;
+        let mut held = Vec::new();
+        for _ in 0..db.options().get_max_connections() {
+            let mut conn = db.acquire().await.unwrap();
+            let role: String =
+                sqlx::query_scalar("SELECT current_setting('session_replication_role')")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .unwrap();
+            assert_eq!(role, "origin");
+            held.push(conn);
+        }
+        drop(held);
+        refuses_a_prediction_of_no_system(db).await;
+        // The check finds a key that does not hold: a row written with the checks skipped.
+        let mut conn = db.acquire().await.unwrap().detach();
+        sqlx::raw_sql(
+            "SET session_replication_role = replica;
+             INSERT INTO predictions (system_id, claim_id, doc_id, confidence) VALUES (999, 1, 1, 0.5)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        let found = foreign_key_violation(db)
+            .await
+            .expect("the orphan row is found");
+        assert!(
+            found.starts_with("predictions.predictions_system_id_fkey"),
+            "{found}"
+        );
         return;
     }
     let violations: Vec<(String, Option<i64>, String, i64)> =
@@ -133,13 +164,82 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
         held.push(conn);
     }
     drop(held);
+    refuses_a_prediction_of_no_system(db).await;
+}
+
+/// A prediction of a system that does not exist is refused.
+async fn refuses_a_prediction_of_no_system(db: &Db) {
     let err = sqlx::query(
         "INSERT INTO predictions (system_id, claim_id, doc_id, confidence) VALUES (999, 1, 1, 0.5)",
     )
     .execute(db)
     .await
     .unwrap_err();
-    assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
+    assert!(
+        err.to_string().to_lowercase().contains("foreign key"),
+        "{err}"
+    );
+}
+
+/// Panics unless every foreign key holds on PostgreSQL.
+async fn every_foreign_key_holds_on_postgres(db: &Db) {
+    if let Some(violation) = foreign_key_violation(db).await {
+        panic!("{violation}");
+    }
+}
+
+/// PostgreSQL's `PRAGMA foreign_key_check`: every foreign key of the schema dropped and added
+/// again (adding one checks every row), in a transaction rolled back after; the first that
+/// does not hold.
+async fn foreign_key_violation(db: &Db) -> Option<String> {
+    let keys: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT conrelid::regclass::text, conname::text, pg_get_constraintdef(oid)
+         FROM pg_constraint WHERE contype = 'f' ORDER BY 1, 2",
+    )
+    .fetch_all(db)
+    .await
+    .unwrap();
+    assert!(keys.len() > 20, "{keys:?}");
+    let mut tx = db.begin().await.unwrap();
+    for (table, name, definition) in &keys {
+        let added = sqlx::query(&format!(
+            "ALTER TABLE {table} DROP CONSTRAINT {name}, ADD CONSTRAINT {name} {definition}"
+        ))
+        .execute(&mut *tx)
+        .await;
+        if let Err(e) = added {
+            return Some(format!("{table}.{name} ({definition}): {e}"));
+        }
+    }
+    tx.rollback().await.unwrap();
+    None
+}
+
+#[tokio::test]
+async fn on_postgres_a_role_that_may_not_skip_key_checks_imports_with_them() {
+    if !common::on_postgres() {
+        return;
+    }
+    let Some(url) = common::postgres::fresh_database_of_plain_role() else {
+        return;
+    };
+    let db = app::store::db::connect(&url.parse().unwrap())
+        .await
+        .unwrap();
+    let may: bool =
+        sqlx::query_scalar("SELECT has_parameter_privilege('session_replication_role', 'SET')")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert!(!may, "the role should not be allowed to skip the checks");
+    let dir = tempfile::tempdir().unwrap();
+    let project = project(&db, dir.path()).await;
+    let run = run_file(dir.path());
+    let report = import::run(&db, project, spec(&run), None).await.unwrap();
+    assert_eq!((report.rows, report.systems.len()), (3, 2));
+    assert_eq!(counts(&db).await, (1, 2, 3));
+    every_foreign_key_holds_on_postgres(&db).await;
+    refuses_a_prediction_of_no_system(&db).await;
 }
 
 #[tokio::test]

@@ -12,7 +12,9 @@
 //!   own with SQLite's foreign-key checks off ([`bulk_connection`]): every key it writes was
 //!   checked or created by the import, and nothing deletes documents, claims or another
 //!   import's systems, so the checks (a third of SQLite's time per prediction) could never
-//!   fail. Its predictions go in through SQLite's C API ([`insert_rows`]).
+//!   fail. Its predictions go in through SQLite's C API ([`insert_rows`]). On PostgreSQL they
+//!   go in with `COPY` on a connection that skips the per-row checks likewise, where the
+//!   database role may ([`super::import_copy`]).
 
 use super::audit::AuditEvent;
 use super::db::{engine, Engine};

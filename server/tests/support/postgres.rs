@@ -1,6 +1,8 @@
 //! A throwaway PostgreSQL cluster owned by the test process: `initdb` into a temporary directory,
 //! `pg_ctl start` on a free local port, a fresh database per test, and `pg_ctl stop` when the
 //! process exits. Debian's `postgresql` package provides the programs (`make test` installs it).
+//! Tests run on a cluster that skips flushing to disk; benchmarks on one that keeps PostgreSQL's
+//! durable defaults ([`Durability`]).
 //!
 //! Without PostgreSQL the tests that need it are skipped with a message, unless
 //! `CLAIMPOOL_PG_REQUIRED` is set (as `make test` and CI do): then they fail.
@@ -20,14 +22,44 @@ struct Cluster {
     as_postgres: bool,
 }
 
-static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
-static STOP: Mutex<Option<(PathBuf, PathBuf, bool)>> = Mutex::new(None);
+/// What a cluster does to keep committed data through a crash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Nothing: `fsync`, `synchronous_commit` and `full_page_writes` off (tests).
+    Throwaway,
+    /// PostgreSQL's defaults (every commit flushed to the WAL on disk), with the memory and WAL
+    /// sizes an operator gives a server that imports millions of rows (benchmarks).
+    Durable,
+}
+
+impl Durability {
+    /// The server settings of a cluster of this durability.
+    pub fn settings(self) -> &'static str {
+        match self {
+            Durability::Throwaway => {
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            }
+            Durability::Durable => "-c shared_buffers=1GB -c max_wal_size=4GB",
+        }
+    }
+}
+
+static CLUSTERS: [OnceLock<Option<Cluster>>; 2] = [OnceLock::new(), OnceLock::new()];
+static STOP: Mutex<Vec<(PathBuf, PathBuf, bool)>> = Mutex::new(Vec::new());
 static NEXT_DB: AtomicU32 = AtomicU32::new(0);
 
 /// A fresh, empty database on the test process's cluster, as a `postgres://` URL; `None` (the
 /// caller returns) when PostgreSQL is not installed and not required.
 pub fn fresh_database() -> Option<String> {
-    let cluster = CLUSTER.get_or_init(start).as_ref()?;
+    fresh_database_on(Durability::Throwaway)
+}
+
+/// A fresh, empty database on the process's cluster of `durability`, as a `postgres://` URL;
+/// `None` when PostgreSQL is not installed and not required.
+pub fn fresh_database_on(durability: Durability) -> Option<String> {
+    let cluster = CLUSTERS[durability as usize]
+        .get_or_init(|| start(durability))
+        .as_ref()?;
     let name = format!(
         "t{}_{}",
         std::process::id(),
@@ -36,6 +68,26 @@ pub fn fresh_database() -> Option<String> {
     cluster.psql(&format!("CREATE DATABASE {name}"));
     Some(format!(
         "postgres://postgres@127.0.0.1:{}/{name}",
+        cluster.port
+    ))
+}
+
+/// A fresh, empty database on the test process's cluster owned by a new role that is no
+/// superuser and has no grants, as a `postgres://` URL that connects as that role; `None` when
+/// PostgreSQL is not installed and not required.
+pub fn fresh_database_of_plain_role() -> Option<String> {
+    let cluster = CLUSTERS[Durability::Throwaway as usize]
+        .get_or_init(|| start(Durability::Throwaway))
+        .as_ref()?;
+    let name = format!(
+        "plain{}_{}",
+        std::process::id(),
+        NEXT_DB.fetch_add(1, Ordering::SeqCst)
+    );
+    cluster.psql(&format!("CREATE ROLE {name} LOGIN NOSUPERUSER"));
+    cluster.psql(&format!("CREATE DATABASE {name} OWNER {name}"));
+    Some(format!(
+        "postgres://{name}@127.0.0.1:{}/{name}",
         cluster.port
     ))
 }
@@ -60,7 +112,7 @@ pub fn server_bin() -> Option<PathBuf> {
     majors.pop().map(|(_, bin)| bin)
 }
 
-fn start() -> Option<Cluster> {
+fn start(durability: Durability) -> Option<Cluster> {
     let Some(bin) = server_bin() else {
         if std::env::var_os("CLAIMPOOL_PG_REQUIRED").is_some() {
             panic!(
@@ -106,9 +158,9 @@ fn start() -> Option<Cluster> {
         ],
     );
     let options = format!(
-        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-         -c full_page_writes=off -c max_connections=200",
-        path_str(&cluster.socket_dir)
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200 {}",
+        path_str(&cluster.socket_dir),
+        durability.settings()
     );
     let log = root.join("server.log");
     cluster.run_tool(
@@ -124,22 +176,28 @@ fn start() -> Option<Cluster> {
             "start",
         ],
     );
-    *STOP.lock().unwrap() = Some((cluster.bin.clone(), cluster.data.clone(), as_postgres));
-    unsafe {
-        libc::atexit(stop_at_exit);
+    let mut stop = STOP.lock().unwrap();
+    if stop.is_empty() {
+        unsafe {
+            libc::atexit(stop_at_exit);
+        }
     }
+    stop.push((cluster.bin.clone(), cluster.data.clone(), as_postgres));
     Some(cluster)
 }
 
 extern "C" fn stop_at_exit() {
-    let Some((bin, data, as_postgres)) = STOP.lock().ok().and_then(|mut s| s.take()) else {
-        return;
-    };
-    let mut command = tool(&bin, "pg_ctl", as_postgres);
-    command.args(["-D", path_str(&data), "-m", "immediate", "stop"]);
-    let _ = command.output();
-    if let Some(root) = data.parent() {
-        let _ = std::fs::remove_dir_all(root);
+    let clusters = STOP
+        .lock()
+        .map(|mut s| std::mem::take(&mut *s))
+        .unwrap_or_default();
+    for (bin, data, as_postgres) in clusters {
+        let mut command = tool(&bin, "pg_ctl", as_postgres);
+        command.args(["-D", path_str(&data), "-m", "immediate", "stop"]);
+        let _ = command.output();
+        if let Some(root) = data.parent() {
+            let _ = std::fs::remove_dir_all(root);
+        }
     }
 }
 
