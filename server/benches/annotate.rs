@@ -50,6 +50,13 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // RUST_LOG=... shows the server's log (e.g. sqlx::query=debug: each statement's time).
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let args: Vec<String> = std::env::args().collect();
     let sessions = arg(&args, "--sessions", 50);
     let pairs = arg(&args, "--pairs", 10_000);

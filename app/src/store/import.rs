@@ -571,6 +571,7 @@ async fn write_documents(
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk {
             let rows = super::values::ValuesInsert::new(
+                super::db::engine_of(&tx),
                 "INSERT INTO document_rows (project_id, doc_id, title, sentences, extra, import_id) ",
                 batch,
                 |b, d| {

@@ -260,6 +260,7 @@ pub(crate) async fn write(conn: &mut AnyConnection, made: &[Made]) -> StoreResul
     let now = now_ms();
     for chunk in made.chunks(1000) {
         let rows = crate::store::values::ValuesInsert::new(
+            crate::store::db::engine_of(conn),
             "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at) ",
             chunk,
             |b, (entry, annotator, stage)| {

@@ -326,6 +326,7 @@ pub async fn import_judgments(
         let now = now_ms();
         for chunk in written.finals.chunks(FINALS_PER_STATEMENT) {
             let rows = crate::store::values::ValuesInsert::new(
+                crate::store::db::engine_of(&tx),
                 "INSERT INTO final_label_rows (project_id, claim_id, doc_id, judgment_id, label, provenance, decided_at) ",
                 chunk,
                 |b, f| {

@@ -370,6 +370,7 @@ async fn write_rows(
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk.chunks(1_000) {
             let rows = crate::store::values::ValuesInsert::new(
+                crate::store::db::engine_of(&tx),
                 "INSERT INTO pool_sample_pair_rows (build_id, claim_id, doc_id, stratum, draw, inclusion_probability) ",
                 batch,
                 |b, (claim, doc, stratum, draw, pi)| {

@@ -269,6 +269,7 @@ pub(super) async fn write_entries(
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk.chunks(ROWS_PER_STATEMENT) {
             let rows = ValuesInsert::new(
+                crate::store::db::engine_of(&tx),
                 "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id) ",
                 batch,
                 |b, e| {
@@ -307,6 +308,7 @@ async fn insert_ranks(
 ) -> StoreResult<()> {
     for batch in ranks.chunks(ROWS_PER_STATEMENT) {
         let rows = ValuesInsert::new(
+            crate::store::db::engine_of(tx),
             "INSERT INTO pool_rank_rows (pool_entry_id, system_id, rank, build_id) ",
             batch,
             |b, (entry, system, rank)| {
