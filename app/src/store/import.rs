@@ -1126,8 +1126,7 @@ async fn run_on(
             .await?
         }
         Engine::Postgres => {
-            super::import_copy::write_predictions(db, &mut rx, &turns, project_id, &spec, import_id)
-                .await?
+            super::import_copy::write_predictions(db, &mut rx, project_id, &spec, import_id).await?
         }
     };
     let problems = parser_problems(parser).await?;
