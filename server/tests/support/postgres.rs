@@ -57,14 +57,7 @@ pub fn fresh_database() -> Option<String> {
 /// A fresh, empty database on the process's cluster of `durability`, as a `postgres://` URL;
 /// `None` when PostgreSQL is not installed and not required.
 pub fn fresh_database_on(durability: Durability) -> Option<String> {
-    let cluster = CLUSTERS[durability as usize]
-        .get_or_init(|| start(durability))
-        .as_ref()?;
-    let name = format!(
-        "t{}_{}",
-        std::process::id(),
-        NEXT_DB.fetch_add(1, Ordering::SeqCst)
-    );
+    let (cluster, name) = cluster_and_name(durability, "t")?;
     cluster.psql(&format!("CREATE DATABASE {name}"));
     Some(format!(
         "postgres://postgres@127.0.0.1:{}/{name}",
@@ -76,20 +69,27 @@ pub fn fresh_database_on(durability: Durability) -> Option<String> {
 /// superuser and has no grants, as a `postgres://` URL that connects as that role; `None` when
 /// PostgreSQL is not installed and not required.
 pub fn fresh_database_of_plain_role() -> Option<String> {
-    let cluster = CLUSTERS[Durability::Throwaway as usize]
-        .get_or_init(|| start(Durability::Throwaway))
-        .as_ref()?;
-    let name = format!(
-        "plain{}_{}",
-        std::process::id(),
-        NEXT_DB.fetch_add(1, Ordering::SeqCst)
-    );
+    let (cluster, name) = cluster_and_name(Durability::Throwaway, "plain")?;
     cluster.psql(&format!("CREATE ROLE {name} LOGIN NOSUPERUSER"));
     cluster.psql(&format!("CREATE DATABASE {name} OWNER {name}"));
     Some(format!(
         "postgres://{name}@127.0.0.1:{}/{name}",
         cluster.port
     ))
+}
+
+/// The process's cluster of `durability` (started on first use) and a name no other database
+/// or role of it has.
+fn cluster_and_name(durability: Durability, prefix: &str) -> Option<(&'static Cluster, String)> {
+    let cluster = CLUSTERS[durability as usize]
+        .get_or_init(|| start(durability))
+        .as_ref()?;
+    let name = format!(
+        "{prefix}{}_{}",
+        std::process::id(),
+        NEXT_DB.fetch_add(1, Ordering::SeqCst)
+    );
+    Some((cluster, name))
 }
 
 /// The directory holding PostgreSQL's server programs (15 or later), if installed.
