@@ -121,7 +121,7 @@ pub(crate) async fn begin_on(conn: &mut AnyConnection) -> StoreResult<Transactio
 
 /// The key of PostgreSQL's transaction-level advisory lock every write transaction takes: the
 /// store's writers were written for SQLite's one writer at a time, and keep that order there.
-pub(crate) const PG_WRITE_LOCK: i64 = 0x636c_6169_6d70; // "claimp"
+const PG_WRITE_LOCK: i64 = 0x636c_6169_6d70; // "claimp"
 
 async fn lock_writers(tx: &mut AnyConnection) -> StoreResult<()> {
     sqlx::query("SELECT 1 FROM pg_advisory_xact_lock($1)")
