@@ -72,11 +72,13 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
-# Every test, then the server's integration tests again on PostgreSQL (CLAIMPOOL_TEST_ENGINE:
-# each test on a fresh database of a throwaway cluster its test process starts).
+# Every test, then the store's tests and the server's integration tests again on PostgreSQL
+# (CLAIMPOOL_TEST_ENGINE: each test on a fresh database of a throwaway cluster its test process
+# starts; `--workspace --lib` reuses the first pass's build of the store's tests).
 # CLAIMPOOL_PG_REQUIRED: a PostgreSQL test fails, instead of skipping, when PostgreSQL is missing.
 unit:
 	CLAIMPOOL_PG_REQUIRED=1 cargo test --workspace
+	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --workspace --lib store::
 	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test -p server --tests
 
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release

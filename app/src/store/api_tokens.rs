@@ -260,8 +260,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_token_works_until_revoked_or_its_user_is_deactivated() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = crate::store::open(&dir.path().join("t.db")).await.unwrap();
+        let test = crate::store::test_db::TestDb::fresh().await;
+        let db = test.db.clone();
         let name = crate::domain::account::Username::parse("alice").unwrap();
         let hash = "$argon2id$v=19$m=19456,t=2,p=1$bm8tbG9naW4$bm8tbG9naW4";
         let role = crate::domain::account::Role::Lead;

@@ -39,9 +39,13 @@ pub fn engine_of(conn: &sqlx::AnyConnection) -> Engine {
     }
 }
 
-/// What tells two databases apart within the process: the SQLite file, or the PostgreSQL URL.
+/// What tells two databases apart within the process: the SQLite file (canonical, so two paths
+/// to one file are one database), or the PostgreSQL URL.
 pub(crate) fn identity(db: &Db) -> PathBuf {
-    sqlite_file(db).unwrap_or_else(|| PathBuf::from(db.connect_options().database_url.as_str()))
+    match sqlite_file(db) {
+        Some(file) => std::fs::canonicalize(&file).unwrap_or(file),
+        None => PathBuf::from(db.connect_options().database_url.as_str()),
+    }
 }
 
 /// The SQLite file `db` opens; `None` on another engine.
@@ -148,4 +152,20 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn two_paths_to_one_sqlite_file_are_one_database() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let a = open(&dir.path().join("a.db")).await.unwrap();
+        let b = open(&dir.path().join("sub/../a.db")).await.unwrap();
+        let c = open(&dir.path().join("c.db")).await.unwrap();
+        assert_eq!(identity(&a), identity(&b));
+        assert_ne!(identity(&a), identity(&c));
+    }
 }

@@ -30,6 +30,8 @@ pub mod sessions;
 mod snapshot;
 mod staged;
 pub mod target;
+#[cfg(test)]
+mod test_db;
 pub mod transfer;
 pub mod users;
 mod values;

@@ -39,7 +39,6 @@ impl Gate {
     pub(crate) fn of(db: &Db) -> Gate {
         static GATES: Mutex<Option<HashMap<PathBuf, Gate>>> = Mutex::new(None);
         let file = super::db::identity(db);
-        let file = std::fs::canonicalize(&file).unwrap_or(file);
         // A panic while the map was locked leaves it whole (insertions only).
         let mut gates = GATES.lock().unwrap_or_else(|p| p.into_inner());
         gates
@@ -134,12 +133,13 @@ async fn lock_writers(tx: &mut AnyConnection) -> StoreResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::test_db::TestDb;
     use std::time::Duration;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn writers_take_turns_in_arrival_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = crate::store::open(&dir.path().join("g.db")).await.unwrap();
+        let test = TestDb::fresh().await;
+        let db = test.db.clone();
         let first = begin(&db).await.unwrap();
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut waiting = Vec::new();
@@ -162,14 +162,9 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn one_gate_per_file_and_a_blocking_turn_waits_too() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("g.db");
-        let (a, b) = (
-            crate::store::open(&path).await.unwrap(),
-            crate::store::open(&path).await.unwrap(),
-        );
-        let other = crate::store::open(&dir.path().join("h.db")).await.unwrap();
+    async fn one_gate_per_database_and_a_blocking_turn_waits_too() {
+        let (test, other) = (TestDb::fresh().await, TestDb::fresh().await);
+        let (a, b, other) = (test.db.clone(), test.reopen().await, other.db.clone());
         let held = Gate::of(&a).turn().await;
         // Another file's queue is free.
         drop(Gate::of(&other).turn().await);

@@ -127,8 +127,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_held_lock_is_live_a_dropped_one_is_gone_and_kinds_are_apart() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = crate::store::open(&dir.path().join("w.db")).await.unwrap();
+        let test = crate::store::test_db::TestDb::fresh().await;
+        let db = test.db.clone();
         let lock = WriterLock::take(&db, LockKind::Import).unwrap();
         let token = lock.token().to_owned();
         assert!(!writer_is_gone(&db, LockKind::Import, Some(&token)).unwrap());
