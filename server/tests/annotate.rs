@@ -218,6 +218,79 @@ async fn pool_pairs_are_assigned_balanced_and_served_shallowest_first() {
     assert!(!raw.contains("rank") && !raw.contains("confidence") && !raw.contains("0.99"));
 }
 
+/// Open assignments of pooled pairs per annotator of the project, counted by joining each
+/// assignment to its pool entry (what `assignments.project_id` stands for).
+const LOADS_BY_ENTRY: &str = "SELECT a.annotator_id, COUNT(*) FROM assignments a
+     JOIN pool_entry_rows e ON e.id = a.pool_entry_id
+     WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id ORDER BY a.annotator_id";
+
+#[tokio::test]
+async fn assignments_name_their_pairs_project_and_loads_count_by_it() {
+    let app = TestApp::spawn().await;
+    let project = setup(&app, &["a1", "a2", "a3"], 30).await;
+    // Each first pass submitted gives out a second pass, one assignment at a time.
+    let a1 = app.logged_in("a1").await;
+    for _ in 0..3 {
+        let item = queue(&app, &a1).await.current.unwrap();
+        let res = submit(&app, &a1, item.assignment_id.unwrap(), support()).await;
+        assert!(res.status().is_success(), "{}", res.status());
+    }
+    let seconds = count(
+        &app,
+        "SELECT COUNT(*) FROM assignments WHERE stage = 'second'",
+    )
+    .await;
+    assert_eq!(seconds, 3, "every first pass asked for a second");
+    let mismatched = count(
+        &app,
+        "SELECT COUNT(*) FROM assignments a LEFT JOIN pool_entry_rows e ON e.id = a.pool_entry_id
+         WHERE a.project_id IS DISTINCT FROM e.project_id",
+    )
+    .await;
+    assert_eq!(mismatched, 0);
+    let by_column: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT annotator_id, COUNT(*) FROM assignments
+         WHERE project_id = $1 AND status = 'open' AND pool_entry_id IS NOT NULL
+         GROUP BY annotator_id ORDER BY annotator_id",
+    )
+    .bind(project)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let by_entry: Vec<(i64, i64)> = sqlx::query_as(LOADS_BY_ENTRY)
+        .bind(project)
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(by_column, by_entry);
+    assert_eq!(by_entry.iter().map(|(_, n)| n).sum::<i64>(), 30);
+
+    // The database refuses an assignment naming another project than its pair's, or none.
+    let other = app::store::projects::create(&app.db, "other", "", None)
+        .await
+        .unwrap();
+    for wrong in [Some(other), None] {
+        let refused = sqlx::query(
+            "INSERT INTO assignments (pool_entry_id, project_id, annotator_id, stage, status,
+                                      queue_pos, created_at)
+             SELECT e.id, $1, a.annotator_id, 'adjudication', 'open', 0, 0
+             FROM pool_entry_rows e JOIN assignments a ON a.pool_entry_id = e.id LIMIT 1",
+        )
+        .bind(wrong)
+        .execute(&app.db)
+        .await;
+        let err = refused
+            .expect_err("a wrong project was written")
+            .to_string();
+        assert!(err.contains("names the project of its pool entry"), "{err}");
+    }
+    let moved = sqlx::query("UPDATE assignments SET project_id = $1")
+        .bind(other)
+        .execute(&app.db)
+        .await;
+    assert!(moved.is_err(), "an assignment moved to another project");
+}
+
 #[tokio::test]
 async fn annotators_cannot_touch_or_read_others_items() {
     let app = TestApp::spawn().await;

@@ -31,12 +31,13 @@ pub(crate) async fn active_annotators(
     Ok(ids.into_iter().map(AnnotatorId).collect())
 }
 
-/// Open assignments per annotator in the project.
+/// Open assignments of pooled pairs per annotator in the project (the pairs of a pool build
+/// still being written included), counted from the index `assignments_open_by_project`.
 pub(crate) async fn loads(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Loads> {
     let rows: Vec<(i64, i64)> = sqlx::query_as(
-        "SELECT a.annotator_id, COUNT(*) FROM assignments a
-         JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id",
+        "SELECT annotator_id, COUNT(*) FROM assignments
+         WHERE project_id = $1 AND status = 'open' AND pool_entry_id IS NOT NULL
+         GROUP BY annotator_id",
     )
     .bind(project_id)
     .fetch_all(&mut *conn)
@@ -47,19 +48,22 @@ pub(crate) async fn loads(conn: &mut AnyConnection, project_id: i64) -> StoreRes
         .collect())
 }
 
-/// Writes one open assignment.
+/// Writes one open assignment of a pooled pair of the project.
 pub(crate) async fn insert(
     conn: &mut AnyConnection,
+    project_id: i64,
     entry: PoolEntryId,
     annotator: AnnotatorId,
     stage: Stage,
     queue_pos: i64,
 ) -> StoreResult<i64> {
     Ok(sqlx::query_scalar::<_, i64>(
-        "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at)
-         VALUES ($1, $2, $3, 'open', $4, $5) RETURNING id",
+        "INSERT INTO assignments (pool_entry_id, project_id, annotator_id, stage, status, queue_pos,
+                                  created_at)
+         VALUES ($1, $2, $3, $4, 'open', $5, $6) RETURNING id",
     )
     .bind(entry.0)
+    .bind(project_id)
     .bind(annotator.0)
     .bind(stage.as_str())
     .bind(queue_pos)
@@ -150,7 +154,7 @@ pub(crate) async fn assign_next(
         }
     };
     if let Some((annotator, stage)) = chosen {
-        insert(conn, entry, annotator, stage, FRESH_POSITION).await?;
+        insert(conn, project_id, entry, annotator, stage, FRESH_POSITION).await?;
     }
     Ok(chosen)
 }
@@ -255,16 +259,22 @@ impl Roster {
     }
 }
 
-/// Writes `made` as open assignments at the front position.
-pub(crate) async fn write(conn: &mut AnyConnection, made: &[Made]) -> StoreResult<()> {
+/// Writes `made`, pairs of the project, as open assignments at the front position.
+pub(crate) async fn write(
+    conn: &mut AnyConnection,
+    project_id: i64,
+    made: &[Made],
+) -> StoreResult<()> {
     let now = now_ms();
     for chunk in made.chunks(1000) {
         let rows = crate::store::values::ValuesInsert::new(
             crate::store::db::engine_of(conn),
-            "INSERT INTO assignments (pool_entry_id, annotator_id, stage, status, queue_pos, created_at) ",
+            "INSERT INTO assignments (pool_entry_id, project_id, annotator_id, stage, status, \
+             queue_pos, created_at) ",
             chunk,
             |b, (entry, annotator, stage)| {
                 b.bind(entry.0)
+                    .bind(project_id)
                     .bind(annotator.0)
                     .bind(stage.as_str())
                     .bind("open")
@@ -323,7 +333,7 @@ pub(crate) async fn assign_pending_among(
         return Ok(Vec::new());
     }
     let made = Roster::read(conn, project_id).await?.plan(&pending);
-    write(conn, &made).await?;
+    write(conn, project_id, &made).await?;
     Ok(made)
 }
 
@@ -341,7 +351,7 @@ pub async fn assign_pending(
         return Ok(0);
     }
     let made = Roster::read(conn, project_id).await?.plan(&pending);
-    write(conn, &made).await?;
+    write(conn, project_id, &made).await?;
     record(conn, project_id, actor_id, &made).await?;
     Ok(made.len())
 }

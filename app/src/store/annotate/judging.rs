@@ -695,6 +695,7 @@ pub(crate) async fn serve_first(
     };
     insert(
         &mut tx,
+        project_id,
         PoolEntryId(entry),
         annotator,
         Stage::First,

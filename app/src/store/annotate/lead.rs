@@ -372,7 +372,7 @@ async fn hand_over(
     let mut moved = 0;
     for r in reassign(from, &items, &annotators, &mut loads, seed) {
         if let Ok(to) = r.outcome {
-            insert(conn, r.entry, to, r.stage, FRESH_POSITION).await?;
+            insert(conn, project_id, r.entry, to, r.stage, FRESH_POSITION).await?;
             moved += 1;
         }
     }
@@ -423,6 +423,7 @@ pub async fn reassign_item(
         .await?;
     let new_id = insert(
         &mut tx,
+        project_id,
         PoolEntryId(entry_id),
         AnnotatorId(to_id),
         stage,

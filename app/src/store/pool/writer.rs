@@ -377,7 +377,7 @@ pub(super) async fn write_assignments(
             .collect();
         let (keep, away): (Vec<Made>, Vec<Made>) =
             chunk.iter().partition(|(_, who, _)| active.contains(who));
-        assign::write(&mut tx, &keep).await?;
+        assign::write(&mut tx, project_id, &keep).await?;
         commit_chunk(tx, options, started).await?;
         written.extend(keep);
         left.extend(away.into_iter().map(|(entry, _, _)| entry.0));

@@ -1,0 +1,20 @@
+-- Mirrors migrations/sqlite/20261128000001_assignment_project.sql: each assignment of a pooled
+-- pair names the pair's project (gold assignments keep NULL), so open loads are counted from one
+-- index; a trigger keeps the column equal to the pool entry's project.
+ALTER TABLE assignments ADD COLUMN project_id BIGINT;
+UPDATE assignments a SET project_id = e.project_id
+FROM pool_entry_rows e WHERE e.id = a.pool_entry_id;
+CREATE INDEX assignments_open_by_project ON assignments (project_id, annotator_id)
+WHERE status = 'open' AND pool_entry_id IS NOT NULL;
+
+CREATE FUNCTION assignments_project_of_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.project_id IS DISTINCT FROM
+       (SELECT e.project_id FROM pool_entry_rows e WHERE e.id = NEW.pool_entry_id) THEN
+        RAISE EXCEPTION 'an assignment names the project of its pool entry';
+    END IF;
+    RETURN NEW;
+END;
+$$;
+CREATE TRIGGER assignments_project_of_entry BEFORE INSERT OR UPDATE OF project_id, pool_entry_id
+ON assignments FOR EACH ROW EXECUTE FUNCTION assignments_project_of_entry();
