@@ -48,8 +48,8 @@ const BATCH: usize = 1_000;
 /// [`insert_rows`] (whose statements are prepared once per batch).
 const RUN_BATCH: usize = 4_096;
 /// At most this many batches of [`RUN_BATCH`] predictions go into one write transaction of a
-/// run import (16,384 rows: a few tens of milliseconds of SQLite's write lock).
-const CHUNK_BATCHES: usize = 4;
+/// run import (8,192 rows: about 10 ms of SQLite's write lock).
+const CHUNK_BATCHES: usize = 2;
 
 /// What an import wrote.
 #[derive(Clone, Debug, PartialEq, Serialize)]
