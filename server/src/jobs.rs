@@ -120,37 +120,67 @@ struct Progress<'a> {
 /// Runs `work` to its end, writing its progress into the job's row every [`TICK`], and asks it
 /// to stop when a lead cancels the job or it outlives its time limit: gives the work's outcome
 /// and why it was asked to stop, if it was.
+///
+/// The work is polled all along, also while the progress is written: work paused inside its
+/// write transaction would hold SQLite's write lock that the progress write waits for (the job
+/// then failed with "database is locked" after the busy timeout). A progress write or cancel
+/// check that fails is logged and tried again at the next tick; it never fails the work.
 async fn supervise<T>(
     db: &Db,
     job_id: i64,
     progress: Progress<'_>,
     work: impl std::future::Future<Output = T>,
 ) -> anyhow::Result<(T, Option<Stopped>)> {
-    tokio::pin!(work);
+    let stopped = std::sync::Mutex::new(None);
+    let finished = tokio::select! {
+        finished = work => finished,
+        never = watch(db, job_id, &progress, &stopped) => match never {},
+    };
+    let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok((finished, stopped))
+}
+
+/// [`supervise`]'s watch over a running job, every [`TICK`] until the work ends: writes its
+/// progress, and sets `stopped` and stops the work once a lead cancels it or it outlives its
+/// time limit.
+async fn watch(
+    db: &Db,
+    job_id: i64,
+    progress: &Progress<'_>,
+    stopped: &std::sync::Mutex<Option<Stopped>>,
+) -> std::convert::Infallible {
     let started = Instant::now();
     let mut reported = 0;
-    let mut stopped = None;
     loop {
-        tokio::select! {
-            finished = &mut work => return Ok((finished, stopped)),
-            () = tokio::time::sleep(TICK) => {
-                let now = (progress.done)();
-                if now != reported {
-                    jobs::progress(db, job_id, now as i64, None).await?;
-                    reported = now;
-                }
-                if stopped.is_none() {
-                    if jobs::cancel_requested(db, job_id).await? {
-                        stopped = Some(Stopped::Cancelled(now, progress.total, progress.unit));
-                    } else if started.elapsed() > progress.timeout {
-                        stopped = Some(Stopped::TimedOut(progress.timeout));
-                    }
-                    if stopped.is_some() {
-                        (progress.stop)();
-                    }
+        tokio::time::sleep(TICK).await;
+        let now = (progress.done)();
+        if now != reported {
+            match jobs::progress(db, job_id, now as i64, None).await {
+                Ok(()) => reported = now,
+                Err(e) => {
+                    tracing::warn!(job = job_id, error = %e, "cannot write the job's progress")
                 }
             }
         }
+        let asked = stopped.lock().map(|s| s.is_some()).unwrap_or(true);
+        if asked {
+            continue;
+        }
+        let why = match jobs::cancel_requested(db, job_id).await {
+            Ok(true) => Stopped::Cancelled(now, progress.total, progress.unit),
+            Ok(false) if started.elapsed() > progress.timeout => {
+                Stopped::TimedOut(progress.timeout)
+            }
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::warn!(job = job_id, error = %e, "cannot read whether the job is cancelled");
+                continue;
+            }
+        };
+        if let Ok(mut s) = stopped.lock() {
+            *s = Some(why);
+        }
+        (progress.stop)();
     }
 }
 
@@ -299,4 +329,52 @@ async fn pipeline(
         "rows": report.rows,
         "import_id": report.import_id,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The work sits inside its write transaction at a tick whose progress write waits for
+    /// that transaction: the job still ends, as soon as its work does.
+    #[tokio::test]
+    async fn a_tick_during_the_works_write_transaction_waits_for_the_work() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let db = app::store::open(&dir.path().join("jobs.db"))
+            .await
+            .expect("a database");
+        let project = app::store::projects::create(&db, "p", "", None)
+            .await
+            .expect("a project");
+        let id = jobs::create(&db, project, "import", &serde_json::json!({}), None)
+            .await
+            .expect("a job");
+        assert!(jobs::claim_next(&db).await.expect("claimed").is_some());
+        let done = AtomicU64::new(0);
+        let work = async {
+            let tx = db.begin_with("BEGIN IMMEDIATE").await?;
+            done.store(1, Ordering::Relaxed);
+            tokio::time::sleep(TICK * 3).await;
+            tx.commit().await
+        };
+        let progress = Progress {
+            total: 1,
+            unit: "bytes",
+            timeout: Duration::from_secs(600),
+            done: &|| done.load(Ordering::Relaxed),
+            stop: &|| {},
+        };
+        let started = Instant::now();
+        let (finished, stopped) = supervise(&db, id, progress, work)
+            .await
+            .expect("the watch never fails the work");
+        finished.expect("the work committed");
+        assert!(stopped.is_none());
+        // SQLite's busy timeout is 10 s: a progress write that stalled the work would wait it out.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
