@@ -17,7 +17,7 @@
 //! the table has no trigger of its own that it would skip.
 
 use super::copy_text::{push_integer, push_real, push_text};
-use super::import::{chunk_from, PredictionRow, SystemSpec, Written};
+use super::import::{chunk_from, PredictionRow, SystemSpec, Written, COPY_CHUNK_BATCHES};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use sqlx::{Connection, PgConnection};
 use tokio::sync::mpsc;
@@ -41,7 +41,7 @@ pub(super) async fn write_predictions(
     let now = now_ms();
     let mut text = String::with_capacity(SEND_BYTES + 4096);
     while let Some(first) = rx.recv().await {
-        let chunk = chunk_from(first, rx);
+        let chunk = chunk_from(first, rx, COPY_CHUNK_BATCHES);
         let mut tx = conn.begin().await?;
         for row in chunk.iter().flatten() {
             if let Some(name) = &row.new_system {
