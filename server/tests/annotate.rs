@@ -555,8 +555,23 @@ async fn the_second_annotator_is_never_the_first_even_when_annotators_leave() {
         "{} < {a1_firsts}",
         overview.unassigned
     );
-    // A lead may not hand a second pass to its first annotator either.
-    let _ = project;
+    // Each annotator's open items, counted independently through the pool entries.
+    let shown: Vec<(String, i64)> = overview
+        .annotators
+        .iter()
+        .map(|p| (p.username.clone(), p.open))
+        .collect();
+    let mut counted = Vec::new();
+    for name in ["a1", "a2", "a3"] {
+        let sql = format!(
+            "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+             JOIN users u ON u.id = a.annotator_id
+             WHERE a.status = 'open' AND e.project_id = {project} AND u.username = '{name}'"
+        );
+        counted.push((name.to_owned(), count(&app, &sql).await));
+    }
+    assert_eq!(shown, counted);
+    assert!(counted.iter().any(|(_, n)| *n > 0), "{counted:?}");
 }
 
 #[tokio::test]

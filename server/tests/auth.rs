@@ -304,7 +304,7 @@ async fn expired_sessions_are_purged() {
     let app = TestApp::spawn().await;
     app.add_user("ann", Role::Annotator).await;
     let _live = app.logged_in("ann").await;
-    let expired = if common::on_postgres() {
+    let expired = if common::postgres::tests_on_postgres() {
         "INSERT INTO sessions (id, data, expiry_date)
          VALUES ('old', decode('00', 'hex'), '2000-01-01 00:00:00+00')"
     } else {

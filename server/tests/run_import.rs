@@ -111,7 +111,7 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
             row("b", "11", "3", 4.5, Some(7)),
         ]
     );
-    if common::on_postgres() {
+    if common::postgres::tests_on_postgres() {
         // The import skipped PostgreSQL's per-row checks (the test cluster's role may): every
         // key holds all the same, and every connection of the pool still checks.
         every_foreign_key_holds_on_postgres(db).await;
@@ -217,7 +217,7 @@ async fn foreign_key_violation(db: &Db) -> Option<String> {
 
 #[tokio::test]
 async fn on_postgres_a_role_that_may_not_skip_key_checks_imports_with_them() {
-    if !common::on_postgres() {
+    if !common::postgres::tests_on_postgres() {
         return;
     }
     let Some(url) = common::postgres::fresh_database_of_plain_role() else {

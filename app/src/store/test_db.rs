@@ -18,11 +18,7 @@ pub(crate) struct TestDb {
 impl TestDb {
     pub(crate) async fn fresh() -> TestDb {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let arg = if on_postgres() {
-            cluster::fresh_database().expect("PostgreSQL for CLAIMPOOL_TEST_ENGINE=postgres")
-        } else {
-            dir.path().join("test.db").display().to_string()
-        };
+        let arg = cluster::fresh_test_database(dir.path());
         let target: DbTarget = arg.parse().expect("a database");
         let db = super::db::connect(&target)
             .await
@@ -30,7 +26,7 @@ impl TestDb {
         let engine = super::engine(&db);
         assert_eq!(
             engine == super::Engine::Postgres,
-            on_postgres(),
+            cluster::tests_on_postgres(),
             "{engine:?}"
         );
         TestDb {
@@ -46,9 +42,4 @@ impl TestDb {
             .await
             .expect("reopen the database")
     }
-}
-
-/// Whether the tests run on PostgreSQL (`CLAIMPOOL_TEST_ENGINE=postgres`).
-pub(crate) fn on_postgres() -> bool {
-    std::env::var("CLAIMPOOL_TEST_ENGINE").is_ok_and(|e| e == "postgres")
 }

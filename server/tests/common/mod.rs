@@ -25,19 +25,9 @@ pub async fn error_message(res: reqwest::Response) -> String {
     err.to_string()
 }
 
-/// The engine the integration tests run on: SQLite, or PostgreSQL when
-/// `CLAIMPOOL_TEST_ENGINE=postgres` (a fresh database on the test process's throwaway cluster).
-pub fn on_postgres() -> bool {
-    std::env::var("CLAIMPOOL_TEST_ENGINE").is_ok_and(|e| e == "postgres")
-}
-
 /// A fresh, migrated database of the tested engine (a SQLite file in `dir`), and its `--db`.
 pub async fn fresh_db(dir: &std::path::Path) -> (Db, String) {
-    let arg = if on_postgres() {
-        postgres::fresh_database().expect("PostgreSQL for CLAIMPOOL_TEST_ENGINE=postgres")
-    } else {
-        dir.join("test.db").display().to_string()
-    };
+    let arg = postgres::fresh_test_database(dir);
     let target: store::DbTarget = arg.parse().expect("a database");
     (store::db::connect(&target).await.expect("open db"), arg)
 }

@@ -48,6 +48,22 @@ static CLUSTERS: [OnceLock<Option<Cluster>>; 2] = [OnceLock::new(), OnceLock::ne
 static STOP: Mutex<Vec<(PathBuf, PathBuf, bool)>> = Mutex::new(Vec::new());
 static NEXT_DB: AtomicU32 = AtomicU32::new(0);
 
+/// Whether the tests run on PostgreSQL: `CLAIMPOOL_TEST_ENGINE=postgres`, as `make test`'s second
+/// pass sets. Otherwise they run on SQLite.
+pub fn tests_on_postgres() -> bool {
+    std::env::var("CLAIMPOOL_TEST_ENGINE").is_ok_and(|e| e == "postgres")
+}
+
+/// A fresh database of the engine the tests run on, as `claimpool --db` takes it: the SQLite
+/// file `test.db` in `dir`, or a fresh database on the process's throwaway cluster.
+pub fn fresh_test_database(dir: &Path) -> String {
+    if tests_on_postgres() {
+        fresh_database().expect("PostgreSQL for CLAIMPOOL_TEST_ENGINE=postgres")
+    } else {
+        dir.join("test.db").display().to_string()
+    }
+}
+
 /// A fresh, empty database on the test process's cluster, as a `postgres://` URL; `None` (the
 /// caller returns) when PostgreSQL is not installed and not required.
 pub fn fresh_database() -> Option<String> {
