@@ -13,10 +13,7 @@ use reqwest::StatusCode;
 
 /// A client without cookies or redirects: what a script is.
 fn script() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    common::client_builder().build().unwrap()
 }
 
 /// Creates a token named `name` through the account page's server function, as `client`.

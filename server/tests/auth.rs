@@ -167,9 +167,8 @@ async fn a_login_sets_a_strict_http_only_cookie_and_logout_ends_it() {
 
 /// A client whose connections come from `ip` (any 127.0.0.0/8 address reaches the server).
 fn client_from(ip: [u8; 4]) -> reqwest::Client {
-    reqwest::Client::builder()
+    common::client_builder()
         .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
         .local_address(std::net::IpAddr::from(ip))
         .build()
         .unwrap()

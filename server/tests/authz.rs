@@ -614,10 +614,7 @@ async fn every_api_route_checks_the_token_and_project_role() {
     let bad_token =
         "cp_0000000000000000000000000000000000000000000000000000000000000000".to_owned();
     tokens.push((&bad, Some(bad_token.clone())));
-    let script = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let script = common::client_builder().build().unwrap();
     let mut wrong = Vec::new();
     let mut cells = 0;
     for route in ROUTES {
@@ -696,8 +693,7 @@ async fn token_callers(app: &TestApp, callers: &[Caller]) -> Vec<Caller> {
             name: caller.name,
             role: caller.role,
             in_b: caller.in_b,
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
+            client: common::client_builder()
                 .default_headers(headers)
                 .build()
                 .unwrap(),

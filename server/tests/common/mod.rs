@@ -32,6 +32,17 @@ pub async fn fresh_db(dir: &std::path::Path) -> (Db, String) {
     (store::db::connect(&target).await.expect("open db"), arg)
 }
 
+/// How long a test waits for the answer to one request before the request fails.
+const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// What every test client starts from: redirects are not followed, and a request that gets no
+/// answer in [`REQUEST_TIMEOUT`] fails with its URL instead of hanging the test run.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(REQUEST_TIMEOUT)
+}
+
 /// The password every test user gets.
 pub const PASSWORD: &str = "correct horse";
 
@@ -193,11 +204,7 @@ impl TestApp {
 
     /// A client with its own cookie jar that does not follow redirects.
     pub fn client(&self) -> reqwest::Client {
-        reqwest::Client::builder()
-            .cookie_store(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("client")
+        client_builder().cookie_store(true).build().expect("client")
     }
 
     /// Calls the login server function.
