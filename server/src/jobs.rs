@@ -130,14 +130,14 @@ async fn supervise<T>(
     job_id: i64,
     progress: Progress<'_>,
     work: impl std::future::Future<Output = T>,
-) -> anyhow::Result<(T, Option<Stopped>)> {
+) -> (T, Option<Stopped>) {
     let stopped = std::sync::Mutex::new(None);
     let finished = tokio::select! {
         finished = work => finished,
         never = watch(db, job_id, &progress, &stopped) => match never {},
     };
     let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok((finished, stopped))
+    (finished, stopped)
 }
 
 /// [`supervise`]'s watch over a running job, every [`TICK`] until the work ends: writes its
@@ -205,7 +205,7 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
         done: &|| watch.bytes_read().min(total),
         stop: &|| watch.cancel(),
     };
-    let (finished, stopped) = supervise(db, job.id, progress, work).await?;
+    let (finished, stopped) = supervise(db, job.id, progress, work).await;
     // Messages name the uploaded file, not the server's directory for it.
     let prefix = params
         .path
@@ -287,7 +287,7 @@ async fn pipeline(
         done: &|| done.load(Ordering::Relaxed),
         stop: &|| stop.store(true, Ordering::Relaxed),
     };
-    let (finished, stopped) = supervise(db, job.id, progress, work).await?;
+    let (finished, stopped) = supervise(db, job.id, progress, work).await;
     let finished = finished.context("the pipeline stopped")?;
     if let Some(why) = stopped {
         return Err(why.into());
@@ -365,9 +365,7 @@ mod tests {
             stop: &|| {},
         };
         let started = Instant::now();
-        let (finished, stopped) = supervise(&db, id, progress, work)
-            .await
-            .expect("the watch never fails the work");
+        let (finished, stopped) = supervise(&db, id, progress, work).await;
         finished.expect("the work committed");
         assert!(stopped.is_none());
         // SQLite's busy timeout is 10 s: a progress write that stalled the work would wait it out.
