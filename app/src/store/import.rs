@@ -766,7 +766,7 @@ pub(crate) async fn begin_chunked(
     db: &Db,
     import: NewImport<'_>,
 ) -> StoreResult<(WriterLock, i64)> {
-    let lock = WriterLock::take(db)?;
+    let lock = WriterLock::take(db).await?;
     let mut tx = write_gate::begin(db).await?;
     let id = begin_import(
         &mut tx,
@@ -908,7 +908,7 @@ pub async fn run(
             .await?;
     let sha = file_sha(&path).await?;
     refuse_repeat(db, project_id, "run", &path, &sha).await?;
-    let lock = WriterLock::take(db)?;
+    let lock = WriterLock::take(db).await?;
     let mut conn = bulk_connection(db).await?;
     let mut started = None;
     let result = run_on(

@@ -23,16 +23,18 @@ const DELETE_CHUNK: i64 = 20_000;
 pub(crate) struct WriterLock(super::writer_lock::WriterLock);
 
 impl WriterLock {
-    /// Creates and locks a new lock file for an import about to be written.
-    pub(crate) fn take(db: &Db) -> StoreResult<WriterLock> {
-        super::writer_lock::WriterLock::take(db, LockKind::Import).map(WriterLock)
+    /// Takes a new lock for an import about to be written.
+    pub(crate) async fn take(db: &Db) -> StoreResult<WriterLock> {
+        super::writer_lock::WriterLock::take(db, LockKind::Import)
+            .await
+            .map(WriterLock)
     }
 
     pub(crate) fn token(&self) -> &str {
         self.0.token()
     }
 
-    /// Unlocks and removes the lock file (after the import is done or discarded).
+    /// Frees the lock (after the import is done or discarded).
     pub(crate) fn release(self) {
         self.0.release();
     }
@@ -50,7 +52,7 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     let mut removed = 0;
     let mut conn = db.acquire().await?;
     for (import_id, token) in writing {
-        let gone = writer_is_gone(db, LockKind::Import, token.as_deref())?;
+        let gone = writer_is_gone(db, LockKind::Import, token.as_deref()).await?;
         if gone {
             discard(&mut conn, import_id).await?;
             tracing::warn!(import_id, "removed the rows of an import whose writer died");

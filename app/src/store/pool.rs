@@ -506,7 +506,7 @@ async fn in_build<T>(
 ) -> StoreResult<T> {
     // A build whose writer died no longer stands in the way.
     writer::reclaim_abandoned(db).await?;
-    let lock = writer::BuildLock::take(db)?;
+    let lock = writer::BuildLock::take(db).await?;
     let claimed = writer::claim(
         db,
         writer::NewBuild {

@@ -42,7 +42,7 @@ pub(super) struct Writing {
 /// writing, or that was recorded meanwhile, is a conflict.
 pub(super) async fn start(db: &Db, release: &NewRelease<'_>) -> StoreResult<Writing> {
     reclaim_abandoned(db).await?;
-    let lock = WriterLock::take(db, LockKind::Release)?;
+    let lock = WriterLock::take(db, LockKind::Release).await?;
     let archive_bytes = i64::try_from(release.archive_bytes)
         .map_err(|_| StoreError::Invalid("the release archive is too large".into()))?;
     let mut tx = write_gate::begin(db).await?;
@@ -134,7 +134,7 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
             .await?;
     let mut removed = 0;
     for (id, token) in writing {
-        if writer_is_gone(db, LockKind::Release, token.as_deref())? {
+        if writer_is_gone(db, LockKind::Release, token.as_deref()).await? {
             discard(db, id).await?;
             tracing::warn!(
                 release = id,

@@ -47,24 +47,26 @@ const ROWS_PER_STATEMENT: usize = 1_000;
 pub(super) struct BuildLock(WriterLock);
 
 impl BuildLock {
-    /// Creates and locks a new lock file for a build about to be written.
-    pub(super) fn take(db: &Db) -> StoreResult<BuildLock> {
-        WriterLock::take(db, LockKind::PoolBuild).map(BuildLock)
+    /// Takes a new lock for a build about to be written.
+    pub(super) async fn take(db: &Db) -> StoreResult<BuildLock> {
+        WriterLock::take(db, LockKind::PoolBuild)
+            .await
+            .map(BuildLock)
     }
 
     pub(super) fn token(&self) -> &str {
         self.0.token()
     }
 
-    /// Unlocks and removes the lock file (after the build is done or discarded).
+    /// Frees the lock (after the build is done or discarded).
     pub(super) fn release(self) {
         self.0.release();
     }
 }
 
 /// Whether the build writer holding `token` is gone.
-fn build_writer_is_gone(db: &Db, token: Option<&str>) -> StoreResult<bool> {
-    writer_is_gone(db, LockKind::PoolBuild, token)
+async fn build_writer_is_gone(db: &Db, token: Option<&str>) -> StoreResult<bool> {
+    writer_is_gone(db, LockKind::PoolBuild, token).await
 }
 
 /// The settings a build starts with.
@@ -90,7 +92,7 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
         .await?;
         if let Some((other, token, started)) = other {
             drop(tx);
-            if !build_writer_is_gone(db, token.as_deref())? {
+            if !build_writer_is_gone(db, token.as_deref()).await? {
                 let seconds = (now_ms() - started).max(0) / 1000;
                 return Err(StoreError::Conflict(format!(
                     "the pool of this project is being built (build #{other}, started {seconds} s ago): try again when it ends"
@@ -128,7 +130,7 @@ pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
             .await?;
     let mut removed = 0;
     for (build, token) in writing {
-        if build_writer_is_gone(db, token.as_deref())? {
+        if build_writer_is_gone(db, token.as_deref()).await? {
             discard(db, build).await?;
             tracing::warn!(build, "removed the rows of a pool build whose writer died");
             removed += 1;
