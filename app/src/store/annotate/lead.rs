@@ -42,7 +42,17 @@ async fn annotator_progress(
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
-    let open = loads(&mut *conn, project_id).await?;
+    // Through the view `pool_entries`, so a pool build still being written does not show:
+    // [`loads`] (what assignment counts by) includes its rows.
+    let open: HashMap<i64, i64> = sqlx::query_as(
+        "SELECT a.annotator_id, COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .collect();
     let judged: Vec<(i64, String, Option<f64>)> = sqlx::query_as(
         "SELECT j.annotator_id, j.stage, j.seconds_spent FROM judgments j
          WHERE j.project_id = $1 AND j.provenance = 'pooling' AND j.annotator_id IS NOT NULL
@@ -73,7 +83,7 @@ async fn annotator_progress(
                 user_id: id,
                 username,
                 active: active.0,
-                open: i64::try_from(open.get(AnnotatorId(id))).unwrap_or(i64::MAX),
+                open: open.get(&id).copied().unwrap_or(0),
                 done_first: counts[0],
                 done_second: counts[1],
                 done_adjudication: counts[2],
