@@ -8,7 +8,6 @@
 //!   writer's own (the server frees it when that connection ends). Every server and command of
 //!   the database sees it, on any machine.
 
-use super::db::{engine, Engine};
 use super::{now_ms, Db, StoreError, StoreResult};
 use sqlx::AnyConnection;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -158,21 +157,16 @@ pub(crate) async fn writer_is_gone(
     token: Option<&str>,
 ) -> StoreResult<bool> {
     let Some(token) = token else { return Ok(true) };
-    match engine(db) {
-        Engine::Sqlite => match super::db::sqlite_file(db) {
-            Some(file) => file_is_free(&kind.dir(&file).join(format!("{token}.lock"))),
-            None => Ok(true),
-        },
-        Engine::Postgres => {
-            let key = token
-                .strip_prefix("pg-")
-                .and_then(|k| k.parse::<i64>().ok())
-                .filter(|k| k >> KEY_BITS == kind.key_prefix() >> KEY_BITS);
-            match key {
-                Some(key) => session_lock_is_free(db, key).await,
-                None => Ok(true),
-            }
-        }
+    if let Some(file) = super::db::sqlite_file(db) {
+        return file_is_free(&kind.dir(&file).join(format!("{token}.lock")));
+    }
+    let key = token
+        .strip_prefix("pg-")
+        .and_then(|k| k.parse::<i64>().ok())
+        .filter(|k| k >> KEY_BITS == kind.key_prefix() >> KEY_BITS);
+    match key {
+        Some(key) => session_lock_is_free(db, key).await,
+        None => Ok(true),
     }
 }
 
