@@ -598,6 +598,7 @@ async fn a_build_that_dies_midway_leaves_the_pool_as_it_was_and_the_next_removes
     build.abort();
     drop(stopped);
     assert!(build.await.unwrap_err().is_cancelled());
+    common::postgres::until_writer_locks_are_freed(db).await;
     let left = hidden(db).await;
     assert!(left.0 > 0, "{left:?}");
     assert_eq!(readers(db, project, &annotators).await, before);
@@ -630,6 +631,7 @@ async fn a_build_that_dies_midway_leaves_the_pool_as_it_was_and_the_next_removes
     build.abort();
     drop(resume);
     let _ = build.await;
+    common::postgres::until_writer_locks_are_freed(db).await;
     assert!(hidden(db).await.0 > 0);
     assert_eq!(pools::reclaim_abandoned(db).await.unwrap(), 1);
     assert_eq!(hidden(db).await, (0, 0, 0));

@@ -287,6 +287,7 @@ mod tests {
         writing.write(&db, &archive).await.unwrap();
         // The writer dies: its lock is unlocked, its rows stay behind, hidden.
         drop(writing);
+        crate::store::test_db::until_writer_locks_are_freed(&db).await;
         assert_eq!(count(&db, "SELECT COUNT(*) FROM release_rows").await, 1);
         assert_eq!(count(&db, "SELECT COUNT(*) FROM releases").await, 0);
         assert_eq!(reclaim_abandoned(&db).await.unwrap(), 1);

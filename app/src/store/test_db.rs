@@ -8,6 +8,8 @@ use super::{Db, DbTarget};
 #[path = "../../../server/tests/support/postgres.rs"]
 mod cluster;
 
+pub(crate) use cluster::{held_writer_locks, tests_on_postgres, until_writer_locks_are_freed};
+
 /// A fresh, migrated database of the tested engine; the SQLite file lives as long as this does.
 pub(crate) struct TestDb {
     pub(crate) db: Db,

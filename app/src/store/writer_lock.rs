@@ -217,6 +217,10 @@ mod tests {
         let token = lock.token().to_owned();
         let second = WriterLock::take(&db, LockKind::Import).await.unwrap();
         assert_ne!(second.token(), token);
+        if crate::store::test_db::tests_on_postgres() {
+            // The tests' wait for dead writers counts these two locks.
+            assert_eq!(crate::store::test_db::held_writer_locks(&other).await, 2);
+        }
         for db in [&db, &other] {
             assert!(!writer_is_gone(db, LockKind::Import, Some(&token))
                 .await

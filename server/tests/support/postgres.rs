@@ -64,6 +64,43 @@ pub fn fresh_test_database(dir: &Path) -> String {
     }
 }
 
+/// Waits (10 s at most) until no session of `db` holds a writer's lock: an import's, a pool
+/// build's or a release's (`app::store::writer_lock`, whose PostgreSQL keys carry the 16-bit
+/// prefixes 0x6331 to 0x6333). A test that drops a live writer, as a killed process leaves it,
+/// calls this before it expects the writer to be seen as gone: PostgreSQL frees a session's lock
+/// when it sees the connection close, soon but not at once. On SQLite the operating system frees
+/// a lock file with its handle, at once.
+pub async fn until_writer_locks_are_freed(db: &sqlx::AnyPool) {
+    if !tests_on_postgres() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    loop {
+        let held = held_writer_locks(db).await;
+        if held == 0 {
+            return;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{held} writer locks still held after 10 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// How many writers' locks the sessions of `db` (PostgreSQL) hold.
+pub async fn held_writer_locks(db: &sqlx::AnyPool) -> i64 {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pg_locks
+         WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND (classid::bigint >> 16) BETWEEN 25393 AND 25395",
+    )
+    .fetch_one(db)
+    .await
+    .expect("read pg_locks")
+}
+
 /// A fresh, empty database on the test process's cluster, as a `postgres://` URL; `None` (the
 /// caller returns) when PostgreSQL is not installed and not required.
 pub fn fresh_database() -> Option<String> {
