@@ -1,7 +1,11 @@
 //! kill -9 (issue 13): the `claimpool` process is killed at 20 seeded random moments during each
 //! import kind (corpus, claims, run, judgments), a pool build and a release export. Afterwards
-//! the database passes `PRAGMA integrity_check`, what a reader sees is either everything the
-//! command does or nothing of it, and the same command then succeeds.
+//! the database passes `PRAGMA integrity_check` (SQLite), what a reader sees is either everything
+//! the command does or nothing of it, and the same command then succeeds. On the engine the
+//! tests run on: SQLite files, or databases of the test process's PostgreSQL cluster.
+
+#[path = "support/postgres.rs"]
+mod postgres;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,7 +20,7 @@ const SYSTEMS: usize = 3;
 /// that each command runs long enough for kills to land inside it.
 const COPIES: usize = 8;
 
-fn claimpool(db: &Path) -> Command {
+fn claimpool(db: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimpool"));
     cmd.arg("--db").arg(db);
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
@@ -120,24 +124,49 @@ fn inputs(dir: &Path) -> Inputs {
     }
 }
 
-/// A copy of the database at `from` (with what its write-ahead log holds) at `to`.
-async fn copy_db(from: &Path, to: &Path) {
-    let pool = app::store::open(from).await.unwrap();
+/// A database of the tested engine as `claimpool --db` takes it (a SQLite file or a
+/// `postgres://` URL), opened.
+async fn open(db: &str) -> app::store::Db {
+    app::store::db::connect(&db.parse().unwrap()).await.unwrap()
+}
+
+/// A copy of the database `from` (on SQLite with what its write-ahead log holds, into `dir` as
+/// `name`.db; on PostgreSQL a new database of the cluster), as `--db` takes it.
+async fn copy_db(from: &str, dir: &Path, name: &str) -> String {
+    if postgres::tests_on_postgres() {
+        return postgres::copy_database(from);
+    }
+    let to = dir.join(format!("{name}.db")).display().to_string();
+    let pool = open(from).await;
     sqlx::query("VACUUM INTO ?")
-        .bind(to.to_str().unwrap())
+        .bind(&to)
         .execute(&pool)
         .await
         .unwrap();
     pool.close().await;
+    to
 }
 
-/// What a reader of the database sees: `PRAGMA integrity_check`, then each query's count.
-async fn visible(db: &Path, queries: &[&str]) -> (String, Vec<i64>) {
-    let pool = app::store::open(db).await.unwrap();
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+fn remove_db(db: &str) {
+    if postgres::tests_on_postgres() {
+        postgres::drop_database(db);
+    } else {
+        std::fs::remove_file(db).ok();
+    }
+}
+
+/// What a reader of the database sees: its integrity, then each query's count. On SQLite the
+/// integrity is `PRAGMA integrity_check`'s answer; PostgreSQL has no such check to run (its
+/// write-ahead log replays or drops whole transactions), and it is "ok".
+async fn visible(db: &str, queries: &[&str]) -> (String, Vec<i64>) {
+    let pool = open(db).await;
+    let integrity: String = match app::store::engine(&pool) {
+        app::store::Engine::Sqlite => sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_one(&pool)
+            .await
+            .unwrap(),
+        app::store::Engine::Postgres => "ok".to_owned(),
+    };
     let mut counts = Vec::new();
     for sql in queries {
         counts.push(sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap());
@@ -150,9 +179,11 @@ async fn visible(db: &Path, queries: &[&str]) -> (String, Vec<i64>) {
 struct Scenario<'a> {
     name: &'a str,
     /// The database the command starts from.
-    base: &'a Path,
+    base: &'a str,
+    /// Where the scenario's databases and files go.
+    dir: &'a Path,
     /// The command on a database.
-    command: &'a dyn Fn(&Path) -> Command,
+    command: &'a dyn Fn(&str) -> Command,
     /// Counts of what readers see (SELECT COUNT(*) ...), which the command changes.
     visible: &'a [&'a str],
     /// A directory the command writes (release export): absent or complete after each kill.
@@ -189,7 +220,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Entries written by pool builds left `writing` (hidden).
-async fn hidden_pool_entries(db: &Path) -> i64 {
+async fn hidden_pool_entries(db: &str) -> i64 {
     visible(
         db,
         &[
@@ -202,7 +233,7 @@ async fn hidden_pool_entries(db: &Path) -> i64 {
 }
 
 /// Imports and pool builds left `writing` (their rows hidden).
-async fn writing_imports(db: &Path) -> i64 {
+async fn writing_imports(db: &str) -> i64 {
     visible(
         db,
         &[
@@ -215,13 +246,12 @@ async fn writing_imports(db: &Path) -> i64 {
 }
 
 async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
-    let dir = s.base.parent().unwrap().join(format!("kills-{}", s.name));
+    let dir = s.dir.join(format!("kills-{}", s.name));
     std::fs::create_dir_all(&dir).unwrap();
     let before = visible(s.base, s.visible).await;
     assert_eq!(before.0, "ok");
     // One uninterrupted run gives the state after it and the time over which the kills spread.
-    let whole = dir.join("whole.db");
-    copy_db(s.base, &whole).await;
+    let whole = copy_db(s.base, &dir, "whole").await;
     let started = Instant::now();
     ok((s.command)(&whole));
     let took = started.elapsed();
@@ -239,14 +269,20 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
         mid_chunks: 0,
     };
     for kill in 0..KILLS {
-        let db = dir.join(format!("kill-{kill}.db"));
-        copy_db(s.base, &db).await;
+        let db = copy_db(s.base, &dir, &format!("kill-{kill}")).await;
         let mut child = (s.command)(&db).spawn().unwrap();
         let at = took.mul_f64(moments.gen_range(0.2..1.1));
         std::thread::sleep(at);
         let finished = child.try_wait().unwrap().is_some();
         child.kill().unwrap();
         child.wait().unwrap();
+        {
+            // PostgreSQL ends the killed process's sessions, and frees its locks, when it sees
+            // their connections closed: soon, not at once.
+            let pool = open(&db).await;
+            postgres::until_writer_locks_are_freed(&pool).await;
+            pool.close().await;
+        }
         let after = visible(&db, s.visible).await;
         let what = format!("{}: kill {kill} at {at:?} of {took:?}", s.name);
         assert_eq!(after.0, "ok", "{what}: integrity");
@@ -269,7 +305,7 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
             if let Some(out) = s.out {
                 std::fs::remove_dir_all(out).unwrap();
             }
-            std::fs::remove_file(&db).ok();
+            remove_db(&db);
             continue;
         }
         assert!(!finished, "{what}: the command ended without finishing");
@@ -288,7 +324,7 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
             assert_eq!(Some(files_in(out)), complete, "{what}: the rerun's files");
             std::fs::remove_dir_all(out).unwrap();
         }
-        std::fs::remove_file(&db).ok();
+        remove_db(&db);
     }
     eprintln!(
         "{}: {} of {KILLS} kills interrupted it, {} left an import or a pool build writing, {} a pool build with entries written (whole command: {took:?})",
@@ -308,18 +344,24 @@ async fn kill_at_random(s: Scenario<'_>, seed: u64) -> Killed {
 struct Steps {
     dir: tempfile::TempDir,
     inputs: Inputs,
+    /// Each step's database, as `--db` takes it.
+    dbs: std::collections::HashMap<&'static str, String>,
 }
 
 impl Steps {
-    fn db(&self, step: &str) -> PathBuf {
-        self.dir.path().join(format!("{step}.db"))
+    fn db(&self, step: &str) -> &str {
+        &self.dbs[step]
     }
 
     async fn new() -> Steps {
         let dir = tempfile::tempdir().unwrap();
         let inputs = inputs(dir.path());
-        let steps = Steps { dir, inputs };
-        let created = steps.db("created");
+        let mut steps = Steps {
+            dbs: [("created", postgres::fresh_test_database(dir.path()))].into(),
+            dir,
+            inputs,
+        };
+        let created = steps.db("created").to_owned();
         let mut create = claimpool(&created);
         create.args(["project", "create", "p"]);
         ok(create);
@@ -345,37 +387,37 @@ impl Steps {
             ("run", steps.import_run()),
             (
                 "pooled",
-                Box::new(pool_build) as Box<dyn Fn(&Path) -> Command>,
+                Box::new(pool_build) as Box<dyn Fn(&str) -> Command>,
             ),
         ] {
-            let db = steps.db(step);
-            copy_db(&previous, &db).await;
+            let db = copy_db(&previous, steps.dir.path(), step).await;
             if step == "pooled" {
                 for name in ["ann1", "ann2"] {
                     add_member(&db, name).await;
                 }
             }
             ok(command(&db));
+            steps.dbs.insert(step, db.clone());
             previous = db;
         }
         steps
     }
 
-    fn import_corpus(&self) -> Box<dyn Fn(&Path) -> Command> {
+    fn import_corpus(&self) -> Box<dyn Fn(&str) -> Command> {
         import("corpus", self.inputs.corpus.clone())
     }
 
-    fn import_claims(&self) -> Box<dyn Fn(&Path) -> Command> {
+    fn import_claims(&self) -> Box<dyn Fn(&str) -> Command> {
         import("claims", self.inputs.claims.clone())
     }
 
-    fn import_run(&self) -> Box<dyn Fn(&Path) -> Command> {
+    fn import_run(&self) -> Box<dyn Fn(&str) -> Command> {
         import("run", self.inputs.run.clone())
     }
 }
 
 /// `claimpool import KIND --project p FILE` on a database.
-fn import(kind: &'static str, file: PathBuf) -> Box<dyn Fn(&Path) -> Command> {
+fn import(kind: &'static str, file: PathBuf) -> Box<dyn Fn(&str) -> Command> {
     Box::new(move |db| {
         let mut cmd = claimpool(db);
         cmd.args(["import", kind, "--project", "p"]).arg(&file);
@@ -383,14 +425,14 @@ fn import(kind: &'static str, file: PathBuf) -> Box<dyn Fn(&Path) -> Command> {
     })
 }
 
-fn pool_build(db: &Path) -> Command {
+fn pool_build(db: &str) -> Command {
     let mut cmd = claimpool(db);
     cmd.args(["pool", "build", "--project", "p", "--depth", "300"]);
     cmd
 }
 
-async fn add_member(db: &Path, name: &str) {
-    let pool = app::store::open(db).await.unwrap();
+async fn add_member(db: &str, name: &str) {
+    let pool = open(db).await;
     let user: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
         .bind(name)
         .fetch_one(&pool)
@@ -418,7 +460,8 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
     kill_at_random(
         Scenario {
             name: "corpus",
-            base: &steps.db("created"),
+            dir: steps.dir.path(),
+            base: steps.db("created"),
             command: &steps.import_corpus(),
             visible: &["SELECT COUNT(*) FROM documents", IMPORTS, AUDIT],
             out: None,
@@ -429,7 +472,8 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
     kill_at_random(
         Scenario {
             name: "claims",
-            base: &steps.db("corpus"),
+            dir: steps.dir.path(),
+            base: steps.db("corpus"),
             command: &steps.import_claims(),
             visible: &[
                 "SELECT COUNT(*) FROM claims",
@@ -446,7 +490,8 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
     let run = kill_at_random(
         Scenario {
             name: "run",
-            base: &steps.db("claims"),
+            dir: steps.dir.path(),
+            base: steps.db("claims"),
             command: &steps.import_run(),
             visible: &[
                 "SELECT COUNT(*) FROM systems WHERE ready = 1",
@@ -469,7 +514,7 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
     let pooled = steps.db("pooled");
     let qrels = steps.dir.path().join("judgments.qrels");
     {
-        let pool = app::store::open(&pooled).await.unwrap();
+        let pool = open(pooled).await;
         let pairs: Vec<(String, String)> = sqlx::query_as(
             "SELECT c.claim_id, d.doc_id FROM pool_entries e JOIN claims c ON c.id = e.claim_id
              JOIN documents d ON d.id = e.doc_id
@@ -495,7 +540,8 @@ async fn imports_killed_at_any_moment_leave_all_or_nothing_and_can_be_repeated()
     kill_at_random(
         Scenario {
             name: "judgments",
-            base: &pooled,
+            dir: steps.dir.path(),
+            base: pooled,
             command: &|db| {
                 let mut cmd = claimpool(db);
                 cmd.args([
@@ -531,7 +577,8 @@ async fn a_pool_build_and_a_release_export_killed_at_any_moment_leave_all_or_not
     let pool = kill_at_random(
         Scenario {
             name: "pool",
-            base: &steps.db("pooled"),
+            dir: steps.dir.path(),
+            base: steps.db("pooled"),
             command: &|db| {
                 let mut cmd = claimpool(db);
                 cmd.args(["pool", "build", "--project", "p", "--depth", "10000"]);
@@ -561,7 +608,8 @@ async fn a_pool_build_and_a_release_export_killed_at_any_moment_leave_all_or_not
     kill_at_random(
         Scenario {
             name: "export",
-            base: &steps.db("pooled"),
+            dir: steps.dir.path(),
+            base: steps.db("pooled"),
             command: &|db| {
                 let mut cmd = claimpool(db);
                 cmd.args([

@@ -118,6 +118,47 @@ pub fn fresh_database_on(durability: Durability) -> Option<String> {
     ))
 }
 
+/// A copy of the database at `url`, a database of the test process's throwaway cluster that
+/// nobody writes to any more, as a URL (`CREATE DATABASE ... TEMPLATE`, which wants no session
+/// on the source).
+pub fn copy_database(url: &str) -> String {
+    let (cluster, name) =
+        cluster_and_name(Durability::Throwaway, "t").expect("PostgreSQL to copy a database");
+    // A pool the test closed may leave a session ending for a moment after `close()` returns
+    // (seen here: one idle session, its last query the test's last read): end it.
+    cluster.psql(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
+        database_name(url)
+    ));
+    cluster.psql(&format!(
+        "CREATE DATABASE {name} TEMPLATE {}",
+        database_name(url)
+    ));
+    format!("postgres://postgres@127.0.0.1:{}/{name}", cluster.port)
+}
+
+/// Drops the database at `url` of the test process's throwaway cluster, ending its sessions.
+pub fn drop_database(url: &str) {
+    let cluster = CLUSTERS[Durability::Throwaway as usize]
+        .get()
+        .and_then(Option::as_ref)
+        .expect("the cluster of the database");
+    cluster.psql(&format!(
+        "DROP DATABASE {} WITH (FORCE)",
+        database_name(url)
+    ));
+}
+
+/// The database a URL of [`fresh_database`] names (a name this file made: no quoting needed).
+fn database_name(url: &str) -> &str {
+    let name = url.rsplit('/').next().unwrap_or_default();
+    assert!(
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        "not a test database: {url}"
+    );
+    name
+}
+
 /// A fresh, empty database on the test process's cluster owned by a new role that is no
 /// superuser and has no grants, as a `postgres://` URL that connects as that role; `None` when
 /// PostgreSQL is not installed and not required.
