@@ -46,13 +46,13 @@ const HUMAN: &[(&str, &str, &str)] = &[
 /// `prob` (probabilities only) pooled per claim at depth 3, `ret` (TREC, no labels) evaluated
 /// only. Pool by hand: claim 1: lab 11, 13, 12; prob 11, 14, 15; claim 2: lab 14, 15; prob 16,
 /// 14. Every pooled pair gets the final label of [`HUMAN`].
-fn project(dir: &Path) -> PathBuf {
-    let db = dir.join("p.db");
-    project_at(dir, db.as_os_str());
+fn project(dir: &Path) -> String {
+    let db = common::postgres::fresh_test_database(dir);
+    project_at(dir, db.as_ref());
     db
 }
 
-/// [`project`] in the database file `db`.
+/// [`project`] in the database `db` (a SQLite file or a PostgreSQL URL).
 fn project_at(dir: &Path, db: &std::ffi::OsStr) {
     let db = db.to_owned();
     let corpus: String = (11..=16)
@@ -199,7 +199,7 @@ fn project_at(dir: &Path, db: &std::ffi::OsStr) {
     ));
 }
 
-fn export(db: &Path, out: &Path, extra: &[&str]) -> Value {
+fn export(db: &str, out: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["export", "--project", "p", "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     serde_json::from_str(&ok(claimpool(db, &args))).unwrap()
@@ -536,7 +536,7 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
         &db,
         &["assessor", "add", "--project", "p", "--system", "lab"],
     ));
-    let pool = app::store::open(&db).await.unwrap();
+    let pool = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
     let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
     let detail = app::store::projects::claim_detail(&pool, project, "1")
         .await
@@ -759,7 +759,7 @@ fn standin(dir: &Path) -> Option<String> {
     )
 }
 
-fn add_command(db: &Path, line: &str) -> Output {
+fn add_command(db: &str, line: &str) -> Output {
     claimpool(
         db,
         &[
@@ -847,7 +847,7 @@ async fn a_command_assessor_labels_the_pool_and_stays_out_of_qrels_and_claims() 
     );
 
     // The labels and rationales stored, pair by pair.
-    let pool = app::store::open(&db).await.unwrap();
+    let pool = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
     let stored: Vec<(String, String, String, i64, Option<String>)> = sqlx::query_as(
         "SELECT c.claim_id, d.doc_id, l.label, l.predicted, l.sentences FROM model_labels l
          JOIN claims c ON c.id = l.claim_id JOIN documents d ON d.id = l.doc_id

@@ -1,4 +1,7 @@
-//! The command line, run as a user would.
+//! The command line, run as a user would, on the engine the tests run on.
+
+#[path = "support/postgres.rs"]
+mod postgres;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -27,12 +30,12 @@ fn a_bad_db_path_is_a_clear_error_not_a_panic() {
 #[test]
 fn user_add_reads_the_password_from_stdin() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("c.db");
+    let db = postgres::fresh_test_database(dir.path());
     let add = |name: &str, role: &str, password: &str| {
         let mut child = claimpool()
             .args([
                 "--db",
-                db.to_str().unwrap(),
+                &db,
                 "user",
                 "add",
                 "--username",
@@ -68,14 +71,14 @@ fn user_add_reads_the_password_from_stdin() {
     let out = add("bob", "annotator", "short\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("a password has 8 to 1024 characters"));
     let out = claimpool()
-        .args(["--db", db.to_str().unwrap(), "user", "list"])
+        .args(["--db", &db, "user", "list"])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "alice\tlead\n");
 }
 
 /// Runs `claimpool --db DB ARGS` with `stdin`; returns (success, stdout, stderr).
-fn run(db: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String, String) {
+fn run(db: &str, args: &[&str], stdin: &str) -> (bool, String, String) {
     let mut child = claimpool()
         .arg("--db")
         .arg(db)
@@ -102,7 +105,7 @@ fn run(db: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String, Strin
 #[test]
 fn accounts_and_project_members_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("c.db");
+    let db = postgres::fresh_test_database(dir.path());
     let ok = |args: &[&str], stdin: &str| {
         let (success, out, err) = run(&db, args, stdin);
         assert!(success, "{args:?}: {err}");
@@ -262,7 +265,7 @@ fn accounts_and_project_members_from_the_command_line() {
 #[test]
 fn project_judging_sets_the_order_seed_and_budget() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("j.db");
+    let db = postgres::fresh_test_database(dir.path());
     let (ok, _, err) = run(&db, &["project", "create", "p"], "");
     assert!(ok, "{err}");
     // No option: the settings as they are (depth, pre-assigned).
@@ -338,14 +341,14 @@ fn project_judging_sets_the_order_seed_and_budget() {
     assert_eq!(judging_audits(&db), 2);
 }
 
-/// The `set_judging` audit events in the database at `path`.
-fn judging_audits(path: &std::path::Path) -> i64 {
+/// The `set_judging` audit events in the database `db`.
+fn judging_audits(db: &str) -> i64 {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let db = app::store::open(path).await.unwrap();
+        let db = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
         sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE action = 'set_judging'")
             .fetch_one(&db)
             .await

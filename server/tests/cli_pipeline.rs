@@ -1,6 +1,9 @@
 //! `claimpool pipeline run --scorer external` as a user runs it, on the shipped demo sample: a
 //! good command's run imports; a bad one fails naming the output line, leaves no run file, and
-//! so nothing can be imported.
+//! so nothing can be imported. The database is of the engine the tests run on.
+
+#[path = "support/postgres.rs"]
+mod postgres;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -80,7 +83,7 @@ fn external_scorer_runs_import_and_bad_output_writes_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("wrote 200 pairs for 40 claims"));
-    let db = path("c.db");
+    let db = postgres::fresh_test_database(dir.path());
     assert!(claimpool(&["--db", &db, "project", "create", "demo"])
         .status
         .success());

@@ -4,6 +4,8 @@
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/postgres.rs"]
+mod postgres;
 use cli::{claimpool, failed, ok};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -151,8 +153,8 @@ fn utc_day(ms: i64) -> String {
 fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
     let Some(data) = data() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("c.db");
-    let db = db.as_path();
+    let db = postgres::fresh_test_database(dir.path());
+    let db = db.as_str();
     ok(claimpool(db, &["project", "create", "scifact"]));
     let corpus = data.join("scifact/corpus.jsonl");
     let claims_file = data.join("scifact/claims_dev.jsonl");
@@ -272,11 +274,13 @@ fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
     }
     assert_eq!(manifest["files"].as_array().unwrap().len() + 1, files.len());
     let latest_import: i64 = tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let db = app::store::open(db).await.unwrap();
+        let db = app::store::db::connect(&db.parse().unwrap())
+            .await
+            .unwrap();
         sqlx::query_scalar(
             "SELECT MAX(t) FROM (SELECT imported_at AS t FROM imports
                UNION ALL SELECT created_at FROM judgments UNION ALL SELECT decided_at FROM final_labels
-               UNION ALL SELECT created_at FROM projects)",
+               UNION ALL SELECT created_at FROM projects) changes",
         )
             .fetch_one(&db)
             .await
