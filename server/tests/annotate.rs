@@ -572,6 +572,21 @@ async fn the_second_annotator_is_never_the_first_even_when_annotators_leave() {
     }
     assert_eq!(shown, counted);
     assert!(counted.iter().any(|(_, n)| *n > 0), "{counted:?}");
+    // The open items per stage, counted the same way.
+    let mut per_stage = Vec::new();
+    for stage in ["first", "second", "adjudication"] {
+        let sql = format!(
+            "SELECT COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+             WHERE a.status = 'open' AND e.project_id = {project} AND a.stage = '{stage}'"
+        );
+        per_stage.push(count(&app, &sql).await);
+    }
+    let shown = [
+        overview.open_first,
+        overview.open_second,
+        overview.open_adjudication,
+    ];
+    assert_eq!(shown.to_vec(), per_stage);
 }
 
 #[tokio::test]

@@ -574,6 +574,23 @@ async fn a_growing_pool_stays_as_it_was_for_readers_until_the_build_is_done() {
     // Every pair waits for its first pass, balanced between the two annotators.
     assert_eq!(after["queues"][0]["open"], 500);
     assert_eq!(after["queues"][1]["open"], 500);
+    // The lead's overview counts them alike, per stage and per annotator.
+    let overview = &after["overview"];
+    assert_eq!(
+        [
+            &overview["open_first"],
+            &overview["open_second"],
+            &overview["open_adjudication"]
+        ],
+        [1_000, 0, 0]
+    );
+    let open: Vec<&serde_json::Value> = overview["annotators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["open"])
+        .collect();
+    assert_eq!(open, [500, 500]);
 }
 
 #[tokio::test]

@@ -29,9 +29,38 @@ fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
+/// The open items of the project's pool, counted per annotator and per stage in one read.
+/// Through the view `pool_entries`, so a pool build still being written does not show:
+/// [`loads`] (what assignment counts by) includes its rows.
+struct OpenCounts {
+    by_annotator: HashMap<i64, i64>,
+    by_stage: HashMap<String, i64>,
+}
+
+async fn open_counts(conn: &mut AnyConnection, project_id: i64) -> StoreResult<OpenCounts> {
+    let rows: Vec<(i64, String, i64)> = sqlx::query_as(
+        "SELECT a.annotator_id, a.stage, COUNT(*) FROM assignments a
+         JOIN pool_entries e ON e.id = a.pool_entry_id
+         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id, a.stage",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut open = OpenCounts {
+        by_annotator: HashMap::new(),
+        by_stage: HashMap::new(),
+    };
+    for (annotator, stage, count) in rows {
+        *open.by_annotator.entry(annotator).or_default() += count;
+        *open.by_stage.entry(stage).or_default() += count;
+    }
+    Ok(open)
+}
+
 async fn annotator_progress(
     conn: &mut AnyConnection,
     project_id: i64,
+    open: &HashMap<i64, i64>,
 ) -> StoreResult<Vec<AnnotatorProgress>> {
     let members: Vec<(i64, String, crate::store::flag::Flag)> = sqlx::query_as(
         "SELECT u.id, u.username, (m.active = 1 AND u.active = 1) FROM project_members m
@@ -42,17 +71,6 @@ async fn annotator_progress(
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
-    // Through the view `pool_entries`, so a pool build still being written does not show:
-    // [`loads`] (what assignment counts by) includes its rows.
-    let open: HashMap<i64, i64> = sqlx::query_as(
-        "SELECT a.annotator_id, COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.annotator_id",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?
-    .into_iter()
-    .collect();
     let judged: Vec<(i64, String, Option<f64>)> = sqlx::query_as(
         "SELECT j.annotator_id, j.stage, j.seconds_spent FROM judgments j
          WHERE j.project_id = $1 AND j.provenance = 'pooling' AND j.annotator_id IS NOT NULL
@@ -106,15 +124,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
-    let open: HashMap<String, i64> = sqlx::query_as(
-        "SELECT a.stage, COUNT(*) FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
-         WHERE e.project_id = $1 AND a.status = 'open' GROUP BY a.stage",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?
-    .into_iter()
-    .collect();
+    let open = open_counts(&mut conn, project_id).await?;
     let unassigned: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM pool_entries e WHERE e.project_id = $1
            AND NOT EXISTS (SELECT 1 FROM final_labels f WHERE f.claim_id = e.claim_id AND f.doc_id = e.doc_id)
@@ -123,7 +133,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
-    let annotators = annotator_progress(&mut conn, project_id).await?;
+    let annotators = annotator_progress(&mut conn, project_id, &open.by_annotator).await?;
     let states = project_states(&mut conn, project_id).await?;
     #[derive(sqlx::FromRow)]
     struct EntryRow {
@@ -182,9 +192,9 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
         mode: mode.as_str().to_owned(),
         pooled,
         finished,
-        open_first: open.get("first").copied().unwrap_or(0),
-        open_second: open.get("second").copied().unwrap_or(0),
-        open_adjudication: open.get("adjudication").copied().unwrap_or(0),
+        open_first: open.by_stage.get("first").copied().unwrap_or(0),
+        open_second: open.by_stage.get("second").copied().unwrap_or(0),
+        open_adjudication: open.by_stage.get("adjudication").copied().unwrap_or(0),
         unassigned,
         annotators,
         disagreements,
