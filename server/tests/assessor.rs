@@ -536,7 +536,7 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
         &db,
         &["assessor", "add", "--project", "p", "--system", "lab"],
     ));
-    let pool = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
+    let pool = common::open_db(&db).await;
     let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
     let detail = app::store::projects::claim_detail(&pool, project, "1")
         .await
@@ -847,7 +847,7 @@ async fn a_command_assessor_labels_the_pool_and_stays_out_of_qrels_and_claims() 
     );
 
     // The labels and rationales stored, pair by pair.
-    let pool = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
+    let pool = common::open_db(&db).await;
     let stored: Vec<(String, String, String, i64, Option<String>)> = sqlx::query_as(
         "SELECT c.claim_id, d.doc_id, l.label, l.predicted, l.sentences FROM model_labels l
          JOIN claims c ON c.id = l.claim_id JOIN documents d ON d.id = l.doc_id

@@ -1,7 +1,7 @@
 //! The command line, run as a user would, on the engine the tests run on.
 
-#[path = "support/postgres.rs"]
-mod postgres;
+mod common;
+use common::postgres;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -348,7 +348,7 @@ fn judging_audits(db: &str) -> i64 {
         .build()
         .unwrap();
     rt.block_on(async {
-        let db = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
+        let db = common::open_db(db).await;
         sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE action = 'set_judging'")
             .fetch_one(&db)
             .await

@@ -5,8 +5,7 @@
 //! (and, for a problem in the file, its line); never a panic, a server fault or an SQL error;
 //! and a failed import writes nothing. On the engine the tests run on.
 
-#[path = "support/postgres.rs"]
-mod postgres;
+mod common;
 
 use app::domain::annotation::Stage;
 use app::domain::formats::{CorpusFormat, RunFormat};
@@ -235,8 +234,7 @@ fn run(path: PathBuf, format: RunFormat, system: String) -> RunImport {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let db = postgres::fresh_test_database(dir.path());
-    let db = app::store::db::connect(&db.parse().unwrap()).await.unwrap();
+    let (db, _) = common::fresh_db(dir.path()).await;
     let db = &db;
     let base = dir.path().join("base-corpus.jsonl");
     std::fs::write(&base, CORPUS).unwrap();

@@ -4,9 +4,9 @@
 
 #[path = "support/cli.rs"]
 mod cli;
-#[path = "support/postgres.rs"]
-mod postgres;
+mod common;
 use cli::{claimpool, failed, ok};
+use common::postgres;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -274,9 +274,7 @@ fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
     }
     assert_eq!(manifest["files"].as_array().unwrap().len() + 1, files.len());
     let latest_import: i64 = tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let db = app::store::db::connect(&db.parse().unwrap())
-            .await
-            .unwrap();
+        let db = common::open_db(db).await;
         sqlx::query_scalar(
             "SELECT MAX(t) FROM (SELECT imported_at AS t FROM imports
                UNION ALL SELECT created_at FROM judgments UNION ALL SELECT decided_at FROM final_labels

@@ -28,8 +28,14 @@ pub async fn error_message(res: reqwest::Response) -> String {
 /// A fresh, migrated database of the tested engine (a SQLite file in `dir`), and its `--db`.
 pub async fn fresh_db(dir: &std::path::Path) -> (Db, String) {
     let arg = postgres::fresh_test_database(dir);
+    (open_db(&arg).await, arg)
+}
+
+/// The database `arg` names as `claimpool --db` takes it (a SQLite file or a `postgres://`
+/// URL), opened and migrated.
+pub async fn open_db(arg: &str) -> Db {
     let target: store::DbTarget = arg.parse().expect("a database");
-    (store::db::connect(&target).await.expect("open db"), arg)
+    store::db::connect(&target).await.expect("open db")
 }
 
 /// How long a test waits for the answer to one request before the request fails.
