@@ -1079,17 +1079,26 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
         tasks.push(tokio::spawn(async move {
             // (status, submitted while the lead worked, milliseconds)
             let mut results = Vec::new();
+            // Queue loads refused: status and body (a fault's reference is in the server log).
+            let mut refused = Vec::new();
             let mut k = 0u64;
             while !(import_done.load(SeqCst) && lead_done.load(SeqCst)) {
-                let head: QueueHead = client
+                let res = client
                     .post(&queue_url)
                     .form(&[("project", PROJECT)])
                     .send()
                     .await
-                    .unwrap()
-                    .json()
-                    .await
                     .unwrap();
+                let status = res.status().as_u16();
+                let body = res.text().await.unwrap_or_default();
+                let head: QueueHead = match serde_json::from_str(&body) {
+                    Ok(head) if status == 200 => head,
+                    _ => {
+                        refused.push(format!("{status}: {body}"));
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        continue;
+                    }
+                };
                 let Some(item) = head.current else {
                     // The pool's growth brings new items.
                     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -1117,12 +1126,14 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
                 }
                 results.push((status, during, started.elapsed().as_millis()));
             }
-            results
+            (results, refused)
         }));
     }
-    let mut results = Vec::new();
+    let (mut results, mut refused) = (Vec::new(), Vec::new());
     for t in tasks {
-        results.extend(t.await.unwrap());
+        let (done, queue_refused) = t.await.unwrap();
+        results.extend(done);
+        refused.extend(queue_refused);
     }
     let (report, import_took) = import.await.unwrap();
     let report = report.unwrap();
@@ -1137,6 +1148,7 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
     );
     let failed: Vec<_> = results.iter().filter(|(s, _, _)| *s != 200).collect();
     assert!(failed.is_empty(), "failed submissions: {failed:?}");
+    assert!(refused.is_empty(), "queue loads refused: {refused:?}");
     let during = results.iter().filter(|(_, d, _)| *d).count();
     assert!(
         during >= 100,
