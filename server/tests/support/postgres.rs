@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 struct Cluster {
@@ -47,6 +47,9 @@ impl Durability {
 static CLUSTERS: [OnceLock<Option<Cluster>>; 2] = [OnceLock::new(), OnceLock::new()];
 static STOP: Mutex<Vec<(PathBuf, PathBuf, bool)>> = Mutex::new(Vec::new());
 static NEXT_DB: AtomicU32 = AtomicU32::new(0);
+/// Set when anything in the test process panicked (a failed test, a client task): the process's
+/// exit then shows what its clusters' logs say went wrong on the server's side.
+static PANICKED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the tests run on PostgreSQL: `CLAIMPOOL_TEST_ENGINE=postgres`, as `make test`'s second
 /// pass sets. Otherwise they run on SQLite.
@@ -272,6 +275,7 @@ fn start(durability: Durability) -> Option<Cluster> {
     );
     let mut stop = STOP.lock().unwrap();
     if stop.is_empty() {
+        note_panics();
         unsafe {
             libc::atexit(stop_at_exit);
         }
@@ -286,6 +290,14 @@ extern "C" fn stop_at_exit() {
         .map(|mut s| std::mem::take(&mut *s))
         .unwrap_or_default();
     for (bin, data, as_postgres) in clusters {
+        if PANICKED.load(Ordering::SeqCst) {
+            if let Some(summary) = data
+                .parent()
+                .and_then(|root| log_problems(&root.join("server.log")))
+            {
+                eprintln!("{summary}");
+            }
+        }
         let mut command = tool(&bin, "pg_ctl", as_postgres);
         command.args(["-D", path_str(&data), "-m", "immediate", "stop"]);
         let _ = command.output();
@@ -293,6 +305,61 @@ extern "C" fn stop_at_exit() {
             let _ = std::fs::remove_dir_all(root);
         }
     }
+}
+
+/// Chains a panic hook that sets [`PANICKED`] (once per process).
+fn note_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        PANICKED.store(true, Ordering::SeqCst);
+        previous(info);
+    }));
+}
+
+/// The errors, fatal errors, panics and crash recoveries of a cluster's log, each distinct
+/// message once with its count and first time; `None` when the log has none (or is unreadable).
+fn log_problems(log: &Path) -> Option<String> {
+    const SIGNS: [&str; 5] = [
+        " ERROR:",
+        " FATAL:",
+        " PANIC:",
+        "server process",
+        "terminating",
+    ];
+    let text = std::fs::read_to_string(log).ok()?;
+    // "2026-11-27 04:01:02.123 UTC [12345] ERROR:  message": grouped by what follows the pid.
+    let mut seen: Vec<(String, &str, usize)> = Vec::new();
+    for line in text.lines().filter(|l| SIGNS.iter().any(|s| l.contains(s))) {
+        let (when, what) = match line.find("] ") {
+            Some(i) => (
+                line[..i].rsplit_once(" [").map_or("", |(w, _)| w),
+                &line[i + 2..],
+            ),
+            None => ("", line),
+        };
+        let what: String = what.chars().take(200).collect();
+        match seen.iter_mut().find(|(w, _, _)| *w == what) {
+            Some(entry) => entry.2 += 1,
+            None => seen.push((what, when, 1)),
+        }
+    }
+    if seen.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "PostgreSQL test cluster log {} (a test panicked):",
+        log.display()
+    );
+    for (what, when, count) in seen.iter().take(40) {
+        out.push_str(&format!("\n  {count:>5} × {what}   (first at {when})"));
+    }
+    if seen.len() > 40 {
+        out.push_str(&format!(
+            "\n  … and {} more distinct messages",
+            seen.len() - 40
+        ));
+    }
+    Some(out)
 }
 
 impl Cluster {
