@@ -398,7 +398,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorSummary>>
 
 /// Every model assessor of the project with its labels, by name, each in claim, doc order.
 pub async fn labels(db: &Db, project_id: i64) -> StoreResult<Vec<AssessorLabels>> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::db::begin_read(db).await?;
     let labels = read_labels(&mut tx, project_id).await;
     tx.rollback().await?;
     labels

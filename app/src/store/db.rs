@@ -39,6 +39,30 @@ pub fn engine_of(conn: &sqlx::AnyConnection) -> Engine {
     }
 }
 
+/// Begins a read-only transaction whose statements all see one snapshot of the database, taken
+/// at its first read: a deferred `BEGIN` on SQLite (in WAL mode a read transaction keeps the
+/// snapshot it started with); `REPEATABLE READ READ ONLY` on PostgreSQL, whose default,
+/// `READ COMMITTED`, gives each statement a snapshot of its own, so that a report or a release
+/// read while annotators submit would mix two states of the project.
+pub(crate) async fn begin_read(db: &Db) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
+    Ok(db.begin_with(read_transaction(engine(db))).await?)
+}
+
+/// [`begin_read`] on a connection of the caller's.
+pub(crate) async fn begin_read_on(
+    conn: &mut sqlx::AnyConnection,
+) -> StoreResult<sqlx::Transaction<'_, sqlx::Any>> {
+    let statement = read_transaction(engine_of(conn));
+    Ok(conn.begin_with(statement).await?)
+}
+
+fn read_transaction(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "BEGIN",
+        Engine::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    }
+}
+
 /// What tells two databases apart within the process: the SQLite file (canonical, so two paths
 /// to one file are one database), or the PostgreSQL URL.
 pub(crate) fn identity(db: &Db) -> PathBuf {
@@ -157,6 +181,57 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A read transaction sees one state of the database: a project created meanwhile (and
+    /// committed) is not in its second read, on either engine.
+    #[tokio::test]
+    async fn a_read_transaction_reads_one_snapshot() {
+        let test = crate::store::test_db::TestDb::fresh().await;
+        let db = test.db.clone();
+        let count = "SELECT COUNT(*) FROM projects";
+        crate::store::projects::create(&db, "before", "", None)
+            .await
+            .unwrap();
+        let mut read = begin_read(&db).await.unwrap();
+        let first: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        crate::store::projects::create(&db, "meanwhile", "", None)
+            .await
+            .unwrap();
+        let second: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        assert_eq!((first, second), (1, 1));
+        // Read only: a write inside is refused on PostgreSQL (SQLite's deferred BEGIN would
+        // take the write lock instead, which no caller does).
+        if engine(&db) == Engine::Postgres {
+            let write = sqlx::query("DELETE FROM projects")
+                .execute(&mut *read)
+                .await;
+            assert!(write.is_err(), "a write in a read transaction went through");
+        }
+        read.rollback().await.unwrap();
+        let now: i64 = sqlx::query_scalar(count).fetch_one(&db).await.unwrap();
+        assert_eq!(now, 2);
+        // The same on a connection of one's own.
+        let mut conn = db.acquire().await.unwrap();
+        let mut read = begin_read_on(&mut conn).await.unwrap();
+        let first: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        crate::store::projects::create(&db, "later", "", None)
+            .await
+            .unwrap();
+        let second: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        assert_eq!((first, second), (2, 2));
+    }
 
     #[tokio::test]
     async fn two_paths_to_one_sqlite_file_are_one_database() {

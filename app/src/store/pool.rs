@@ -654,7 +654,7 @@ async fn plan(
     project_id: i64,
     new_pending: Vec<assign::Pending>,
 ) -> StoreResult<(Vec<assign::Made>, Vec<i64>)> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::db::begin_read(db).await?;
     let mut pending = assign::pending(&mut tx, project_id, None).await?;
     let old: HashSet<i64> = pending.iter().map(|p| p.0).collect();
     pending.extend(new_pending);

@@ -134,8 +134,10 @@ fn role(text: &str) -> StoreResult<Role> {
 }
 
 /// The state of a project, as a release of it would hold it: numbered 1 (callers renumber),
-/// `partial` when some pooled pair has no final label. Read in one transaction, so the state is
-/// consistent even while others write.
+/// `partial` when some pooled pair has no final label. Read in one snapshot, so the state is
+/// consistent even while others write; its lists are in row order (claims and documents by
+/// row id, labels and each run's records by claim and document), so two reads of one state are
+/// equal on either engine whatever plan the database picks.
 pub async fn input(db: &Db, project_id: i64) -> StoreResult<ReleaseInput> {
     input_with(db, project_id, &ReleaseOptions::default()).await
 }
@@ -148,7 +150,7 @@ async fn input_with(
     project_id: i64,
     options: &ReleaseOptions,
 ) -> StoreResult<ReleaseInput> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::db::begin_read(db).await?;
     let input = read_input(&mut tx, project_id, options.model_qrels).await;
     tx.rollback().await?;
     let input = input?;
@@ -217,7 +219,7 @@ async fn read_input(
 
 async fn read_claims(conn: &mut AnyConnection, project_id: i64) -> StoreResult<Vec<ClaimText>> {
     let rows: Vec<(String, String)> =
-        sqlx::query_as("SELECT claim_id, text FROM claims WHERE project_id = $1")
+        sqlx::query_as("SELECT claim_id, text FROM claims WHERE project_id = $1 ORDER BY id")
             .bind(project_id)
             .fetch_all(conn)
             .await?;
@@ -281,7 +283,8 @@ async fn read_final_labels(
          JOIN claims c ON c.id = f.claim_id
          JOIN documents d ON d.id = f.doc_id
          JOIN judgments j ON j.id = f.judgment_id
-         WHERE f.project_id = $1",
+         WHERE f.project_id = $1
+         ORDER BY f.claim_id, f.doc_id",
     )
     .bind(project_id)
     .fetch_all(conn)
@@ -351,7 +354,8 @@ async fn read_documents(conn: &mut AnyConnection, project_id: i64) -> StoreResul
     let rows: Vec<(String, String, String, Option<String>)> = sqlx::query_as(
         "SELECT doc_id, title, sentences, extra FROM documents WHERE id IN
            (SELECT doc_id FROM final_labels WHERE project_id = $1
-            UNION SELECT doc_id FROM pool_entries WHERE project_id = $1)",
+            UNION SELECT doc_id FROM pool_entries WHERE project_id = $1)
+         ORDER BY id",
     )
     .bind(project_id)
     .fetch_all(conn)
@@ -405,7 +409,8 @@ async fn read_systems(
              FROM predictions p
              JOIN claims c ON c.id = p.claim_id
              JOIN documents d ON d.id = p.doc_id
-             WHERE p.system_id = $1",
+             WHERE p.system_id = $1
+             ORDER BY p.claim_id, p.doc_id",
         )
         .bind(id)
         .fetch_all(&mut *conn)

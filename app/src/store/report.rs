@@ -54,7 +54,7 @@ fn corrupt(what: impl std::fmt::Display) -> StoreError {
 /// Reads the snapshot of project `project_id`, in one read transaction (a consistent view
 /// while annotators keep writing).
 pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> {
-    let mut tx = db.begin().await?;
+    let mut tx = super::db::begin_read(db).await?;
     let conn: &mut AnyConnection = &mut tx;
     let (mode, strategy, depth): (String, Option<String>, Option<i64>) = sqlx::query_as(
         "SELECT second_pass_mode, pool_strategy, pool_depth FROM projects WHERE id = $1",

@@ -213,7 +213,7 @@ pub async fn import_judgments(
     // The pairs' states and the last judgment, read in one snapshot; the last transaction
     // checks that nobody judged the file's pairs since.
     let (states, watermark) = {
-        let mut read = db.begin().await?;
+        let mut read = crate::store::db::begin_read(db).await?;
         let states = project_states(&mut read, project_id).await?;
         let watermark: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM judgment_rows")
             .fetch_one(&mut *read)

@@ -33,7 +33,7 @@ use crate::domain::label::Label;
 use crate::domain::pool::{FxHashMap, Pair, Strategy};
 use crate::model::annotate::JudgingView;
 use crate::store::db::{engine_of, Engine};
-use sqlx::{AnyConnection, Connection};
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -628,7 +628,7 @@ async fn prepare(
     let Ok(mut cached) = slot.try_lock() else {
         return Ok(());
     };
-    let mut read = conn.begin().await?;
+    let mut read = crate::store::db::begin_read_on(conn).await?;
     update(&mut read, project_id, plan, &mut cached).await?;
     read.rollback().await?;
     Ok(())

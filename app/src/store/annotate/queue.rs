@@ -231,7 +231,9 @@ async fn last_judgment(
 pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
     super::judging::serve_first(db, actor.annotator(), project_id).await?;
     super::gold::serve(db, actor, project_id).await?;
-    let mut conn = db.acquire().await?;
+    // One snapshot: the items, the counts and the last submission agree.
+    let mut pooled = db.acquire().await?;
+    let mut conn = crate::store::db::begin_read_on(&mut pooled).await?;
     let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
         .bind(project_id)
         .fetch_one(&mut *conn)
@@ -293,6 +295,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     .fetch_one(&mut *conn)
     .await?;
     let last = last_submission(&mut conn, actor, project_id).await?;
+    conn.commit().await?;
     let mut items = items.into_iter();
     Ok(QueueHead {
         project,
