@@ -182,29 +182,41 @@ pub fn now_ms() -> i64 {
 mod tests {
     use super::*;
 
+    /// The projects `read` counts before and after another connection commits project `name`.
+    async fn counts_around_a_commit(
+        read: &mut sqlx::AnyConnection,
+        db: &Db,
+        name: &str,
+    ) -> (i64, i64) {
+        let count = "SELECT COUNT(*) FROM projects";
+        let before: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        crate::store::projects::create(db, name, "", None)
+            .await
+            .unwrap();
+        let after: i64 = sqlx::query_scalar(count)
+            .fetch_one(&mut *read)
+            .await
+            .unwrap();
+        (before, after)
+    }
+
     /// A read transaction sees one state of the database: a project created meanwhile (and
     /// committed) is not in its second read, on either engine.
     #[tokio::test]
     async fn a_read_transaction_reads_one_snapshot() {
         let test = crate::store::test_db::TestDb::fresh().await;
         let db = test.db.clone();
-        let count = "SELECT COUNT(*) FROM projects";
         crate::store::projects::create(&db, "before", "", None)
             .await
             .unwrap();
         let mut read = begin_read(&db).await.unwrap();
-        let first: i64 = sqlx::query_scalar(count)
-            .fetch_one(&mut *read)
-            .await
-            .unwrap();
-        crate::store::projects::create(&db, "meanwhile", "", None)
-            .await
-            .unwrap();
-        let second: i64 = sqlx::query_scalar(count)
-            .fetch_one(&mut *read)
-            .await
-            .unwrap();
-        assert_eq!((first, second), (1, 1));
+        assert_eq!(
+            counts_around_a_commit(&mut read, &db, "meanwhile").await,
+            (1, 1)
+        );
         // Read only: a write inside is refused on PostgreSQL (SQLite's deferred BEGIN would
         // take the write lock instead, which no caller does).
         if engine(&db) == Engine::Postgres {
@@ -214,23 +226,19 @@ mod tests {
             assert!(write.is_err(), "a write in a read transaction went through");
         }
         read.rollback().await.unwrap();
-        let now: i64 = sqlx::query_scalar(count).fetch_one(&db).await.unwrap();
-        assert_eq!(now, 2);
         // The same on a connection of one's own.
         let mut conn = db.acquire().await.unwrap();
         let mut read = begin_read_on(&mut conn).await.unwrap();
-        let first: i64 = sqlx::query_scalar(count)
-            .fetch_one(&mut *read)
+        assert_eq!(
+            counts_around_a_commit(&mut read, &db, "later").await,
+            (2, 2)
+        );
+        read.rollback().await.unwrap();
+        let now: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM projects")
+            .fetch_one(&db)
             .await
             .unwrap();
-        crate::store::projects::create(&db, "later", "", None)
-            .await
-            .unwrap();
-        let second: i64 = sqlx::query_scalar(count)
-            .fetch_one(&mut *read)
-            .await
-            .unwrap();
-        assert_eq!((first, second), (2, 2));
+        assert_eq!(now, 3);
     }
 
     #[tokio::test]
