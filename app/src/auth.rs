@@ -237,8 +237,20 @@ pub async fn request_user(
     }
 }
 
-/// The caller of the current server-function call or page render (see [`request_user`]).
+/// The caller of a request as the server's guard resolved it by [`request_user`], before the
+/// page or server function ran; carried in the request's extensions so that [`current_user`]
+/// does not read the account a second time. Only the guard inserts it: a client cannot.
+#[derive(Clone, Debug)]
+pub struct ResolvedCaller(pub User);
+
+/// The caller of the current server-function call or page render (see [`request_user`]): the
+/// guard's [`ResolvedCaller`] when it resolved one for this request, else resolved now.
 pub async fn current_user() -> ApiResult<Option<User>> {
+    if let Ok(axum::Extension(ResolvedCaller(user))) =
+        leptos_axum::extract::<axum::Extension<ResolvedCaller>>().await
+    {
+        return Ok(Some(user));
+    }
     let db = crate::state::db()?;
     let headers = leptos_axum::extract::<axum::http::HeaderMap>()
         .await
@@ -295,8 +307,8 @@ pub async fn project_access(
     project: &str,
     required: ProjectRole,
 ) -> ApiResult<ProjectCaller> {
-    let project_id = store::projects::id_by_name(db, project).await?;
-    check_project(db, user, project_id, project, required).await
+    let membership = store::projects::membership_by_name(db, project, user.id).await?;
+    check_project(user, membership, required)
 }
 
 /// [`project_access`] to the project with id `project_id`.
@@ -306,18 +318,20 @@ pub async fn project_access_at(
     project_id: i64,
     required: ProjectRole,
 ) -> ApiResult<ProjectCaller> {
-    let project = store::projects::name_of(db, project_id).await?;
-    check_project(db, user, project_id, &project, required).await
+    let membership = store::projects::membership_at(db, project_id, user.id).await?;
+    check_project(user, membership, required)
 }
 
-async fn check_project(
-    db: &Db,
+fn check_project(
     user: User,
-    project_id: i64,
-    project: &str,
+    membership: store::projects::Membership,
     required: ProjectRole,
 ) -> ApiResult<ProjectCaller> {
-    let member = store::projects::member_role(db, project_id, user.id).await?;
+    let store::projects::Membership {
+        project_id,
+        project,
+        role: member,
+    } = membership;
     if !may_act_in_project(user.role, member, required) {
         return Err(ApiError::Forbidden(match required {
             ProjectRole::Lead => format!("you do not lead the project {project:?}"),
@@ -332,7 +346,7 @@ async fn check_project(
     Ok(ProjectCaller {
         user,
         project_id,
-        project: project.to_owned(),
+        project,
         role,
     })
 }

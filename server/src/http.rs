@@ -246,7 +246,11 @@ async fn guard_pages(
         return next.run(req).await;
     }
     let user = match app::auth::request_user(req.headers(), &session, &state.db).await {
-        Ok(Some(user)) => user,
+        Ok(Some(user)) => {
+            req.extensions_mut()
+                .insert(app::auth::ResolvedCaller(user.clone()));
+            user
+        }
         Ok(None) => {
             let target = req
                 .uri()
@@ -320,7 +324,7 @@ async fn guard_api(
     state: &AppState,
     session: &Session,
     endpoint: &str,
-    req: Request,
+    mut req: Request,
     next: Next,
 ) -> Response {
     use app::error::ApiError;
@@ -331,7 +335,9 @@ async fn guard_api(
     };
     if let Some(role) = access.account_role() {
         match app::auth::request_user(req.headers(), session, &state.db).await {
-            Ok(Some(user)) if user.role.satisfies(role) => {}
+            Ok(Some(user)) if user.role.satisfies(role) => {
+                req.extensions_mut().insert(app::auth::ResolvedCaller(user));
+            }
             Ok(Some(_)) => {
                 return api_error(ApiError::Forbidden(format!("this needs the {role} role")))
             }

@@ -302,13 +302,14 @@ async fn a_role_change_takes_effect_at_once_and_the_last_admin_stays() {
         StatusCode::FORBIDDEN
     );
     assert_eq!(
-        app::store::projects::member_role(
+        app::store::projects::membership_at(
             &app.db,
             project,
             app::store::users::id_by_name(&app.db, "lea").await.unwrap()
         )
         .await
-        .unwrap(),
+        .unwrap()
+        .role,
         None,
         "the lead membership ended"
     );

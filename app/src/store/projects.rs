@@ -76,15 +76,6 @@ pub async fn id_by_name(db: &Db, name: &str) -> StoreResult<i64> {
         .ok_or_else(|| StoreError::NotFound(format!("project {name:?}")))
 }
 
-/// The name of the project with this id.
-pub async fn name_of(db: &Db, project_id: i64) -> StoreResult<String> {
-    sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
-        .bind(project_id)
-        .fetch_optional(db)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))
-}
-
 const SUMMARY_SQL: &str = "SELECT p.id, p.name, p.description,
     (SELECT COUNT(*) FROM documents d WHERE d.project_id = p.id) AS documents,
     (SELECT COUNT(*) FROM claims c WHERE c.project_id = p.id) AS claims,
@@ -200,21 +191,61 @@ pub async fn claims_page(
     })
 }
 
-/// The role of `user_id`'s active membership of the project, if any.
-pub async fn member_role(
+/// A project's id and name, with `user_id`'s active role in it (None: not a member), read in
+/// one statement: the check every project page and server function runs.
+#[derive(Clone, Debug)]
+pub struct Membership {
+    pub project_id: i64,
+    pub project: String,
+    pub role: Option<ProjectRole>,
+}
+
+/// [`Membership`] in the project named `name`.
+pub async fn membership_by_name(db: &Db, name: &str, user_id: i64) -> StoreResult<Membership> {
+    membership(db, "p.name = $2", MembershipKey::Name(name), user_id)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("project {name:?}")))
+}
+
+/// [`Membership`] in the project with id `project_id`.
+pub async fn membership_at(db: &Db, project_id: i64, user_id: i64) -> StoreResult<Membership> {
+    membership(db, "p.id = $2", MembershipKey::Id(project_id), user_id)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))
+}
+
+enum MembershipKey<'a> {
+    Name(&'a str),
+    Id(i64),
+}
+
+async fn membership(
     db: &Db,
-    project_id: i64,
+    which: &str,
+    key: MembershipKey<'_>,
     user_id: i64,
-) -> StoreResult<Option<ProjectRole>> {
-    let role: Option<String> = sqlx::query_scalar(
-        "SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2 AND active = 1",
-    )
-    .bind(project_id)
-    .bind(user_id)
-    .fetch_optional(db)
-    .await?;
-    role.map(|r| ProjectRole::parse(&r).map_err(|e| StoreError::Corrupt(e.to_string())))
-        .transpose()
+) -> StoreResult<Option<Membership>> {
+    let sql = format!(
+        "SELECT p.id, p.name, m.role FROM projects p
+         LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND m.active = 1
+         WHERE {which}"
+    );
+    let query = sqlx::query_as::<_, (i64, String, Option<String>)>(&sql).bind(user_id);
+    let query = match key {
+        MembershipKey::Name(name) => query.bind(name),
+        MembershipKey::Id(id) => query.bind(id),
+    };
+    let Some((project_id, project, role)) = query.fetch_optional(db).await? else {
+        return Ok(None);
+    };
+    let role = role
+        .map(|r| ProjectRole::parse(&r).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .transpose()?;
+    Ok(Some(Membership {
+        project_id,
+        project,
+        role,
+    }))
 }
 
 /// Adds a user to a project with `role` (or reactivates them, or changes their role), and hands

@@ -201,6 +201,11 @@ pub struct GoldSettings {
 }
 
 impl GoldSettings {
+    /// Whether the project serves gold items at all: checks or a qualification.
+    pub fn uses_gold(&self) -> bool {
+        self.every.is_some() || self.qualification.is_some()
+    }
+
     /// Reads the stored columns (`qualification_graded` 0: no qualification).
     pub fn from_columns(
         every: Option<i64>,

@@ -6,7 +6,7 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text};
-use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
+use super::{begin_write, Actor, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
     Annotation, AnnotationDraft, Judged, PairState, Stage, Verdict, FRESH_POSITION,
 };
@@ -274,6 +274,16 @@ pub(crate) async fn standing(
     project_id: i64,
 ) -> StoreResult<Standing> {
     let (settings, _) = settings(conn, project_id).await?;
+    standing_under(conn, user, project_id, &settings).await
+}
+
+/// [`standing`] under the project's gold `settings`.
+pub(crate) async fn standing_under(
+    conn: &mut AnyConnection,
+    user: i64,
+    project_id: i64,
+    settings: &GoldSettings,
+) -> StoreResult<Standing> {
     if settings.qualification.is_none() {
         // No qualification: everyone is admitted (ADMITTED_SQL's first clause), and nobody has
         // qualification items to count. Every queue load asks, so it ends here.
@@ -357,7 +367,7 @@ async fn wanted(
     project_id: i64,
 ) -> StoreResult<Option<(Purpose, i64)>> {
     let (settings, seed) = settings(conn, project_id).await?;
-    if settings.every.is_none() && settings.qualification.is_none() {
+    if !settings.uses_gold() {
         return Ok(None);
     }
     if open_gold(conn, annotator, project_id).await?.is_some() {
@@ -417,9 +427,15 @@ async fn wanted(
 }
 
 /// Opens the gold item the annotator should work now, if any (a read first, so that a queue
-/// without gold takes no write lock).
-pub(crate) async fn serve(db: &Db, actor: Actor, project_id: i64) -> StoreResult<()> {
-    if actor.is_lead {
+/// without gold takes no write lock; none at all when the project's settings as the caller
+/// read them, `seen`, use no gold).
+pub(crate) async fn serve(
+    db: &Db,
+    actor: Actor,
+    project_id: i64,
+    seen: &GoldSettings,
+) -> StoreResult<()> {
+    if actor.is_lead || !seen.uses_gold() {
         return Ok(());
     }
     {
@@ -466,32 +482,12 @@ pub(crate) struct GoldTarget {
     purpose: Purpose,
 }
 
-/// The caller's open gold assignment `id`; None when `id` is not a gold assignment (then it is
-/// a real one, or nothing).
-pub(crate) async fn resolve(
-    conn: &mut AnyConnection,
-    actor: Actor,
-    id: i64,
-) -> StoreResult<Option<GoldTarget>> {
-    let row: Option<(i64, String, i64, String)> = sqlx::query_as(
-        "SELECT annotator_id, status, gold_item_id, gold_purpose FROM assignments
-         WHERE id = $1 AND gold_item_id IS NOT NULL",
-    )
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some((annotator, status, item, purpose)) = row else {
-        return Ok(None);
-    };
-    let what = format!("item #{id}");
-    if annotator != actor.id {
-        return Err(not_yours(&what));
+impl GoldTarget {
+    /// The caller's open gold assignment `id` of gold item `item`, for `purpose` as stored.
+    pub(crate) fn new(id: i64, item: i64, purpose: &str) -> StoreResult<GoldTarget> {
+        let purpose = Purpose::parse(purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(GoldTarget { id, item, purpose })
     }
-    if status != "open" {
-        return Err(super::no_longer_open(&what, &status));
-    }
-    let purpose = Purpose::parse(&purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    Ok(Some(GoldTarget { id, item, purpose }))
 }
 
 /// The reference of gold item `item`: label and rationale sentences.

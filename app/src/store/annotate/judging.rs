@@ -58,8 +58,19 @@ pub(crate) async fn settings(
     .await?;
     let (order, seed, budget) =
         row.ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
+    settings_of(project_id, &order, seed, budget)
+}
+
+/// Project `project_id`'s judging settings from its columns `judging_order`, `judging_seed`
+/// and `judging_budget`.
+pub(crate) fn settings_of(
+    project_id: i64,
+    order: &str,
+    seed: i64,
+    budget: Option<i64>,
+) -> StoreResult<JudgingSettings> {
     Ok(JudgingSettings {
-        order: Order::parse(&order).map_err(|e| corrupt(format!("project {project_id}: {e}")))?,
+        order: Order::parse(order).map_err(|e| corrupt(format!("project {project_id}: {e}")))?,
         seed: seed.cast_unsigned(),
         budget: budget
             .map(u64::try_from)
@@ -510,7 +521,11 @@ async fn labels_of(
                     .map_err(|e| corrupt(format!("final label: {e}")))?
                     .is_evidence(),
             ),
-            None => label_so_far(&pair_history(conn, pair.claim, pair.doc).await?.state),
+            None => label_so_far(
+                &pair_history(conn, project_id, pair.claim, pair.doc)
+                    .await?
+                    .state,
+            ),
         };
         labels.push((pair, label));
     }
@@ -665,17 +680,22 @@ async fn choose(
 
 /// Gives `annotator` the first pass the project's order serves next, if first passes are live,
 /// the annotator is active in the project and holds none, the budget allows and a pair is
-/// left. Returns the pool entry given.
+/// left. Returns the pool entry given. `seen` are the project's settings as the caller read
+/// them (re-read under the write lock before anything is given).
 pub(crate) async fn serve_first(
     db: &Db,
     annotator: AnnotatorId,
     project_id: i64,
+    seen: &JudgingSettings,
 ) -> StoreResult<Option<i64>> {
     // A read first, so that the queue of `depth` (or of someone holding a first pass, or past
-    // the budget) takes no write lock.
+    // the budget) takes no write lock; under `depth` it reads nothing.
+    if !matches!(seen.first_passes(), FirstPasses::Live(_)) {
+        return Ok(None);
+    }
     {
         let mut conn = db.acquire().await?;
-        let Some(plan) = wants_first(&mut conn, annotator, project_id).await? else {
+        let Some(plan) = wants_first_under(&mut conn, annotator, project_id, seen).await? else {
             return Ok(None);
         };
         if !may_serve(&mut conn, project_id, plan).await? {
@@ -725,7 +745,18 @@ async fn wants_first(
     annotator: AnnotatorId,
     project_id: i64,
 ) -> StoreResult<Option<LivePlan>> {
-    let FirstPasses::Live(plan) = settings(conn, project_id).await?.first_passes() else {
+    let settings = settings(conn, project_id).await?;
+    wants_first_under(conn, annotator, project_id, &settings).await
+}
+
+/// [`wants_first`] under the project's judging `settings`.
+async fn wants_first_under(
+    conn: &mut AnyConnection,
+    annotator: AnnotatorId,
+    project_id: i64,
+    settings: &JudgingSettings,
+) -> StoreResult<Option<LivePlan>> {
+    let FirstPasses::Live(plan) = settings.first_passes() else {
         return Ok(None);
     };
     let holds: crate::store::flag::Flag = sqlx::query_scalar(

@@ -423,7 +423,7 @@ pub async fn reassign_item(
     let entry = history::entry(&mut tx, entry_id)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("item #{assignment_id} lost its pair")))?;
-    let hist = pair_history(&mut tx, entry.claim_id, entry.doc_id).await?;
+    let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     check_submission(&hist.state, stage, AnnotatorId(to_id), false).map_err(|e| {
         StoreError::Invalid(format!("cannot give item #{assignment_id} to {to}: {e}"))
     })?;

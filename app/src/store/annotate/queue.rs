@@ -16,7 +16,6 @@ struct Open {
     stage: Stage,
     flagged: bool,
     flag_note: Option<String>,
-    entry: i64,
 }
 
 fn opinion(row: &JudgmentRow, viewer: Actor) -> OpinionView {
@@ -62,23 +61,26 @@ async fn comments(
         .collect())
 }
 
-/// What `viewer` may see of a pair at `stage`: the first annotation on a second pass only as
-/// the mode allows; both annotations and the discussion only at adjudication (or for a lead);
-/// a model's suggested label only on an annotator's first or second pass (not a re-annotation),
-/// when the lead has turned suggestions on.
+/// What `viewer` may see of a pair at `stage`, from its history `hist`: the first annotation on
+/// a second pass only as the mode allows; both annotations and the discussion only at
+/// adjudication (or for a lead); a model's suggested label only on an annotator's first or
+/// second pass (not a re-annotation), when the lead has turned suggestions on (`suggests`).
+#[allow(clippy::too_many_arguments)]
 async fn item_view(
     conn: &mut AnyConnection,
     viewer: Actor,
     entry: Entry,
+    hist: &PairHistory,
     stage: Stage,
     open: Option<&Open>,
     mode: SecondPassMode,
+    suggests: bool,
 ) -> StoreResult<ItemView> {
-    let PairHistory { rows, state, .. } = pair_history(conn, entry.claim_id, entry.doc_id).await?;
+    let PairHistory { rows, state, .. } = hist;
     let first_row = rows.iter().find(|r| r.stage == Stage::First);
     let first = match (stage, first_row) {
-        (Stage::Second, Some(row)) if shows_first_label(stage, &state) => {
-            visible_first_label(mode, &state, viewer.annotator()).map(|_| opinion(row, viewer))
+        (Stage::Second, Some(row)) if shows_first_label(stage, state) => {
+            visible_first_label(mode, state, viewer.annotator()).map(|_| opinion(row, viewer))
         }
         _ => None,
     };
@@ -103,7 +105,8 @@ async fn item_view(
         state,
         crate::domain::annotation::PairState::NeedsAdjudication { .. }
     );
-    let suggestion = if open.is_some()
+    let suggestion = if suggests
+        && open.is_some()
         && (stage == Stage::First || (stage == Stage::Second && !reannotation))
     {
         crate::store::assessors::suggestion(conn, entry.project_id, entry.claim_id, entry.doc_id)
@@ -131,97 +134,161 @@ async fn item_view(
     })
 }
 
-/// The caller's latest submission in the project while it may still be undone: a real
-/// judgment or a gold answer, whichever is newer.
-async fn last_submission(
-    conn: &mut AnyConnection,
-    actor: Actor,
-    project_id: i64,
-) -> StoreResult<Option<LastSubmission>> {
-    let real = last_judgment(conn, actor, project_id).await?;
-    let gold = super::gold::last_answer(conn, actor, project_id).await?;
-    Ok(match (real, gold) {
+/// The caller's latest real judgment in the project while it may still be undone, as read;
+/// [`LastJudgment::shown`] completes it with its pair's history.
+struct LastJudgment {
+    id: i64,
+    claim: i64,
+    doc: i64,
+    stage: Stage,
+    label: String,
+    at: i64,
+    claim_ext: String,
+    doc_ext: String,
+}
+
+impl LastJudgment {
+    /// The caller's latest real judgment in the project, if it may still be undone.
+    async fn read(
+        conn: &mut AnyConnection,
+        actor: Actor,
+        project_id: i64,
+    ) -> StoreResult<Option<LastJudgment>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: i64,
+            claim: i64,
+            doc: i64,
+            stage: String,
+            label: String,
+            created_at: i64,
+            claim_ext: String,
+            doc_ext: String,
+        }
+        let row: Option<Row> = sqlx::query_as(
+            "SELECT j.id, j.claim_id AS claim, j.doc_id AS doc, j.stage, j.label, j.created_at,
+                    c.claim_id AS claim_ext, d.doc_id AS doc_ext
+             FROM judgments j JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
+             WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
+               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
+             ORDER BY j.id DESC LIMIT 1",
+        )
+        .bind(project_id)
+        .bind(actor.id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        let Some(row) = row.filter(|r| now_ms() - r.created_at < UNDO_WINDOW_MS) else {
+            return Ok(None);
+        };
+        Ok(Some(LastJudgment {
+            id: row.id,
+            claim: row.claim,
+            doc: row.doc,
+            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            label: row.label,
+            at: row.created_at,
+            claim_ext: row.claim_ext,
+            doc_ext: row.doc_ext,
+        }))
+    }
+
+    /// As the queue shows it, from its pair's history `hist` under the project's `mode`.
+    fn shown(self, hist: &PairHistory, mode: SecondPassMode) -> LastSubmission {
+        let first_label = (self.stage != Stage::First)
+            .then(|| hist.state.first().map(|o| o.label.as_str().to_owned()))
+            .flatten();
+        // A re-annotation (a second second pass, after a disagreement) showed both labels:
+        // final.
+        let reannotation = self.stage == Stage::Second
+            && hist
+                .rows
+                .iter()
+                .filter(|r| r.stage == Stage::Second)
+                .count()
+                >= 2;
+        LastSubmission {
+            judgment_id: self.id,
+            claim_id: self.claim_ext,
+            doc_id: self.doc_ext,
+            stage: self.stage.as_str().to_owned(),
+            label: self.label,
+            first_label,
+            outcome: outcome_text(&hist.state),
+            undo_until_ms: self.at + UNDO_WINDOW_MS,
+            undoable: !reveals_on_submit(self.stage, mode) && !reannotation,
+            feedback: None,
+        }
+    }
+}
+
+/// The newer of the caller's latest real judgment and gold answer that may still be undone.
+fn newer(real: Option<LastSubmission>, gold: Option<LastSubmission>) -> Option<LastSubmission> {
+    match (real, gold) {
         (Some(r), Some(g)) => Some(if g.undo_until_ms >= r.undo_until_ms {
             g
         } else {
             r
         }),
         (r, g) => r.or(g),
-    })
+    }
 }
 
-/// The caller's latest real judgment in the project while it may still be undone.
-async fn last_judgment(
-    conn: &mut AnyConnection,
-    actor: Actor,
-    project_id: i64,
-) -> StoreResult<Option<LastSubmission>> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        id: i64,
-        claim: i64,
-        doc: i64,
-        stage: String,
-        label: String,
-        created_at: i64,
-        claim_ext: String,
-        doc_ext: String,
+/// What the queue reads of its project, in one statement.
+struct QueueProject {
+    name: String,
+    mode: SecondPassMode,
+    judging: crate::domain::judging::JudgingSettings,
+    gold: crate::domain::gold_checks::GoldSettings,
+    /// Whether the lead turned model suggestions on.
+    suggests: bool,
+}
+
+impl QueueProject {
+    async fn read(conn: &mut AnyConnection, project_id: i64) -> StoreResult<QueueProject> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            name: String,
+            second_pass_mode: String,
+            judging_order: String,
+            judging_seed: i64,
+            judging_budget: Option<i64>,
+            gold_every: Option<i64>,
+            qualification_training: i64,
+            qualification_graded: i64,
+            qualification_pass: f64,
+            suggests: crate::store::flag::Flag,
+        }
+        let row: Row = sqlx::query_as(
+            "SELECT name, second_pass_mode, judging_order, judging_seed, judging_budget,
+                    gold_every, qualification_training, qualification_graded, qualification_pass,
+                    suggest_from IS NOT NULL AS suggests
+             FROM projects WHERE id = $1",
+        )
+        .bind(project_id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))?;
+        let corrupt =
+            |e: &dyn std::fmt::Display| StoreError::Corrupt(format!("project #{project_id}: {e}"));
+        Ok(QueueProject {
+            name: row.name,
+            mode: SecondPassMode::parse(&row.second_pass_mode).map_err(|e| corrupt(&e))?,
+            judging: super::judging::settings_of(
+                project_id,
+                &row.judging_order,
+                row.judging_seed,
+                row.judging_budget,
+            )?,
+            gold: crate::domain::gold_checks::GoldSettings::from_columns(
+                row.gold_every,
+                row.qualification_training,
+                row.qualification_graded,
+                row.qualification_pass,
+            )
+            .map_err(|e| corrupt(&e))?,
+            suggests: row.suggests.0,
+        })
     }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT j.id, j.claim_id AS claim, j.doc_id AS doc, j.stage, j.label, j.created_at,
-                c.claim_id AS claim_ext, d.doc_id AS doc_ext
-         FROM judgments j JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
-         WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
-           AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
-         ORDER BY j.id DESC LIMIT 1",
-    )
-    .bind(project_id)
-    .bind(actor.id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some(Row {
-        id,
-        claim,
-        doc,
-        stage,
-        label,
-        created_at: at,
-        claim_ext,
-        doc_ext,
-    }) = row
-    else {
-        return Ok(None);
-    };
-    if now_ms() - at >= UNDO_WINDOW_MS {
-        return Ok(None);
-    }
-    let hist = pair_history(conn, claim, doc).await?;
-    let first_label = (stage != Stage::First.as_str())
-        .then(|| hist.state.first().map(|o| o.label.as_str().to_owned()))
-        .flatten();
-    let stage_parsed = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    // A re-annotation (a second second pass, after a disagreement) showed both labels: final.
-    let reannotation = stage_parsed == Stage::Second
-        && hist
-            .rows
-            .iter()
-            .filter(|r| r.stage == Stage::Second)
-            .count()
-            >= 2;
-    let undoable =
-        !reveals_on_submit(stage_parsed, history::mode(conn, project_id).await?) && !reannotation;
-    Ok(Some(LastSubmission {
-        judgment_id: id,
-        claim_id: claim_ext,
-        doc_id: doc_ext,
-        stage,
-        label,
-        first_label,
-        outcome: outcome_text(&hist.state),
-        undo_until_ms: at + UNDO_WINDOW_MS,
-        undoable,
-        feedback: None,
-    }))
 }
 
 /// The head of the caller's queue in a project: current and next item, counts, and the last
@@ -229,59 +296,68 @@ async fn last_judgment(
 /// Under a live judging order, an annotator holding no first pass takes the one the order
 /// serves next first ([`super::judging`]).
 pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
-    super::judging::serve_first(db, actor.annotator(), project_id).await?;
-    super::gold::serve(db, actor, project_id).await?;
+    {
+        // The settings as they stand now decide whether anything is to be served: a queue
+        // without live first passes or gold reads nothing more before its snapshot.
+        let seen = QueueProject::read(&mut *db.acquire().await?, project_id).await?;
+        super::judging::serve_first(db, actor.annotator(), project_id, &seen.judging).await?;
+        super::gold::serve(db, actor, project_id, &seen.gold).await?;
+    }
     // One snapshot: the items, the counts and the last submission agree.
     let mut pooled = db.acquire().await?;
     let mut conn = crate::store::db::begin_read_on(&mut pooled).await?;
-    let project: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
-        .bind(project_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    let rows: Vec<(i64, String, crate::store::flag::Flag, Option<String>, i64)> = sqlx::query_as(
-        "SELECT a.id, a.stage, a.flagged, a.flag_note, a.pool_entry_id FROM assignments a
-         JOIN pool_entries e ON e.id = a.pool_entry_id
+    let project = QueueProject::read(&mut conn, project_id).await?;
+    #[derive(sqlx::FromRow)]
+    struct OpenRow {
+        assignment_id: i64,
+        stage: String,
+        flagged: crate::store::flag::Flag,
+        flag_note: Option<String>,
+        #[sqlx(flatten)]
+        entry: history::EntryRow,
+    }
+    let rows: Vec<OpenRow> = sqlx::query_as(&format!(
+        "SELECT a.id AS assignment_id, a.stage, a.flagged, a.flag_note, {}
+         FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id
          WHERE a.annotator_id = $1 AND a.status = 'open' AND e.project_id = $2
          ORDER BY a.queue_pos, e.entry_depth, e.id LIMIT 2",
-    )
+        history::ENTRY_COLUMNS
+    ))
     .bind(actor.id)
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
-    let mode = history::mode(&mut conn, project_id).await?;
-    let standing = super::gold::standing(&mut conn, actor.id, project_id).await?;
-    let mut items = Vec::with_capacity(2);
+    let standing =
+        super::gold::standing_under(&mut conn, actor.id, project_id, &project.gold).await?;
     // A gold item comes first, looking like any other; a candidate sees nothing else.
+    let mut open: Vec<(Open, Entry)> = Vec::with_capacity(2);
     if let Some(gold) = super::gold::open_gold(&mut conn, actor.id, project_id).await? {
         let pair = history::gold_entry(&mut conn, gold.item)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("gold item {} lost its pair", gold.item)))?;
-        let open = Open {
+        let item = Open {
             id: gold.id,
             stage: Stage::First,
             flagged: gold.flagged,
             flag_note: gold.flag_note,
-            entry: pair.id,
         };
-        items.push(item_view(&mut conn, actor, pair, Stage::First, Some(&open), mode).await?);
+        open.push((item, pair));
     }
     let rows = if standing.admitted { rows } else { Vec::new() };
-    for (id, stage, flagged, flag_note, entry) in rows.into_iter().take(2 - items.len()) {
-        let open = Open {
-            id,
-            stage: Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            flagged: flagged.0,
-            flag_note,
-            entry,
+    for row in rows.into_iter().take(2 - open.len()) {
+        let entry = row.entry.parse()?;
+        let item = Open {
+            id: row.assignment_id,
+            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            flagged: row.flagged.0,
+            flag_note: row.flag_note,
         };
-        let pair = history::entry(&mut conn, open.entry)
-            .await?
-            .ok_or_else(|| StoreError::Corrupt(format!("assignment {id} lost its pair")))?;
-        items.push(item_view(&mut conn, actor, pair, open.stage, Some(&open), mode).await?);
+        open.push((item, entry));
     }
     // Gold checks count as items; a qualification's do not (the candidate sees their own
     // progress).
-    let (open, done): (i64, i64) = sqlx::query_as(
+    let (open_count, done): (i64, i64) = sqlx::query_as(
         "SELECT COALESCE(SUM(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END), 0),
                 COALESCE(SUM(CASE WHEN a.status = 'done' THEN 1 ELSE 0 END), 0)
          FROM assignments a
@@ -294,16 +370,54 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     .bind(project_id)
     .fetch_one(&mut *conn)
     .await?;
-    let last = last_submission(&mut conn, actor, project_id).await?;
+    let last_real = LastJudgment::read(&mut conn, actor, project_id).await?;
+    let last_gold = super::gold::last_answer(&mut conn, actor, project_id).await?;
+    // Every pair shown, and the last judgment's, in one read.
+    let mut pairs: Vec<(i64, i64)> = open
+        .iter()
+        .map(|(_, entry)| (entry.claim_id, entry.doc_id))
+        .collect();
+    pairs.extend(last_real.as_ref().map(|l| (l.claim, l.doc)));
+    let histories = history::pair_histories(&mut conn, project_id, &pairs).await?;
+    let history_of = |claim: i64, doc: i64| {
+        histories
+            .get(&(claim, doc))
+            .ok_or_else(|| StoreError::Fault(format!("claim {claim}, doc {doc}: history not read")))
+    };
+    let mut items = Vec::with_capacity(open.len());
+    for (item, entry) in open {
+        let hist = history_of(entry.claim_id, entry.doc_id)?;
+        let stage = item.stage;
+        items.push(
+            item_view(
+                &mut conn,
+                actor,
+                entry,
+                hist,
+                stage,
+                Some(&item),
+                project.mode,
+                project.suggests,
+            )
+            .await?,
+        );
+    }
+    let last_real = match last_real {
+        Some(last) => {
+            let hist = history_of(last.claim, last.doc)?;
+            Some(last.shown(hist, project.mode))
+        }
+        None => None,
+    };
     conn.commit().await?;
     let mut items = items.into_iter();
     Ok(QueueHead {
-        project,
+        project: project.name,
         current: items.next(),
         next: items.next(),
-        open,
+        open: open_count,
         done,
-        last,
+        last: newer(last_real, last_gold),
         guidelines_to_confirm: None,
         qualification: standing.status(),
     })
@@ -319,9 +433,9 @@ pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("pair #{entry_id}")))?;
     let mode = history::mode(&mut conn, entry.project_id).await?;
-    let hist = pair_history(&mut conn, entry.claim_id, entry.doc_id).await?;
+    let hist = pair_history(&mut conn, entry.project_id, entry.claim_id, entry.doc_id).await?;
     let stage = hist.state.next_stage().unwrap_or(Stage::Final);
-    item_view(&mut conn, actor, entry, stage, None, mode).await
+    item_view(&mut conn, actor, entry, &hist, stage, None, mode, false).await
 }
 
 /// The caller's open assignment `id`: its project, flag and note, and whether it is a gold

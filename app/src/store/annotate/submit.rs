@@ -21,30 +21,60 @@ pub enum Target {
     LeadAdjudication { entry_id: i64 },
 }
 
-/// The assignment being answered (if any), its stage and its pool entry.
-async fn resolve(
-    conn: &mut AnyConnection,
-    actor: Actor,
-    target: Target,
-) -> StoreResult<(Option<i64>, Stage, i64)> {
+/// What a submission answers.
+enum Resolved {
+    /// The caller's open gold assignment.
+    Gold(super::gold::GoldTarget),
+    /// A pooled pair: the assignment being answered (if any), its stage and its pool entry.
+    Pair {
+        assignment: Option<i64>,
+        stage: Stage,
+        entry: i64,
+    },
+}
+
+/// What `target` answers, checked to be the caller's and open (one read of the assignment).
+async fn resolve(conn: &mut AnyConnection, actor: Actor, target: Target) -> StoreResult<Resolved> {
     match target {
         Target::Assignment(id) => {
-            let row: Option<(i64, i64, String, String)> = sqlx::query_as(
-                "SELECT pool_entry_id, annotator_id, stage, status FROM assignments WHERE id = $1",
+            #[derive(sqlx::FromRow)]
+            struct Row {
+                pool_entry_id: Option<i64>,
+                annotator_id: i64,
+                stage: String,
+                status: String,
+                gold_item_id: Option<i64>,
+                gold_purpose: Option<String>,
+            }
+            let row: Option<Row> = sqlx::query_as(
+                "SELECT pool_entry_id, annotator_id, stage, status, gold_item_id, gold_purpose
+                 FROM assignments WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(&mut *conn)
             .await?;
             let item = format!("item #{id}");
-            let (entry, annotator, stage, status) = row.ok_or_else(|| not_yours(&item))?;
-            if annotator != actor.id {
+            let row = row.ok_or_else(|| not_yours(&item))?;
+            if row.annotator_id != actor.id {
                 return Err(not_yours(&item));
             }
-            if status != "open" {
-                return Err(super::no_longer_open(&item, &status));
+            if row.status != "open" {
+                return Err(super::no_longer_open(&item, &row.status));
             }
-            let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            Ok((Some(id), stage, entry))
+            let corrupt = |what: &str| StoreError::Corrupt(format!("assignment {id}: {what}"));
+            match (row.gold_item_id, row.pool_entry_id) {
+                (Some(gold), _) => Ok(Resolved::Gold(super::gold::GoldTarget::new(
+                    id,
+                    gold,
+                    row.gold_purpose.as_deref().unwrap_or_default(),
+                )?)),
+                (None, Some(entry)) => Ok(Resolved::Pair {
+                    assignment: Some(id),
+                    stage: Stage::parse(&row.stage).map_err(|e| corrupt(&e.to_string()))?,
+                    entry,
+                }),
+                (None, None) => Err(corrupt("neither a pair nor a gold item")),
+            }
         }
         Target::LeadAdjudication { entry_id } => {
             if !actor.is_lead {
@@ -58,7 +88,11 @@ async fn resolve(
             .bind(entry_id)
             .fetch_optional(&mut *conn)
             .await?;
-            Ok((held, Stage::Adjudication, entry_id))
+            Ok(Resolved::Pair {
+                assignment: held,
+                stage: Stage::Adjudication,
+                entry: entry_id,
+            })
         }
     }
 }
@@ -85,20 +119,24 @@ pub async fn submit(
     }
     let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
-    if let Target::Assignment(id) = target {
-        if let Some(gold) = super::gold::resolve(&mut tx, actor, id).await? {
+    let (assignment, stage, entry_id) = match resolve(&mut tx, actor, target).await? {
+        Resolved::Gold(gold) => {
             let shown = super::gold::submit(&mut tx, actor, gold, draft, seconds_spent).await?;
             tx.commit().await?;
             return Ok(shown);
         }
-    }
-    let (assignment, stage, entry_id) = resolve(&mut tx, actor, target).await?;
+        Resolved::Pair {
+            assignment,
+            stage,
+            entry,
+        } => (assignment, stage, entry),
+    };
     let entry = history::entry(&mut tx, entry_id)
         .await?
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
         .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
-    let hist = pair_history(&mut tx, entry.claim_id, entry.doc_id).await?;
+    let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     check_submission(&hist.state, stage, actor.annotator(), actor.is_lead)
         .map_err(|e| StoreError::Conflict(e.to_string()))?;
     let verdict = Verdict::from(&annotation);
@@ -254,7 +292,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     check_not_revealed(stage, history::mode(&mut tx, project_id).await?)
         .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
-    let hist = pair_history(&mut tx, claim, doc).await?;
+    let hist = pair_history(&mut tx, project_id, claim, doc).await?;
     let position = hist
         .rows
         .iter()
