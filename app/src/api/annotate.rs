@@ -45,8 +45,6 @@ mod ssr {
     pub async fn head(db: &Db, caller: &ProjectCaller) -> Result<QueueHead, ApiError> {
         let mut head =
             crate::store::annotate::queue_head(db, actor(caller), caller.project_id()).await?;
-        head.guidelines_to_confirm =
-            crate::store::guidelines::to_confirm(db, caller.project_id(), caller.user().id).await?;
         if head.guidelines_to_confirm.is_some() {
             head.current = None;
             head.next = None;

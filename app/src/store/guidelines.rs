@@ -154,20 +154,26 @@ pub async fn confirm(db: &Db, project_id: i64, user_id: i64, version: i64) -> St
     Ok(())
 }
 
+/// The query of [`to_confirm`] with the project's id in parameter `project` and the user's in
+/// `user` (`$1`, `$2`, …): one place, also read as a column of the queue's snapshot.
+pub(crate) fn to_confirm_sql(project: &str, user: &str) -> String {
+    format!(
+        "SELECT g.version FROM guideline_versions g
+         WHERE g.project_id = {project}
+           AND g.version = (SELECT MAX(version) FROM guideline_versions WHERE project_id = {project})
+           AND NOT EXISTS (SELECT 1 FROM guideline_confirmations c
+                           WHERE c.project_id = {project} AND c.user_id = {user} AND c.version = g.version)"
+    )
+}
+
 /// The version `user_id` must confirm before working in the project: the current one, unless
 /// they confirmed it or the project has no guidelines.
 pub async fn to_confirm(db: &Db, project_id: i64, user_id: i64) -> StoreResult<Option<i64>> {
-    Ok(sqlx::query_scalar(
-        "SELECT g.version FROM guideline_versions g
-         WHERE g.project_id = $1
-           AND g.version = (SELECT MAX(version) FROM guideline_versions WHERE project_id = $1)
-           AND NOT EXISTS (SELECT 1 FROM guideline_confirmations c
-                           WHERE c.project_id = $1 AND c.user_id = $2 AND c.version = g.version)",
-    )
-    .bind(project_id)
-    .bind(user_id)
-    .fetch_optional(db)
-    .await?)
+    Ok(sqlx::query_scalar(&to_confirm_sql("$1", "$2"))
+        .bind(project_id)
+        .bind(user_id)
+        .fetch_optional(db)
+        .await?)
 }
 
 /// Whether `user_id` confirmed the project's current guidelines (true when it has none).

@@ -263,6 +263,33 @@ pub(crate) async fn entry(conn: &mut AnyConnection, entry_id: i64) -> StoreResul
     .await
 }
 
+/// The pool entry `entry_id` with its project's second-pass mode, if it exists.
+pub(crate) async fn entry_and_mode(
+    conn: &mut AnyConnection,
+    entry_id: i64,
+) -> StoreResult<Option<(Entry, SecondPassMode)>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        entry: EntryRow,
+        second_pass_mode: String,
+    }
+    let row: Option<Row> = sqlx::query_as(&format!(
+        "SELECT {ENTRY_COLUMNS}, p.second_pass_mode
+         FROM pool_entries e JOIN claims c ON c.id = e.claim_id
+         JOIN documents d ON d.id = e.doc_id JOIN projects p ON p.id = e.project_id
+         WHERE e.id = $1"
+    ))
+    .bind(entry_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.map(|r| {
+        let mode = SecondPassMode::parse(&r.second_pass_mode).map_err(corrupt)?;
+        Ok((r.entry.parse()?, mode))
+    })
+    .transpose()
+}
+
 /// The pair of gold item `gold_item_id` as an entry: its id is the pair's pool entry when the
 /// pair is pooled, else the gold item's, so that a page shows a gold item as any other.
 pub(crate) async fn gold_entry(

@@ -241,6 +241,9 @@ struct QueueProject {
     gold: crate::domain::gold_checks::GoldSettings,
     /// Whether the lead turned model suggestions on.
     suggests: bool,
+    /// Whether the project has gold items (without them, nobody has a gold item open or
+    /// answered).
+    has_gold: bool,
 }
 
 impl QueueProject {
@@ -257,12 +260,14 @@ impl QueueProject {
             qualification_graded: i64,
             qualification_pass: f64,
             suggests: crate::store::flag::Flag,
+            has_gold: crate::store::flag::Flag,
         }
         let row: Row = sqlx::query_as(
             "SELECT name, second_pass_mode, judging_order, judging_seed, judging_budget,
                     gold_every, qualification_training, qualification_graded, qualification_pass,
-                    suggest_from IS NOT NULL AS suggests
-             FROM projects WHERE id = $1",
+                    p.suggest_from IS NOT NULL AS suggests,
+                    EXISTS (SELECT 1 FROM gold_items g WHERE g.project_id = p.id) AS has_gold
+             FROM projects p WHERE p.id = $1",
         )
         .bind(project_id)
         .fetch_optional(&mut *conn)
@@ -287,6 +292,7 @@ impl QueueProject {
             )
             .map_err(|e| corrupt(&e))?,
             suggests: row.suggests.0,
+            has_gold: row.has_gold.0,
         })
     }
 }
@@ -332,7 +338,12 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         super::gold::standing_under(&mut conn, actor.id, project_id, &project.gold).await?;
     // A gold item comes first, looking like any other; a candidate sees nothing else.
     let mut open: Vec<(Open, Entry)> = Vec::with_capacity(2);
-    if let Some(gold) = super::gold::open_gold(&mut conn, actor.id, project_id).await? {
+    let open_gold = if project.has_gold {
+        super::gold::open_gold(&mut conn, actor.id, project_id).await?
+    } else {
+        None
+    };
+    if let Some(gold) = open_gold {
         let pair = history::gold_entry(&mut conn, gold.item)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("gold item {} lost its pair", gold.item)))?;
@@ -356,22 +367,29 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         open.push((item, entry));
     }
     // Gold checks count as items; a qualification's do not (the candidate sees their own
-    // progress).
-    let (open_count, done): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END), 0),
-                COALESCE(SUM(CASE WHEN a.status = 'done' THEN 1 ELSE 0 END), 0)
-         FROM assignments a
-         LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
-         LEFT JOIN gold_items g ON g.id = a.gold_item_id
-         WHERE a.annotator_id = $1
-           AND (e.project_id = $2 OR (g.project_id = $2 AND a.gold_purpose = 'check'))",
-    )
-    .bind(actor.id)
-    .bind(project_id)
-    .fetch_one(&mut *conn)
-    .await?;
+    // progress). With them, the guidelines the caller has yet to confirm.
+    let (open_count, done, guidelines_to_confirm): (i64, i64, Option<i64>) =
+        sqlx::query_as(&format!(
+            "SELECT COALESCE(SUM(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN a.status = 'done' THEN 1 ELSE 0 END), 0),
+                    ({}) AS guidelines
+             FROM assignments a
+             LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
+             LEFT JOIN gold_items g ON g.id = a.gold_item_id
+             WHERE a.annotator_id = $1
+               AND (e.project_id = $2 OR (g.project_id = $2 AND a.gold_purpose = 'check'))",
+            crate::store::guidelines::to_confirm_sql("$2", "$1")
+        ))
+        .bind(actor.id)
+        .bind(project_id)
+        .fetch_one(&mut *conn)
+        .await?;
     let last_real = LastJudgment::read(&mut conn, actor, project_id).await?;
-    let last_gold = super::gold::last_answer(&mut conn, actor, project_id).await?;
+    let last_gold = if project.has_gold {
+        super::gold::last_answer(&mut conn, actor, project_id).await?
+    } else {
+        None
+    };
     // Every pair shown, and the last judgment's, in one read.
     let mut pairs: Vec<(i64, i64)> = open
         .iter()
@@ -418,7 +436,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         open: open_count,
         done,
         last: newer(last_real, last_gold),
-        guidelines_to_confirm: None,
+        guidelines_to_confirm,
         qualification: standing.status(),
     })
 }

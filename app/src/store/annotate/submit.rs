@@ -131,7 +131,7 @@ pub async fn submit(
             entry,
         } => (assignment, stage, entry),
     };
-    let entry = history::entry(&mut tx, entry_id)
+    let (entry, mode) = history::entry_and_mode(&mut tx, entry_id)
         .await?
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
@@ -223,7 +223,6 @@ pub async fn submit(
         Stage::First => None,
         _ => hist.state.first().map(|o| o.label.as_str().to_owned()),
     };
-    let mode = history::mode(&mut tx, entry.project_id).await?;
     AuditEvent {
         project_id: Some(entry.project_id),
         actor_id: Some(actor.id),
