@@ -322,12 +322,18 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         #[sqlx(flatten)]
         entry: history::EntryRow,
     }
+    // The first two open items (of visible pool entries) are chosen first; only they are
+    // joined to their claim and abstract.
     let rows: Vec<OpenRow> = sqlx::query_as(&format!(
         "SELECT a.id AS assignment_id, a.stage, a.flagged, a.flag_note, {}
-         FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+         FROM (SELECT a.id, a.stage, a.flagged, a.flag_note, a.pool_entry_id, a.queue_pos,
+                      e.entry_depth
+               FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+               WHERE a.annotator_id = $1 AND a.status = 'open' AND a.project_id = $2
+               ORDER BY a.queue_pos, e.entry_depth, e.id LIMIT 2) a
+         JOIN pool_entries e ON e.id = a.pool_entry_id
          JOIN claims c ON c.id = e.claim_id JOIN documents d ON d.id = e.doc_id
-         WHERE a.annotator_id = $1 AND a.status = 'open' AND e.project_id = $2
-         ORDER BY a.queue_pos, e.entry_depth, e.id LIMIT 2",
+         ORDER BY a.queue_pos, a.entry_depth, e.id",
         history::ENTRY_COLUMNS
     ))
     .bind(actor.id)
@@ -370,14 +376,16 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     // progress). With them, the guidelines the caller has yet to confirm.
     let (open_count, done, guidelines_to_confirm): (i64, i64, Option<i64>) =
         sqlx::query_as(&format!(
+            // Two branches, each from its index: one condition over both joins would read
+            // the whole pool.
             "SELECT COALESCE(SUM(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END), 0),
                     COALESCE(SUM(CASE WHEN a.status = 'done' THEN 1 ELSE 0 END), 0),
                     ({}) AS guidelines
-             FROM assignments a
-             LEFT JOIN pool_entries e ON e.id = a.pool_entry_id
-             LEFT JOIN gold_items g ON g.id = a.gold_item_id
-             WHERE a.annotator_id = $1
-               AND (e.project_id = $2 OR (g.project_id = $2 AND a.gold_purpose = 'check'))",
+             FROM (SELECT a.status FROM assignments a JOIN pool_entries e ON e.id = a.pool_entry_id
+                   WHERE a.annotator_id = $1 AND a.project_id = $2
+                   UNION ALL
+                   SELECT a.status FROM assignments a JOIN gold_items g ON g.id = a.gold_item_id
+                   WHERE a.annotator_id = $1 AND g.project_id = $2 AND a.gold_purpose = 'check') a",
             crate::store::guidelines::to_confirm_sql("$2", "$1")
         ))
         .bind(actor.id)
