@@ -202,29 +202,26 @@ pub struct Membership {
 
 /// [`Membership`] in the project named `name`.
 pub async fn membership_by_name(db: &Db, name: &str, user_id: i64) -> StoreResult<Membership> {
-    membership(db, "p.name = $2", MembershipKey::Name(name), user_id)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("project {name:?}")))
+    membership(db, ProjectKey::Name(name), user_id).await
 }
 
 /// [`Membership`] in the project with id `project_id`.
 pub async fn membership_at(db: &Db, project_id: i64, user_id: i64) -> StoreResult<Membership> {
-    membership(db, "p.id = $2", MembershipKey::Id(project_id), user_id)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("project #{project_id}")))
+    membership(db, ProjectKey::Id(project_id), user_id).await
 }
 
-enum MembershipKey<'a> {
+/// How a caller names a project.
+#[derive(Clone, Copy)]
+enum ProjectKey<'a> {
     Name(&'a str),
     Id(i64),
 }
 
-async fn membership(
-    db: &Db,
-    which: &str,
-    key: MembershipKey<'_>,
-    user_id: i64,
-) -> StoreResult<Option<Membership>> {
+async fn membership(db: &Db, key: ProjectKey<'_>, user_id: i64) -> StoreResult<Membership> {
+    let which = match key {
+        ProjectKey::Name(_) => "p.name = $2",
+        ProjectKey::Id(_) => "p.id = $2",
+    };
     let sql = format!(
         "SELECT p.id, p.name, m.role FROM projects p
          LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND m.active = 1
@@ -232,20 +229,23 @@ async fn membership(
     );
     let query = sqlx::query_as::<_, (i64, String, Option<String>)>(&sql).bind(user_id);
     let query = match key {
-        MembershipKey::Name(name) => query.bind(name),
-        MembershipKey::Id(id) => query.bind(id),
+        ProjectKey::Name(name) => query.bind(name),
+        ProjectKey::Id(id) => query.bind(id),
     };
-    let Some((project_id, project, role)) = query.fetch_optional(db).await? else {
-        return Ok(None);
-    };
+    let (project_id, project, role) = query.fetch_optional(db).await?.ok_or_else(|| {
+        StoreError::NotFound(match key {
+            ProjectKey::Name(name) => format!("project {name:?}"),
+            ProjectKey::Id(id) => format!("project #{id}"),
+        })
+    })?;
     let role = role
         .map(|r| ProjectRole::parse(&r).map_err(|e| StoreError::Corrupt(e.to_string())))
         .transpose()?;
-    Ok(Some(Membership {
+    Ok(Membership {
         project_id,
         project,
         role,
-    }))
+    })
 }
 
 /// Adds a user to a project with `role` (or reactivates them, or changes their role), and hands

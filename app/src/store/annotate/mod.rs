@@ -25,6 +25,14 @@ use crate::domain::annotation::AnnotatorId;
 /// How long after submitting one may undo it.
 pub const UNDO_WINDOW_MS: i64 = 60_000;
 
+/// The caller's latest judgment that may be undone, as a condition on `judgments j` (`$1`: the
+/// project, `$2`: the caller) with its order: a pooled judgment not retracted. The queue shows
+/// the undo of the judgment [`undo_last`] undoes: both read it from here.
+pub(crate) const LATEST_OWN_JUDGMENT: &str =
+    "j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
+     AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
+     ORDER BY j.id DESC LIMIT 1";
+
 /// Who acts: a user id and whether they act as a lead (leads adjudicate any pair and see
 /// everything).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
-use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
+use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
     reveals_on_submit, shows_first_label, skip_position, visible_first_label, SecondPassMode, Stage,
 };
@@ -64,8 +64,8 @@ async fn comments(
 /// What `viewer` may see of a pair at `stage`, from its history `hist`: the first annotation on
 /// a second pass only as the mode allows; both annotations and the discussion only at
 /// adjudication (or for a lead); a model's suggested label only on an annotator's first or
-/// second pass (not a re-annotation), when the lead has turned suggestions on (`suggests`).
-#[allow(clippy::too_many_arguments)]
+/// second pass (not a re-annotation), when the lead has turned suggestions on; as `project`
+/// is set.
 async fn item_view(
     conn: &mut AnyConnection,
     viewer: Actor,
@@ -73,9 +73,9 @@ async fn item_view(
     hist: &PairHistory,
     stage: Stage,
     open: Option<&Open>,
-    mode: SecondPassMode,
-    suggests: bool,
+    project: &QueueProject,
 ) -> StoreResult<ItemView> {
+    let mode = project.mode;
     let PairHistory { rows, state, .. } = hist;
     let first_row = rows.iter().find(|r| r.stage == Stage::First);
     let first = match (stage, first_row) {
@@ -105,7 +105,7 @@ async fn item_view(
         state,
         crate::domain::annotation::PairState::NeedsAdjudication { .. }
     );
-    let suggestion = if suggests
+    let suggestion = if project.suggests
         && open.is_some()
         && (stage == Stage::First || (stage == Stage::Second && !reannotation))
     {
@@ -165,14 +165,12 @@ impl LastJudgment {
             claim_ext: String,
             doc_ext: String,
         }
-        let row: Option<Row> = sqlx::query_as(
+        let row: Option<Row> = sqlx::query_as(&format!(
             "SELECT j.id, j.claim_id AS claim, j.doc_id AS doc, j.stage, j.label, j.created_at,
                     c.claim_id AS claim_ext, d.doc_id AS doc_ext
              FROM judgments j JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id
-             WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
-               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
-             ORDER BY j.id DESC LIMIT 1",
-        )
+             WHERE {LATEST_OWN_JUDGMENT}"
+        ))
         .bind(project_id)
         .bind(actor.id)
         .fetch_optional(&mut *conn)
@@ -414,19 +412,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     for (item, entry) in open {
         let hist = history_of(entry.claim_id, entry.doc_id)?;
         let stage = item.stage;
-        items.push(
-            item_view(
-                &mut conn,
-                actor,
-                entry,
-                hist,
-                stage,
-                Some(&item),
-                project.mode,
-                project.suggests,
-            )
-            .await?,
-        );
+        items.push(item_view(&mut conn, actor, entry, hist, stage, Some(&item), &project).await?);
     }
     let last_real = match last_real {
         Some(last) => {
@@ -458,10 +444,10 @@ pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<
     let entry = history::entry(&mut conn, entry_id)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("pair #{entry_id}")))?;
-    let mode = history::mode(&mut conn, entry.project_id).await?;
+    let project = QueueProject::read(&mut conn, entry.project_id).await?;
     let hist = pair_history(&mut conn, entry.project_id, entry.claim_id, entry.doc_id).await?;
     let stage = hist.state.next_stage().unwrap_or(Stage::Final);
-    item_view(&mut conn, actor, entry, &hist, stage, None, mode, false).await
+    item_view(&mut conn, actor, entry, &hist, stage, None, &project).await
 }
 
 /// The caller's open assignment `id`: its project, flag and note, and whether it is a gold

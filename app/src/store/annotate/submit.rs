@@ -4,7 +4,7 @@ use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
-use super::{begin_write, not_yours, Actor, UNDO_WINDOW_MS};
+use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
     check_not_revealed, check_submission, plan_undo, reveals_on_submit, Annotation,
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
@@ -266,12 +266,10 @@ pub async fn submit(
 /// withdrawn; the item goes back to the front of the caller's queue. Returns what was undone.
 pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<String> {
     let mut tx = begin_write(db).await?;
-    let latest: Option<(i64, i64, i64, Option<i64>, i64)> = sqlx::query_as(
+    let latest: Option<(i64, i64, i64, Option<i64>, i64)> = sqlx::query_as(&format!(
         "SELECT j.id, j.claim_id, j.doc_id, j.assignment_id, j.created_at FROM judgments j
-         WHERE j.project_id = $1 AND j.annotator_id = $2 AND j.provenance = 'pooling'
-           AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
-         ORDER BY j.id DESC LIMIT 1",
-    )
+         WHERE {LATEST_OWN_JUDGMENT}"
+    ))
     .bind(project_id)
     .bind(actor.id)
     .fetch_optional(&mut *tx)
