@@ -19,7 +19,7 @@
 mod database;
 #[path = "support/machine.rs"]
 mod machine;
-#[path = "../tests/support/snapshot_db.rs"]
+#[path = "../tests/it/support/snapshot_db.rs"]
 mod snapshot_db;
 
 use anyhow::Context;

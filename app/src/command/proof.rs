@@ -6,7 +6,7 @@
 //!   [`Creator::of`] check the account role of the request's authenticated user.
 //! - From the shell: [`Operator`] is whoever runs `claimpool` on the database file itself, and so
 //!   has every right over it (the file is theirs to edit anyway). Only the command line makes one
-//!   (`server/tests/commands.rs` checks that no other source file calls
+//!   (`server/tests/it/commands.rs` checks that no other source file calls
 //!   [`Operator::at_the_shell`]); what it does is audited with no user.
 
 use crate::auth::ProjectCaller;

@@ -5,7 +5,7 @@
 //! `app::api::ENDPOINTS`, or from this file's argument table, fails the first test; every cell of
 //! the matrix is asserted by the others.
 
-mod common;
+use crate::common;
 
 use app::api::{Access, ENDPOINTS};
 use app::domain::account::{ProjectRole, Role};

@@ -3,7 +3,7 @@
 //! command fails the job with its output line and imports nothing; annotators are refused.
 //! Data: the demo sample shipped in server/demo (40 claims, 443 abstracts).
 
-mod common;
+use crate::common;
 
 use app::api::pipeline::JobView;
 use app::domain::account::Role;

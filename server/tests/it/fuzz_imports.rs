@@ -5,7 +5,7 @@
 //! (and, for a problem in the file, its line); never a panic, a server fault or an SQL error;
 //! and a failed import writes nothing. On the engine the tests run on.
 
-mod common;
+use crate::common;
 
 use app::domain::annotation::Stage;
 use app::domain::formats::{CorpusFormat, RunFormat};

@@ -1,7 +1,7 @@
 //! Imports and the pool through the store, on the real SciFact release and staged runs (skipped
 //! when ../shared is absent), checked against an independent computation written here.
 
-mod common;
+use crate::common;
 
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions, RunReader};
 use app::domain::ids::{ClaimId, DocId};

@@ -5,7 +5,7 @@
 //! nothing; the jobs list says who started what and how it ended; annotators are refused.
 //! Data: the demo sample shipped in server/demo (40 claims, 443 abstracts).
 
-mod common;
+use crate::common;
 
 use app::api::imports::JobRow;
 use app::domain::account::Role;

@@ -8,7 +8,7 @@
 //!   is no longer a lead of the project when the worker takes it does not run, and writes
 //!   nothing.
 
-mod common;
+use crate::common;
 
 use app::domain::account::Role;
 use common::TestApp;

@@ -4,7 +4,7 @@
 //! the command does or nothing of it, and the same command then succeeds. On the engine the
 //! tests run on: SQLite files, or databases of the test process's PostgreSQL cluster.
 
-mod common;
+use crate::common;
 use common::{open_db as open, postgres};
 
 use rand::{Rng, SeedableRng};

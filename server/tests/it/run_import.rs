@@ -4,7 +4,7 @@
 //! cannot be checked that way (no such project, no such user, a file given twice) writes
 //! nothing.
 
-mod common;
+use crate::common;
 
 use app::domain::formats::RunReadOptions;
 use app::store::import::{self, RunImport, SystemRole, SystemSpec};

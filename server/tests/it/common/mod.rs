@@ -5,8 +5,7 @@
 use app::domain::account::{NewPassword, Role, Username};
 use app::store::{self, Db};
 
-#[path = "../support/postgres.rs"]
-pub mod postgres;
+pub use crate::support::postgres;
 use std::net::SocketAddr;
 
 pub struct TestApp {

@@ -5,10 +5,9 @@
 //! `claims.jsonl` are byte for byte those of the release without them; the report compares the
 //! model with the people. Expected values are worked out by hand from the files written here.
 
-mod common;
+use crate::common;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::{claimpool, failed, ok};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
 //! pair `i` (claim `i % 10`, document `i / 10`) at rank `i + 1` (confidence pooling), evidence
 //! where [`truth`] says.
 
-mod common;
+use crate::common;
 
 use app::domain::judging::{Estimator, RecallTarget, Sample, StratumDesign};
 use app::domain::pool::Pair;

@@ -1,6 +1,6 @@
 //! Accounts and roles, through the real HTTP server.
 
-mod common;
+use crate::common;
 
 use app::domain::account::Role;
 use common::{error_message, TestApp, PASSWORD};

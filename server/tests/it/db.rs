@@ -1,10 +1,8 @@
 //! `claimpool db backup` and `claimpool db copy`, run as a user would, on the demo database.
 
-#[path = "support/postgres.rs"]
-mod postgres;
+use crate::support::postgres;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::{claimpool, failed, ok};
 use sqlx::{Connection, PgConnection, Row};
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! The demo database, checked against the shipped sample files.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

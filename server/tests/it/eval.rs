@@ -2,7 +2,6 @@
 //! ../shared is absent) its figures equal an independent computation written here from the raw
 //! JSON (no claimpool code involved); malformed inputs are refused naming file and line.
 
-#[path = "eval/trec_eval.rs"]
 mod trec_eval;
 
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! A reset ends the user's other sessions; a deactivated user's session stops at the next
 //! request and their open items go to the other annotators. Through the real HTTP server.
 
-mod common;
+use crate::common;
 
 use app::domain::account::{ProjectRole, Role};
 use common::{TestApp, PASSWORD};

@@ -2,7 +2,7 @@
 //! only, their audit rows; and the queue, which gives an annotator no item before they confirmed
 //! the current version, and again after a change.
 
-mod common;
+use crate::common;
 
 use app::domain::account::{ProjectRole, Role};
 use app::model::annotate::QueueHead;

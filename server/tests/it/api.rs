@@ -4,7 +4,7 @@
 //! same-origin headers; and the JSON API under /api/v1 drives a campaign.
 //! Data: the demo sample shipped in server/demo (40 claims, 443 abstracts).
 
-mod common;
+use crate::common;
 
 use app::api::tokens::{ApiTokenRow, IssuedApiToken};
 use app::domain::account::Role;

@@ -1,7 +1,7 @@
 //! Releases through the real HTTP server, on a small hand-made project whose every expected
 //! line is written out here: roles, refusal while unjudged, numbering, the downloaded archive.
 
-mod common;
+use crate::common;
 
 use app::domain::account::Role;
 use app::store::import::{self, RunImport, SystemRole, SystemSpec};

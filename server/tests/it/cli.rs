@@ -1,6 +1,6 @@
 //! The command line, run as a user would, on the engine the tests run on.
 
-mod common;
+use crate::common;
 use common::postgres;
 
 use std::io::Write;

@@ -7,7 +7,7 @@
 //! matrix, entry depths and each system's contribution from the pool table as
 //! `store::pool::build` wrote it.
 
-use crate::{common, snapshot_db};
+use crate::{common, support::snapshot_db};
 use app::domain::label::Label;
 use app::domain::report::bench::{generate, GenShape};
 use app::domain::report::{AnnotationRecord, PairId, Rationale, Stage};

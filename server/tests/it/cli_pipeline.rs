@@ -2,8 +2,7 @@
 //! good command's run imports; a bad one fails naming the output line, leaves no run file, and
 //! so nothing can be imported. The database is of the engine the tests run on.
 
-#[path = "support/postgres.rs"]
-mod postgres;
+use crate::support::postgres;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! `claimpool release diff --json` and the lead's diff page are checked against figures
 //! computed here from the labels and runs written out below, with plain arithmetic.
 
-mod common;
+use crate::common;
 
 use app::domain::metrics::ClaimResampler;
 use app::store::import::{self, RunImport, SystemRole, SystemSpec};

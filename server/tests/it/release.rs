@@ -2,9 +2,8 @@
 //! when ../shared is absent). Expected values come from the raw JSON files, read here with
 //! serde_json alone.
 
-#[path = "support/cli.rs"]
-mod cli;
-mod common;
+use crate::common;
+use crate::support::cli;
 use cli::{claimpool, failed, ok};
 use common::postgres;
 use serde_json::Value;

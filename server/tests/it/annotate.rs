@@ -1,14 +1,10 @@
 //! Annotation through the server functions: who may fetch and submit what, what each annotator
 //! sees, the protocol end to end, and concurrent submissions.
 
-mod common;
-#[path = "annotate/gold.rs"]
+use crate::common;
 mod gold;
-#[path = "annotate/live_order.rs"]
 mod live_order;
-#[path = "annotate/reannotation.rs"]
 mod reannotation;
-#[path = "annotate/suggestions.rs"]
 mod suggestions;
 
 use app::domain::account::Role;

@@ -5,11 +5,9 @@
 //! annotators are refused. A generated project written to the database reads back as the same
 //! report.
 
-#[path = "report/agreement.rs"]
 mod agreement;
-mod common;
-#[path = "support/snapshot_db.rs"]
-mod snapshot_db;
+use crate::common;
+use crate::support::snapshot_db;
 
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::report::{Report, ReportOptions};
