@@ -17,6 +17,7 @@
 //!   database role may ([`super::import_copy`]).
 
 use super::audit::AuditEvent;
+use super::background::{self, Background};
 use super::db::{engine, Engine};
 use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
@@ -364,18 +365,22 @@ pub(crate) async fn finish_import(
     .await
 }
 
-/// Runs a parser on a blocking thread that sends batches of rows, and collects its problems.
+/// A parser's batches of rows, and the problems it found once it is done.
+type Parser<T> = (mpsc::Receiver<Vec<T>>, Background<Problems>);
+
+/// Runs a parser on a thread of its own, at a lower CPU priority than requests (see
+/// [`background`]), that sends batches of rows, and collects its problems.
 fn spawn_parser<T: Send + 'static>(
     parse: impl FnOnce(&mpsc::Sender<Vec<T>>, &mut Problems) + Send + 'static,
     file: String,
-) -> (mpsc::Receiver<Vec<T>>, tokio::task::JoinHandle<Problems>) {
+) -> StoreResult<Parser<T>> {
     let (tx, rx) = mpsc::channel(4);
-    let handle = tokio::task::spawn_blocking(move || {
+    let handle = background::spawn("import parser", move || {
         let mut problems = Problems::new(&file);
         parse(&tx, &mut problems);
         problems
-    });
-    (rx, handle)
+    })?;
+    Ok((rx, handle))
 }
 
 /// Sends a batch of `size` rows once full (unless problems were found: then rows are only
@@ -407,20 +412,14 @@ fn flush<T>(batch: Vec<T>, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
 /// The parser's rows staged on disk, once it is done and found no problem.
 async fn stage_checked<T: Serialize + Send + 'static>(
     rx: mpsc::Receiver<Vec<T>>,
-    parser: tokio::task::JoinHandle<Problems>,
+    parser: Background<Problems>,
 ) -> StoreResult<super::staged::Staged<T>> {
     let staged = stage(rx).await?;
-    let problems = parser_problems(parser).await?;
+    let problems = parser.join().await?;
     if !problems.is_empty() {
         return Err(problems.into_error());
     }
     Ok(staged)
-}
-
-async fn parser_problems(handle: tokio::task::JoinHandle<Problems>) -> StoreResult<Problems> {
-    handle
-        .await
-        .map_err(|e| StoreError::Fault(format!("the parser stopped: {e}")))
 }
 
 async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMap<String, i64>> {
@@ -508,7 +507,7 @@ pub async fn corpus(
             flush(batch, tx, problems);
         },
         display_name(path),
-    );
+    )?;
     let mut staged = stage_checked(rx, parser).await?;
     let (lock, import_id) = begin_chunked(
         db,
@@ -706,7 +705,7 @@ pub async fn claims(
             flush(batch, tx, problems);
         },
         display_name(path),
-    );
+    )?;
     let mut staged = stage_checked(rx, parser).await?;
     let (lock, import_id) = begin_chunked(
         db,
@@ -1096,7 +1095,7 @@ async fn run_on(
             }
         },
         display_name(&path),
-    );
+    )?;
     let import_id = {
         let _turn = gate.turn().await;
         let mut tx = super::write_gate::begin_on(conn).await?;
@@ -1134,7 +1133,7 @@ async fn run_on(
             super::import_copy::write_predictions(db, &mut rx, project_id, &spec, import_id).await?
         }
     };
-    let problems = parser_problems(parser).await?;
+    let problems = parser.join().await?;
     if !problems.is_empty() {
         return Err(problems.into_error());
     }

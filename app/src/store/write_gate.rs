@@ -21,7 +21,9 @@ use sqlx::{Any, AnyConnection, Connection, Transaction};
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 use tokio::sync::OwnedMutexGuard;
 
 /// The queue of writers of one database file.
@@ -90,9 +92,33 @@ impl DerefMut for WriteTx {
     }
 }
 
+/// When a writer last began a transaction through [`begin`] in this process (milliseconds
+/// since [`clock_ms`] started; 0: never). Bulk writers that take no turn (PostgreSQL's run
+/// imports) read it to give way to the writers people wait for.
+static LAST_BEGUN: AtomicU64 = AtomicU64::new(0);
+
+/// Milliseconds since this process first asked, plus one (so that 0 means never).
+fn clock_ms() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    let elapsed = START.get_or_init(Instant::now).elapsed().as_millis();
+    u64::try_from(elapsed).unwrap_or(u64::MAX - 1) + 1
+}
+
+/// Whether a writer began a transaction through [`begin`] within the last `window`.
+pub(crate) fn writers_began_within(window: Duration) -> bool {
+    began_within(LAST_BEGUN.load(Ordering::Relaxed), clock_ms(), window)
+}
+
+/// Whether `last` (a [`clock_ms`] reading; 0: never) lies within `window` before `now`.
+fn began_within(last: u64, now: u64, window: Duration) -> bool {
+    let window = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
+    last != 0 && now.saturating_sub(last) <= window
+}
+
 /// Waits for a turn, then begins a write transaction (`BEGIN IMMEDIATE`) on a pooled
 /// connection.
 pub(crate) async fn begin(db: &Db) -> StoreResult<WriteTx> {
+    LAST_BEGUN.store(clock_ms(), Ordering::Relaxed);
     let turn = Gate::of(db).turn().await;
     let tx = match engine(db) {
         Engine::Sqlite => db.begin_with("BEGIN IMMEDIATE").await?,
@@ -134,7 +160,6 @@ async fn lock_writers(tx: &mut AnyConnection) -> StoreResult<()> {
 mod tests {
     use super::*;
     use crate::store::test_db::TestDb;
-    use std::time::Duration;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn writers_take_turns_in_arrival_order() {
@@ -159,6 +184,28 @@ mod tests {
             w.await.unwrap();
         }
         assert_eq!(*order.lock().unwrap(), vec![0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn beginning_a_write_records_when() {
+        let test = TestDb::fresh().await;
+        let before = clock_ms();
+        begin(&test.db).await.unwrap().commit().await.unwrap();
+        // Other tests' writers may have begun since: the record only moves forward.
+        assert!(LAST_BEGUN.load(Ordering::Relaxed) >= before);
+        assert!(writers_began_within(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn a_writer_is_seen_within_the_window_only() {
+        let window = Duration::from_millis(5);
+        assert!(
+            !began_within(0, 100, Duration::from_secs(60)),
+            "never began"
+        );
+        assert!(began_within(95, 100, window));
+        assert!(!began_within(94, 100, window));
+        assert!(began_within(100, 100, window));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
