@@ -15,6 +15,10 @@ use tokio::sync::oneshot;
 /// thread gets about a tenth of the CPU a normal one gets when both want it).
 const NICENESS: i32 = 10;
 
+/// What the name of every bulk thread starts with (the test clusters' panic hook, in
+/// `server/tests/it/support/postgres.rs`, tells a bulk job's panic from a test's by it).
+const THREAD_PREFIX: &str = "bulk: ";
+
 /// A job running on its own thread; [`Background::join`] waits for its result.
 #[derive(Debug)]
 pub(crate) struct Background<R> {
@@ -22,14 +26,14 @@ pub(crate) struct Background<R> {
     result: oneshot::Receiver<R>,
 }
 
-/// Runs `work` on a new thread named `name`, at a lower CPU priority.
+/// Runs `work` on a new thread named `name` (after [`THREAD_PREFIX`]), at a lower CPU priority.
 pub(crate) fn spawn<R: Send + 'static>(
     name: &'static str,
     work: impl FnOnce() -> R + Send + 'static,
 ) -> StoreResult<Background<R>> {
     let (send, result) = oneshot::channel();
     std::thread::Builder::new()
-        .name(name.to_owned())
+        .name(format!("{THREAD_PREFIX}{name}"))
         .spawn(move || {
             lower_priority();
             // The receiver is gone only when the caller stopped waiting.
@@ -83,6 +87,15 @@ mod tests {
             caller,
             "the caller's thread keeps its priority"
         );
+    }
+
+    #[tokio::test]
+    async fn bulk_threads_are_named_for_their_job() {
+        let job = spawn("test job", || {
+            std::thread::current().name().map(str::to_owned)
+        });
+        let name = job.unwrap().join().await.unwrap();
+        assert_eq!(name.as_deref(), Some("bulk: test job"));
     }
 
     #[tokio::test]
