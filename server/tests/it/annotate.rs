@@ -3,6 +3,7 @@
 
 use crate::common;
 mod gold;
+mod import_rules;
 mod live_order;
 mod reannotation;
 mod suggestions;

@@ -44,8 +44,8 @@ pub use form::{
 };
 pub use keys::{AnnotatorId, PoolEntryId};
 pub use protocol::{
-    check_stage_verdict, check_submission, shows_first_label, visible_first_label, Decision,
-    FinalLabel, Judged, Opinion, PairState, ProtocolError, Verdict,
+    check_new_judgment, check_stage_verdict, check_submission, shows_first_label,
+    visible_first_label, Decision, FinalLabel, Judged, Opinion, PairState, ProtocolError, Verdict,
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
 pub use undo::{can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan};

@@ -175,6 +175,8 @@ pub enum ProtocolError {
     ReannotationByPartisan(AnnotatorId),
     #[error("the pair was already re-annotated; it needs its adjudication now")]
     ReannotatedTwice,
+    #[error("the two passes disagree and re-annotation is off in this project: the pair needs its adjudication, not another second pass")]
+    ReannotationOff,
     #[error("{annotator} may not adjudicate: only one of the two annotators ({first} or {second}) or a lead may")]
     NotAdjudicator {
         annotator: AnnotatorId,
@@ -259,6 +261,30 @@ pub fn check_submission(
         }
         _ => Ok(()),
     }
+}
+
+/// Whether `annotator` may give a new judgment at `stage` for a pair in `state`: the one rule
+/// the browser's submissions and judgments imports both apply. It is [`check_submission`], and
+/// a re-annotation (a second pass of a pair whose two passes disagree) only where
+/// `reannotation` says the project asked for one: its re-annotation setting is on (an import),
+/// or the person holds the re-annotation the project gave out while it was on (a browser
+/// submission). Replaying a pair's history ([`PairState::after`]) does not apply it: a setting
+/// changed later leaves past judgments valid.
+pub fn check_new_judgment(
+    state: &PairState,
+    stage: Stage,
+    annotator: AnnotatorId,
+    is_lead: bool,
+    reannotation: bool,
+) -> Result<(), ProtocolError> {
+    check_submission(state, stage, annotator, is_lead)?;
+    if stage == Stage::Second
+        && matches!(state, PairState::NeedsAdjudication { .. })
+        && !reannotation
+    {
+        return Err(ProtocolError::ReannotationOff);
+    }
+    Ok(())
 }
 
 impl PairState {

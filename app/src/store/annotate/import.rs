@@ -19,7 +19,9 @@ use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_pending;
 use super::begin_write;
 use super::history::project_states;
-use crate::domain::annotation::{check_submission, AnnotatorId, Judged, PairState, Stage, Verdict};
+use crate::domain::annotation::{
+    check_new_judgment, AnnotatorId, Judged, PairState, Stage, Verdict,
+};
 use crate::domain::formats::{ClaimsReader, Judgment, QrelsReader};
 use crate::domain::label::Label;
 use std::collections::{HashMap, HashSet};
@@ -172,8 +174,6 @@ pub async fn import_judgments(
     import_writer::reclaim_abandoned(db).await?;
     let format = spec.format.unwrap_or_else(|| detect(&spec.path));
     let file = display_name(&spec.path);
-    let sha = file_sha(&spec.path).await?;
-    refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
     // The file is read and hashed before the write lock is taken: pool entries and users are
     // never deleted, so what is read here holds in the write transaction below.
     let annotator: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
@@ -181,6 +181,8 @@ pub async fn import_judgments(
         .fetch_optional(db)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("annotator: no user {}", spec.annotator)))?;
+    let sha = repeat_key(&file_sha(&spec.path).await?, annotator, spec.stage);
+    refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
     // Pooled pairs by external ids: (claim, doc) -> (entry, claim row, doc row, sentences).
     let pooled: Vec<(i64, i64, i64, String, String, String)> = sqlx::query_as(
         "SELECT e.id, e.claim_id, e.doc_id, c.claim_id, d.doc_id, d.sentences FROM pool_entries e
@@ -212,14 +214,15 @@ pub async fn import_judgments(
     };
     // The pairs' states and the last judgment, read in one snapshot; the last transaction
     // checks that nobody judged the file's pairs since.
-    let (states, watermark) = {
+    let (states, watermark, reannotates) = {
         let mut read = crate::store::db::begin_read(db).await?;
         let states = project_states(&mut read, project_id).await?;
         let watermark: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM judgment_rows")
             .fetch_one(&mut *read)
             .await?;
+        let reannotates = super::history::reannotates(&mut read, project_id).await?;
         read.rollback().await?;
-        (states, watermark)
+        (states, watermark, reannotates)
     };
     let who = AnnotatorId(annotator);
     let mut seen = HashSet::new();
@@ -273,7 +276,9 @@ pub async fn import_judgments(
                 )),
                 _ => Ok(()),
             },
-            stage => check_submission(&state, stage, who, false).map_err(|e| e.to_string()),
+            // The browser's rule: a re-annotation only where the project asks for them.
+            stage => check_new_judgment(&state, stage, who, false, reannotates)
+                .map_err(|e| e.to_string()),
         };
         if let Err(reason) = checked {
             problems.at(l.line, Some(&field), reason);
@@ -373,6 +378,17 @@ pub async fn import_judgments(
     }
     .await;
     finish_chunked(db, import_id, lock, result).await
+}
+
+/// What a judgments import is refused a second time by (the `sha256` of its `imports` row):
+/// the file's SHA-256 with the annotator and the stage it was imported for, so that the same
+/// file of labels may be imported for two annotators who agreed on every pair, or for one
+/// annotator's first and, later, final stage; the same file for the same annotator and stage
+/// is a repeat.
+fn repeat_key(file_sha: &str, annotator: i64, stage: Stage) -> String {
+    use sha2::{Digest, Sha256};
+    let key = format!("judgments\0{file_sha}\0{annotator}\0{}", stage.as_str());
+    format!("{:x}", Sha256::digest(key.as_bytes()))
 }
 
 /// Judgments per write transaction of a judgments import.

@@ -6,7 +6,7 @@ use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
 use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use crate::domain::annotation::{
-    check_not_revealed, check_submission, plan_undo, reveals_on_submit, Annotation,
+    check_new_judgment, check_not_revealed, plan_undo, reveals_on_submit, Annotation,
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
 };
 use crate::model::annotate::LastSubmission;
@@ -137,8 +137,15 @@ pub async fn submit(
     let annotation = Annotation::parse(draft, entry.sentences.len())
         .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
     let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
-    check_submission(&hist.state, stage, actor.annotator(), actor.is_lead)
-        .map_err(|e| StoreError::Conflict(e.to_string()))?;
+    // A re-annotation is one the project gave out (its assignment, made under its setting).
+    check_new_judgment(
+        &hist.state,
+        stage,
+        actor.annotator(),
+        actor.is_lead,
+        assignment.is_some(),
+    )
+    .map_err(|e| StoreError::Conflict(e.to_string()))?;
     let verdict = Verdict::from(&annotation);
     let judged = Judged::new(stage, Some(actor.annotator()), verdict)
         .map_err(|e| StoreError::Invalid(e.to_string()))?;

@@ -532,3 +532,47 @@ fn a_reannotation_settles_by_majority_or_leaves_the_pair_to_adjudication() {
         })
     ));
 }
+
+/// Issue 35 R3: a re-annotation needs the project's say-so (its setting, or a re-annotation it
+/// gave out); a first or second pass, and the replay of a history, do not.
+#[test]
+fn a_reannotation_needs_the_projects_setting_other_stages_do_not() {
+    use Label::{Nei, Support};
+    let disagreement = state(&[
+        j(Stage::First, A, says(Support)),
+        j(Stage::Second, B, says(Nei)),
+    ]);
+    assert_eq!(
+        check_new_judgment(&disagreement, Stage::Second, C, false, false),
+        Err(ProtocolError::ReannotationOff)
+    );
+    assert_eq!(
+        check_new_judgment(&disagreement, Stage::Second, C, false, true),
+        Ok(())
+    );
+    // The other rules still come first.
+    assert_eq!(
+        check_new_judgment(&disagreement, Stage::Second, A, false, true),
+        Err(ProtocolError::ReannotationByPartisan(A))
+    );
+    assert_eq!(
+        check_new_judgment(&disagreement, Stage::Adjudication, A, false, false),
+        Ok(())
+    );
+    let first = state(&[j(Stage::First, A, says(Support))]);
+    assert_eq!(
+        check_new_judgment(&first, Stage::Second, B, false, false),
+        Ok(())
+    );
+    assert_eq!(
+        check_new_judgment(&PairState::NeedsFirst, Stage::First, A, false, false),
+        Ok(())
+    );
+    // A history with a re-annotation stays valid whatever the setting is now.
+    let h = [
+        j(Stage::First, A, says(Support)),
+        j(Stage::Second, B, says(Nei)),
+        j(Stage::Second, C, says(Nei)),
+    ];
+    assert!(matches!(state(&h), PairState::Final(_)));
+}
