@@ -41,7 +41,11 @@ pub async fn download(
 }
 
 /// The archive of release `number` (as the path gives it) of the caller's project, as a
-/// `.tar.gz` attachment: the page's download link and the HTTP API's route alike.
+/// `.tar.gz` attachment: the page's download link and the HTTP API's route alike. The body is
+/// streamed from the database one part (at most 1 MiB) at a time, with the archive's
+/// `Content-Length`: a download holds one part in memory, not the archive (issue 35). A part
+/// that cannot be read after the response began ends the body early (logged); the client sees
+/// fewer bytes than announced.
 pub async fn archive(
     db: &store::Db,
     caller: &ProjectCaller,
@@ -52,16 +56,17 @@ pub async fn archive(
             "{number:?} is not a release number"
         )));
     };
-    let (file_name, bytes) = store::release::archive(db, caller.project_id(), number).await?;
+    let download = store::release::archive_download(db, caller.project_id(), number).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/gzip".to_owned()),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{file_name}\""),
+                format!("attachment; filename=\"{}\"", download.file_name),
             ),
+            (header::CONTENT_LENGTH, download.bytes.to_string()),
         ],
-        bytes,
+        axum::body::Body::from_stream(download.parts),
     )
         .into_response())
 }

@@ -702,9 +702,38 @@ pub async fn get(db: &Db, project_id: i64, number: u32) -> StoreResult<Release> 
     release(row)
 }
 
-/// A release's archive, with the file name to download it as
-/// (`<project>-release-<number>.tar.gz`, the name of the directory it unpacks into).
-pub async fn archive(db: &Db, project_id: i64, number: u32) -> StoreResult<(String, Vec<u8>)> {
+/// A release's archive as a download sends it: part by part ([`release_parts::stream`]).
+pub struct ArchiveDownload {
+    /// `<project>-release-<number>.tar.gz`, as [`archive`] names it.
+    pub file_name: String,
+    /// The archive's size in bytes (the response's `Content-Length`).
+    pub bytes: u64,
+    /// The archive's parts in order; an error ends it early.
+    pub parts: futures::stream::BoxStream<'static, StoreResult<Vec<u8>>>,
+}
+
+/// Release `number` of the project for a download: its name, size and parts, read one part at
+/// a time as the client takes them (issue 35: a download no longer holds the whole archive).
+pub async fn archive_download(
+    db: &Db,
+    project_id: i64,
+    number: u32,
+) -> StoreResult<ArchiveDownload> {
+    use futures::{StreamExt, TryStreamExt};
+    let (project, id, archive_bytes) = archive_row(db, project_id, number).await?;
+    let parts = release_parts::stream(db.clone(), id, archive_bytes).inspect_err(move |e| {
+        tracing::error!(error = %e, release = id, "a release download stopped");
+    });
+    Ok(ArchiveDownload {
+        file_name: format!("{}-release-{number}.tar.gz", file_stem(&project)),
+        bytes: u64::try_from(archive_bytes)
+            .map_err(|_| corrupt(format!("release row {id}: {archive_bytes} bytes")))?,
+        parts: parts.boxed(),
+    })
+}
+
+/// The project name, row id and size of release `number` of the project.
+async fn archive_row(db: &Db, project_id: i64, number: u32) -> StoreResult<(String, i64, i64)> {
     let row: Option<(String, i64, i64)> = sqlx::query_as(
         "SELECT p.name, r.id, r.archive_bytes FROM releases r JOIN projects p ON p.id = r.project_id
          WHERE r.project_id = $1 AND r.number = $2",
@@ -713,8 +742,13 @@ pub async fn archive(db: &Db, project_id: i64, number: u32) -> StoreResult<(Stri
     .bind(i64::from(number))
     .fetch_optional(db)
     .await?;
-    let (project, id, archive_bytes) =
-        row.ok_or_else(|| StoreError::NotFound(format!("release {number}")))?;
+    row.ok_or_else(|| StoreError::NotFound(format!("release {number}")))
+}
+
+/// A release's archive, with the file name to download it as
+/// (`<project>-release-<number>.tar.gz`, the name of the directory it unpacks into).
+pub async fn archive(db: &Db, project_id: i64, number: u32) -> StoreResult<(String, Vec<u8>)> {
+    let (project, id, archive_bytes) = archive_row(db, project_id, number).await?;
     let bytes = release_parts::read(db, id, archive_bytes).await?;
     Ok((
         format!("{}-release-{number}.tar.gz", file_stem(&project)),

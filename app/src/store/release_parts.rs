@@ -172,6 +172,43 @@ async fn discard(db: &Db, id: i64) -> StoreResult<()> {
     }
 }
 
+/// The archive of a recorded release (`releases.id`) part by part, in order, for a download:
+/// each part is one short query of its own (no connection or snapshot is held between parts,
+/// however slowly the client reads), so only the part being sent is in memory. Done releases
+/// never change, so the parts read one by one are the archive. A missing part, or parts that
+/// do not add up to `archive_bytes`, end the stream with an error.
+pub(super) fn stream(
+    db: Db,
+    release_id: i64,
+    archive_bytes: i64,
+) -> impl futures::Stream<Item = StoreResult<Vec<u8>>> + Send + 'static {
+    futures::stream::try_unfold((db, 0i64, 0i64), move |(db, seq, sent)| async move {
+        let part: Option<Vec<u8>> = sqlx::query_scalar(
+            "SELECT p.bytes FROM release_parts p JOIN releases r ON r.id = p.release_id
+             WHERE p.release_id = $1 AND p.seq = $2",
+        )
+        .bind(release_id)
+        .bind(seq)
+        .fetch_optional(&db)
+        .await?;
+        match part {
+            Some(bytes) => {
+                let sent = sent + bytes.len() as i64;
+                if sent > archive_bytes {
+                    return Err(StoreError::Fault(format!(
+                        "release row {release_id}: the archive has more than the {archive_bytes} bytes recorded"
+                    )));
+                }
+                Ok(Some((bytes, (db, seq + 1, sent))))
+            }
+            None if sent == archive_bytes => Ok(None),
+            None => Err(StoreError::Fault(format!(
+                "release row {release_id}: part {seq} is missing ({sent} of {archive_bytes} bytes read)"
+            ))),
+        }
+    })
+}
+
 /// The archive of a recorded release (`releases.id`): its parts concatenated.
 pub(super) async fn read(db: &Db, release_id: i64, archive_bytes: i64) -> StoreResult<Vec<u8>> {
     let capacity = usize::try_from(archive_bytes).unwrap_or(0);
@@ -275,6 +312,43 @@ mod tests {
             assert!(refused.is_err(), "{sql} was allowed");
         }
         assert_eq!(read(&db, id, archive.len() as i64).await.unwrap(), archive);
+    }
+
+    /// Issue 35 F11: a download reads the archive one part at a time, and the parts are the
+    /// archive; a part missing ends the stream with an error after the parts before it.
+    #[tokio::test]
+    async fn an_archive_streams_part_by_part() {
+        let test = TestDb::fresh().await;
+        let db = test.db.clone();
+        let project = projects::create(&db, "p", "", None).await.unwrap();
+        let mut archive = vec![0u8; 2 * PART_BYTES + 777];
+        rand_chacha::ChaCha8Rng::seed_from_u64(9).fill_bytes(&mut archive);
+        let writing = start(&db, &new_release(project, &archive)).await.unwrap();
+        writing.write(&db, &archive).await.unwrap();
+        let id = writing.id;
+        writing.finish(&db, event()).await.unwrap();
+
+        let parts: Vec<Vec<u8>> = stream(db.clone(), id, archive.len() as i64)
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            [PART_BYTES, PART_BYTES, 777]
+        );
+        assert_eq!(parts.concat(), archive);
+        // Recorded larger than its parts: the parts are sent, then the error.
+        let mut short = Box::pin(stream(db.clone(), id, archive.len() as i64 + 1));
+        for _ in 0..3 {
+            short.try_next().await.unwrap().unwrap();
+        }
+        let err = short.try_next().await.unwrap_err().to_string();
+        assert!(err.contains("part 3 is missing"), "{err}");
+        // Recorded smaller: an error rather than more bytes than the header announced.
+        let long: Result<Vec<Vec<u8>>, _> = stream(db.clone(), id, PART_BYTES as i64)
+            .try_collect()
+            .await;
+        assert!(long.is_err());
     }
 
     #[tokio::test]

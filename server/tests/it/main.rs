@@ -30,3 +30,4 @@ mod release_diff;
 mod release_web;
 mod report;
 mod run_import;
+mod serving;
