@@ -45,15 +45,26 @@ pub fn check_new_version(
     }
 }
 
-/// Whether a link or image address may stay: http(s), mailto, or relative (no scheme).
-/// Browsers ignore ASCII white space and control characters inside a scheme, so those are
-/// dropped before the scheme is read.
+/// Whether a link or image address may stay: http(s), mailto, or relative (no scheme) to this
+/// site. A protocol-relative address (`//evil.example`, also spelled with backslashes, which
+/// browsers read as slashes) names another site and is dropped. Browsers ignore ASCII white
+/// space and control characters inside an address's start, so those are dropped before it is
+/// read.
 pub fn safe_url(url: &str) -> bool {
     let cleaned: String = url
         .chars()
         .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
         .collect::<String>()
         .to_ascii_lowercase();
+    if cleaned
+        .chars()
+        .take(2)
+        .filter(|c| matches!(c, '/' | '\\'))
+        .count()
+        == 2
+    {
+        return false;
+    }
     let scheme_end = cleaned.find(':');
     let path_start = cleaned.find(['/', '?', '#']);
     match (scheme_end, path_start) {
@@ -146,6 +157,32 @@ mod tests {
             assert!(!html.contains("<a"), "{md}: {html}");
             assert!(html.contains("click"), "{md}: {html}");
         }
+        // Protocol-relative addresses lead to another site.
+        for md in [
+            "[click](//evil.example)",
+            "[click](//evil.example/path?x=1)",
+            r"[click](\\\\evil.example)",
+            r"[click](/\evil.example)",
+            "[click][ref]\n\n[ref]: //evil.example",
+        ] {
+            let html = render_html(md);
+            assert!(!html.contains("evil.example"), "{md}: {html}");
+            assert!(!html.contains("<a"), "{md}: {html}");
+            assert!(html.contains("click"), "{md}: {html}");
+        }
+        for url in [
+            "//evil.example",
+            r"\\evil.example",
+            r"/\evil",
+            r"\/evil",
+            " //evil",
+            "/\t/evil",
+        ] {
+            assert!(!safe_url(url), "{url:?}");
+        }
+        let image = render_html("![alt text](//evil.example/x.png)");
+        assert!(!image.contains("<img"), "{image}");
+        assert!(image.contains("alt text"), "{image}");
         let auto = render_html("<javascript:alert(1)>");
         assert!(!auto.contains("<a"), "{auto}");
         let image = render_html("![alt text](javascript:alert(1))");

@@ -17,6 +17,8 @@ pub enum IdError {
     Whitespace(String),
     #[error("is longer than {max} characters", max = MAX_ID_LEN)]
     TooLong,
+    #[error("contains a control character: {0:?}")]
+    Control(String),
 }
 
 /// Longest identifier accepted.
@@ -29,6 +31,8 @@ fn check_id(text: &str) -> Result<(), IdError> {
         Err(IdError::TooLong)
     } else if text.chars().any(char::is_whitespace) {
         Err(IdError::Whitespace(text.to_owned()))
+    } else if text.chars().any(char::is_control) {
+        Err(IdError::Control(text.to_owned()))
     } else {
         Ok(())
     }
@@ -66,7 +70,8 @@ macro_rules! external_id {
         pub struct $name(String);
 
         impl $name {
-            /// Parses an identifier: non-empty, no white space, at most [`MAX_ID_LEN`] bytes.
+            /// Parses an identifier: non-empty, no white space or control characters, at most
+            /// [`MAX_ID_LEN`] bytes.
             pub fn parse(text: impl Into<String>) -> Result<Self, IdError> {
                 let text = text.into();
                 check_id(&text)?;
@@ -143,6 +148,12 @@ mod tests {
         assert!(DocId::parse("MED-10").is_ok());
         assert_eq!(ClaimId::parse(""), Err(IdError::Empty));
         assert!(matches!(DocId::parse("a b"), Err(IdError::Whitespace(_))));
+        for text in ["a\u{0}b", "\u{0}", "x\u{1b}[31m", "a\u{7f}"] {
+            assert!(
+                matches!(DocId::parse(text), Err(IdError::Control(_))),
+                "{text:?}"
+            );
+        }
         assert_eq!(
             DocId::parse("x".repeat(MAX_ID_LEN + 1)),
             Err(IdError::TooLong)

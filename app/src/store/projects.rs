@@ -133,7 +133,13 @@ pub async fn summary(db: &Db, name: &str) -> StoreResult<ProjectSummary> {
     summary_from_row(&row)
 }
 
-/// A page of a project's claims, optionally only those whose id or text contains `search`.
+/// The longest claim search, in characters: far above a claim's id or any phrase worth looking
+/// for, and far below SQLite's bound on a `LIKE` pattern (50,000 bytes), which refused longer
+/// ones with a server error.
+pub const MAX_SEARCH_CHARS: usize = 1_000;
+
+/// A page of a project's claims, optionally only those whose id or text contains `search` (at
+/// most [`MAX_SEARCH_CHARS`] characters).
 pub async fn claims_page(
     db: &Db,
     project_id: i64,
@@ -141,6 +147,12 @@ pub async fn claims_page(
     offset: i64,
     limit: i64,
 ) -> StoreResult<Page<ClaimRow>> {
+    let chars = search.trim().chars().count();
+    if chars > MAX_SEARCH_CHARS {
+        return Err(StoreError::Invalid(format!(
+            "search: at most {MAX_SEARCH_CHARS} characters; this one has {chars}"
+        )));
+    }
     let pattern = format!(
         "%{}%",
         search
