@@ -3,8 +3,8 @@
 //! function and page runs on the server.
 
 use crate::domain::account::{
-    may_act_in_project, NewPassword, ProjectRole, Role, ThrottlePolicy, User, MAX_LOGIN_NAME_CHARS,
-    MAX_PASSWORD_CHARS,
+    may_act_in_project, Admission, NewPassword, ProjectRole, Role, ThrottlePolicy, User,
+    MAX_LOGIN_NAME_CHARS, MAX_PASSWORD_CHARS,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Db, StoreError};
@@ -72,42 +72,111 @@ fn dummy_hash() -> &'static str {
 }
 
 /// At most this many password hashes are verified at once (argon2id takes ~19 MiB and a core's
-/// worth of time each); up to [`MAX_WAITING_LOGINS`] more wait for a turn, others are refused.
+/// worth of time each); up to [`MAX_WAITING_LOGINS`] more wait for a turn (a lab of annotators
+/// behind one address signing in at once), others are refused as [`ApiError::Busy`], which
+/// counts for nothing.
 const CONCURRENT_VERIFICATIONS: usize = 2;
-const MAX_WAITING_LOGINS: usize = 32;
+const MAX_WAITING_LOGINS: usize = 256;
+/// The longest a login waits for attempts in flight to end before it is answered `Busy`.
+const MAX_IN_FLIGHT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How often a login waiting for attempts in flight looks again.
+const IN_FLIGHT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 static VERIFICATIONS: tokio::sync::Semaphore =
     tokio::sync::Semaphore::const_new(CONCURRENT_VERIFICATIONS);
 static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// A login waiting for a verification turn (counted in [`WAITING`] until dropped).
+struct Waiting;
+
+impl Waiting {
+    fn enter() -> ApiResult<Waiting> {
+        use std::sync::atomic::Ordering;
+        if WAITING.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_LOGINS {
+            WAITING.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::Busy);
+        }
+        Ok(Waiting)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Verifies a password on a blocking thread, within the cap on concurrent verifications.
 async fn verify_capped(hash: String, password: String) -> ApiResult<bool> {
-    use std::sync::atomic::Ordering;
-    struct Waiting;
-    impl Drop for Waiting {
-        fn drop(&mut self) {
-            WAITING.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-    if WAITING.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_LOGINS {
-        WAITING.fetch_sub(1, Ordering::SeqCst);
-        return Err(ApiError::Busy);
-    }
-    let waiting = Waiting;
+    let waiting = Waiting::enter()?;
     let permit = VERIFICATIONS
         .acquire()
         .await
         .map_err(|e| ApiError::Internal(format!("login semaphore: {e}")))?;
     drop(waiting);
-    let ok = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
-        .await
-        .map_err(|e| ApiError::Internal(format!("password check failed: {e}")))?;
-    drop(permit);
-    Ok(ok)
+    verify_with(permit, hash, password).await
+}
+
+/// Verifies a password on a blocking thread that holds `permit` until the hash is computed,
+/// even when the request is dropped meanwhile.
+async fn verify_with(
+    permit: tokio::sync::SemaphorePermit<'static>,
+    hash: String,
+    password: String,
+) -> ApiResult<bool> {
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        verify_password(&hash, &password)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("password check failed: {e}")))
+}
+
+/// A login attempt counted in flight ([`store::users::begin_login_attempt`]): ended as the
+/// success or failure it was, or, if its request goes away before that (the client never hears
+/// the answer), forgotten.
+struct InFlight {
+    db: Db,
+    id: i64,
+    ended: bool,
+}
+
+impl InFlight {
+    async fn end(mut self, success: bool) -> ApiResult<()> {
+        // Ended from here on, even if the write fails: the row stays in flight then and counts
+        // as failed once it is older than a check can take.
+        self.ended = true;
+        Ok(store::users::end_login_attempt(&self.db, self.id, success).await?)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let (db, id) = (self.db.clone(), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = store::users::forget_login_attempt(&db, id).await {
+                    tracing::warn!(error = %e, attempt = id, "forgetting an unanswered login");
+                }
+            });
+        }
+    }
+}
+
+fn throttled(username: &str, retry_after_ms: i64) -> ApiError {
+    ApiError::Throttled {
+        username: username.to_owned(),
+        retry_after_secs: (retry_after_ms + 999) / 1000,
+    }
 }
 
 /// Checks a login from `client` (its address). Names and passwords no account can have are
-/// refused before any work; the attempt is counted, atomically with the throttle check, before
-/// the password is verified (see [`ThrottlePolicy`]); verifications are capped.
+/// refused before any work; a login the throttle refuses is refused before it waits for a
+/// verification turn; in its turn it is counted in flight, atomically with the throttle check,
+/// then verified, then counted as the success or failure it was (see [`ThrottlePolicy`]). A
+/// login answered [`ApiError::Busy`] counts for nothing.
 pub async fn check_login(db: &Db, username: &str, password: &str, client: &str) -> ApiResult<User> {
     if username.chars().count() > MAX_LOGIN_NAME_CHARS
         || password.chars().count() > MAX_PASSWORD_CHARS
@@ -116,29 +185,59 @@ pub async fn check_login(db: &Db, username: &str, password: &str, client: &str) 
         return Err(ApiError::BadCredentials);
     }
     let policy = ThrottlePolicy::default();
-    let now = store::now_ms();
-    let attempt =
-        match store::users::begin_login_attempt(db, username, client, &policy, now).await? {
-            Ok(attempt) => attempt,
-            Err(recent) => {
-                let ms = policy.retry_after_ms(recent.oldest_at.unwrap_or(now), now);
-                return Err(ApiError::Throttled {
-                    username: username.to_owned(),
-                    retry_after_secs: (ms + 999) / 1000,
-                });
-            }
-        };
+    if let Admission::Refuse { retry_after_ms } =
+        store::users::login_admission(db, username, client, &policy, store::now_ms()).await?
+    {
+        return Err(throttled(username, retry_after_ms));
+    }
     let found = store::users::credentials(db, username).await?;
-    let (hash, user) = match &found {
-        Some((user, hash)) => (hash.clone(), Some(user.clone())),
+    let (hash, user) = match found {
+        Some((user, hash)) => (hash, Some(user)),
         None => (dummy_hash().to_owned(), None),
     };
-    let ok = verify_capped(hash, password.to_owned()).await?;
-    let user = user
-        .filter(|u| ok && u.active)
-        .ok_or(ApiError::BadCredentials)?;
-    store::users::login_succeeded(db, attempt).await?;
-    Ok(user)
+    let waiting = Waiting::enter()?;
+    let deadline = tokio::time::Instant::now() + MAX_IN_FLIGHT_WAIT;
+    let (permit, attempt) = loop {
+        let permit = VERIFICATIONS
+            .acquire()
+            .await
+            .map_err(|e| ApiError::Internal(format!("login semaphore: {e}")))?;
+        match store::users::begin_login_attempt(db, username, client, &policy, store::now_ms())
+            .await?
+        {
+            Ok(id) => {
+                let attempt = InFlight {
+                    db: db.clone(),
+                    id,
+                    ended: false,
+                };
+                break (permit, attempt);
+            }
+            Err(Admission::Refuse { retry_after_ms }) => {
+                return Err(throttled(username, retry_after_ms))
+            }
+            Err(_) => {
+                // Attempts in flight would reach a limit: wait until they have ended.
+                drop(permit);
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(ApiError::Busy);
+                }
+                tokio::time::sleep(IN_FLIGHT_POLL).await;
+            }
+        }
+    };
+    drop(waiting);
+    let ok = verify_with(permit, hash, password.to_owned()).await?;
+    match user.filter(|u| ok && u.active) {
+        Some(user) => {
+            attempt.end(true).await?;
+            Ok(user)
+        }
+        None => {
+            attempt.end(false).await?;
+            Err(ApiError::BadCredentials)
+        }
+    }
 }
 
 /// Logs the user into the session, with a fresh session id (no fixation).
@@ -186,12 +285,23 @@ pub async fn session_user(session: &Session, db: &Db) -> ApiResult<Option<User>>
         .map(|(user, _)| user))
 }
 
-/// The address of the current request's peer, as the server was told it by the socket (the
-/// server is served with connect info); empty when unknown.
+/// The client address of a request as the server resolved it: the socket's peer, or, when the
+/// peer is a trusted reverse proxy (`serve --trusted-proxy`), the address the proxy forwarded.
+/// Only the server's own layer inserts it: a client cannot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddress(pub std::net::IpAddr);
+
+/// The address of the current request's client ([`ClientAddress`]; without that layer, the
+/// socket's peer); empty when unknown.
 pub async fn client_address() -> String {
+    if let Ok(axum::Extension(ClientAddress(ip))) =
+        leptos_axum::extract::<axum::Extension<ClientAddress>>().await
+    {
+        return ip.to_string();
+    }
     leptos_axum::extract::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .await
-        .map(|info| info.0.ip().to_string())
+        .map(|info| info.0.ip().to_canonical().to_string())
         .unwrap_or_default()
 }
 
@@ -256,6 +366,32 @@ pub async fn current_user() -> ApiResult<Option<User>> {
         .await
         .map_err(|e| ApiError::Internal(format!("request headers: {e}")))?;
     request_user(&headers, &session().await?, &db).await
+}
+
+/// Why account management refuses an API token (issue 35: a leaked token must not make itself
+/// lasting by minting tokens or changing the password).
+pub const SESSION_ONLY: &str =
+    "managing the account (tokens, password) needs a browser session: an API token cannot do it";
+
+/// The logged-in user of a browser session, who must hold `role`: a request that presents an
+/// API token (`Authorization`) is refused with 403, session cookie or not. For everything under
+/// `/api/account/` (the server's guard refuses tokens there too, [`crate::api::needs_session`]).
+pub async fn require_session(role: Role) -> ApiResult<User> {
+    let headers = leptos_axum::extract::<axum::http::HeaderMap>()
+        .await
+        .map_err(|e| ApiError::Internal(format!("request headers: {e}")))?;
+    if authorization(&headers).is_some() {
+        return Err(ApiError::Forbidden(SESSION_ONLY.into()));
+    }
+    let db = crate::state::db()?;
+    let user = session_user(&session().await?, &db)
+        .await?
+        .ok_or(ApiError::Unauthenticated)?;
+    if user.role.satisfies(role) {
+        Ok(user)
+    } else {
+        Err(ApiError::Forbidden(format!("this needs the {role} role")))
+    }
 }
 
 /// The logged-in user, who must hold `role` (admins hold every role, leads the annotator's).

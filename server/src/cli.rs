@@ -289,6 +289,10 @@ struct ServeArgs {
     /// session cookie is sent only over https
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// A reverse proxy (an address or a network, IP/CIDR; repeatable) whose X-Forwarded-For
+    /// names the client for the login throttle; from any other peer the header is ignored
+    #[arg(long = "trusted-proxy", value_name = "IP/CIDR")]
+    trusted_proxies: Vec<String>,
     /// The largest file a browser may upload (a run, as sent: gzip counts compressed), in MB
     #[arg(long, default_value_t = 1024, value_name = "MB")]
     max_upload_mb: u64,
@@ -313,8 +317,11 @@ impl ServeArgs {
                 .map_err(|e| anyhow::anyhow!("--public-url {e}"))?,
             None => crate::security::PublicOrigin::default(),
         };
+        let trusted_proxies = crate::security::TrustedProxies::parse_all(&self.trusted_proxies)
+            .map_err(|e| anyhow::anyhow!("--trusted-proxy {e}"))?;
         Ok(http::ServeOptions {
             pipeline: std::sync::Arc::new(self.pipeline()?),
+            trusted_proxies,
             public,
             limits: app::state::UploadLimits {
                 max_file_bytes: self.max_upload_mb.saturating_mul(1024 * 1024),

@@ -1,6 +1,6 @@
 //! The HTTP server: Leptos routes and server functions, sessions, the page guard, static files.
 
-use crate::security::{self, PublicOrigin};
+use crate::security::{self, PublicOrigin, TrustedProxies};
 use anyhow::Context;
 use app::auth::ProjectCaller;
 use app::domain::account::{ProjectRole, Role};
@@ -50,6 +50,8 @@ pub fn leptos_options(addr: SocketAddr) -> LeptosOptions {
 pub struct ServeOptions {
     /// What pipeline jobs may use (the job worker, [`crate::jobs::spawn`], runs them).
     pub pipeline: Arc<PipelineSettings>,
+    /// The reverse proxies whose `X-Forwarded-For` names the client (for the login throttle).
+    pub trusted_proxies: TrustedProxies,
     /// The public URL, when it is not the request's Host (behind a proxy); https makes cookies
     /// `Secure`.
     pub public: PublicOrigin,
@@ -70,6 +72,7 @@ pub async fn router_with(
 ) -> anyhow::Result<Router> {
     let ServeOptions {
         pipeline,
+        trusted_proxies,
         public,
         limits,
     } = options;
@@ -110,6 +113,10 @@ pub async fn router_with(
         ))
         .layer(middleware::from_fn_with_state(state.clone(), guard_pages))
         .layer(sessions)
+        .layer(middleware::from_fn_with_state(
+            Arc::new(trusted_proxies),
+            security::resolve_client,
+        ))
         .layer(middleware::from_fn_with_state(
             Arc::new(public),
             security::refuse_cross_site,
@@ -333,6 +340,9 @@ async fn guard_api(
             "no server function /api/{endpoint}"
         )));
     };
+    if app::api::needs_session(endpoint) && app::auth::authorization(req.headers()).is_some() {
+        return api_error(ApiError::Forbidden(app::auth::SESSION_ONLY.into()));
+    }
     if let Some(role) = access.account_role() {
         match app::auth::request_user(req.headers(), session, &state.db).await {
             Ok(Some(user)) if user.role.satisfies(role) => {

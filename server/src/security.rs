@@ -5,6 +5,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 /// Where the server is reached from, when it is not the request's own `Host` (behind a proxy):
@@ -37,6 +38,114 @@ impl PublicOrigin {
     pub fn is_https(&self) -> bool {
         self.0.as_deref().is_some_and(|o| o.starts_with("https://"))
     }
+}
+
+/// The reverse proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy IP/CIDR`,
+/// repeatable). A request from any other peer is keyed on the peer's own address, whatever it
+/// forwards.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<(IpAddr, u8)>);
+
+impl TrustedProxies {
+    /// Parses addresses (`10.0.0.5`, `::1`) and networks (`10.0.0.0/8`, `fd00::/8`).
+    pub fn parse_all(specs: &[String]) -> Result<TrustedProxies, String> {
+        specs
+            .iter()
+            .map(|spec| {
+                let spec = spec.trim();
+                let (ip, bits) = match spec.split_once('/') {
+                    Some((ip, bits)) => (ip, Some(bits)),
+                    None => (spec, None),
+                };
+                let ip: IpAddr = ip
+                    .parse()
+                    .map_err(|_| format!("{spec:?} is no IP address or network (IP/CIDR)"))?;
+                let ip = ip.to_canonical();
+                let max = if ip.is_ipv4() { 32 } else { 128 };
+                let bits = match bits {
+                    None => max,
+                    Some(bits) => bits
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|b| *b <= max)
+                        .ok_or_else(|| format!("{spec:?}: the prefix length is 0 to {max}"))?,
+                };
+                Ok((ip, bits))
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(TrustedProxies)
+    }
+
+    /// Whether `ip` is one of the trusted proxies.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.iter().any(|(net, bits)| match (net, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(*bits)).unwrap_or(0);
+                u32::from(*net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(*bits)).unwrap_or(0);
+                u128::from(*net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        })
+    }
+
+    /// The client address of a request from `peer`: the peer itself unless it is a trusted
+    /// proxy; then the rightmost `X-Forwarded-For` hop that is no trusted proxy (each proxy
+    /// appends the address it was reached from, so hops left of that one are the client's
+    /// word). A hop that is no address stops the walk at the proxy that reported it.
+    pub fn client_of(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        let mut client = peer.to_canonical();
+        if !self.contains(client) {
+            return client;
+        }
+        let hops: Vec<&str> = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(str::trim)
+            .collect();
+        for hop in hops.into_iter().rev() {
+            let Some(ip) = parse_hop(hop) else {
+                return client;
+            };
+            client = ip;
+            if !self.contains(ip) {
+                return ip;
+            }
+        }
+        client
+    }
+}
+
+/// An `X-Forwarded-For` hop: an address, or an address with a port (`1.2.3.4:5`, `[::1]:5`).
+fn parse_hop(hop: &str) -> Option<IpAddr> {
+    hop.parse::<IpAddr>()
+        .ok()
+        .or_else(|| hop.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
+        .map(|ip| ip.to_canonical())
+}
+
+/// Resolves every request's client address ([`app::auth::ClientAddress`]) from its socket peer
+/// and, behind a trusted proxy, `X-Forwarded-For` (see [`TrustedProxies::client_of`]).
+pub async fn resolve_client(
+    State(proxies): State<Arc<TrustedProxies>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    if let Some(peer) = peer {
+        let client = proxies.client_of(peer, req.headers());
+        req.extensions_mut()
+            .insert(app::auth::ClientAddress(client));
+    }
+    next.run(req).await
 }
 
 /// Whether a request may change state: `GET`, `HEAD` and `OPTIONS` never do here.
@@ -214,6 +323,66 @@ mod tests {
             &public
         )
         .is_some());
+    }
+
+    #[test]
+    fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
+        let proxies = TrustedProxies::parse_all(&[
+            "10.0.0.1".into(),
+            "192.168.0.0/16".into(),
+            "fd00::/8".into(),
+        ])
+        .unwrap();
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let xff = |v: &str| headers(&[("x-forwarded-for", v)]);
+        assert!(proxies.contains(ip("192.168.7.9")) && !proxies.contains(ip("192.169.0.1")));
+        assert!(proxies.contains(ip("::ffff:10.0.0.1")) && proxies.contains(ip("fd12::1")));
+        // An untrusted peer is itself, whatever it forwards.
+        assert_eq!(
+            proxies.client_of(ip("203.0.113.9"), &xff("1.2.3.4")),
+            ip("203.0.113.9")
+        );
+        // A trusted one: the rightmost untrusted hop; the client's own claims left of it.
+        let proxy = ip("10.0.0.1");
+        assert_eq!(proxies.client_of(proxy, &xff("1.2.3.4")), ip("1.2.3.4"));
+        assert_eq!(
+            proxies.client_of(proxy, &xff("9.9.9.9, 1.2.3.4")),
+            ip("1.2.3.4")
+        );
+        assert_eq!(
+            proxies.client_of(proxy, &xff("9.9.9.9, 1.2.3.4, 192.168.1.1")),
+            ip("1.2.3.4")
+        );
+        assert_eq!(
+            proxies.client_of(proxy, &xff("1.2.3.4:5678")),
+            ip("1.2.3.4")
+        );
+        assert_eq!(
+            proxies.client_of(proxy, &xff("[2001:db8::1]:80")),
+            ip("2001:db8::1")
+        );
+        // Nothing forwarded, garbage, or only proxies: the last trusted hop.
+        assert_eq!(proxies.client_of(proxy, &HeaderMap::new()), proxy);
+        assert_eq!(proxies.client_of(proxy, &xff("unknown")), proxy);
+        assert_eq!(
+            proxies.client_of(proxy, &xff("1.2.3.4, nonsense, 192.168.1.1")),
+            ip("192.168.1.1")
+        );
+        assert_eq!(
+            proxies.client_of(proxy, &xff("192.168.1.1")),
+            ip("192.168.1.1")
+        );
+        // None trusted: nothing believed.
+        assert_eq!(
+            TrustedProxies::default().client_of(proxy, &xff("1.2.3.4")),
+            proxy
+        );
+        for bad in ["10.0.0.1/33", "nonsense", "fd00::/129", "10.0.0.0/x"] {
+            assert!(TrustedProxies::parse_all(&[bad.into()]).is_err(), "{bad}");
+        }
+        assert!(TrustedProxies::parse_all(&["0.0.0.0/0".into()])
+            .unwrap()
+            .contains(ip("8.8.8.8")));
     }
 
     #[test]

@@ -63,7 +63,8 @@ pub async fn logout() -> Result<(), ApiError> {
 pub async fn change_password(current: String, new: String) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
+            let user =
+                crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let change = crate::command::account::ChangeOwnPassword::parse(&current, &new)?;
             let version = change.run(&crate::state::db()?, &user).await?;
             crate::auth::keep_session(&crate::auth::session().await?, version).await

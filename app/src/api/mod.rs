@@ -132,6 +132,15 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
 /// before the function runs (server_fn's multipart decoder panics on a body without a boundary).
 pub const MULTIPART_ENDPOINTS: &[&str] = &["lead/runs/upload", "lead/import/upload"];
 
+/// Whether `/api/<endpoint>` manages the caller's account (everything under `account/`: tokens,
+/// password), which needs a browser session: the server refuses a request with an API token
+/// there with 403 before the function runs, and the functions check it again
+/// ([`crate::auth::require_session`]). Issue 35: a leaked token must not make itself lasting by
+/// minting others, revoking itself or changing the password.
+pub fn needs_session(endpoint: &str) -> bool {
+    endpoint.starts_with("account/")
+}
+
 /// The access of `/api/<endpoint>`; None for a path that is no server function.
 pub fn access(endpoint: &str) -> Option<Access> {
     ENDPOINTS

@@ -59,7 +59,8 @@ async fn owner(
 pub async fn list_api_tokens(user: String) -> Result<Vec<ApiTokenRow>, ApiError> {
     crate::api::respond(
         async {
-            let caller = crate::auth::require(crate::domain::account::Role::Annotator).await?;
+            let caller =
+                crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
             let owner = owner(&db, &caller, &user).await?;
             Ok(crate::store::api_tokens::list(&db, owner)
@@ -78,7 +79,8 @@ pub async fn list_api_tokens(user: String) -> Result<Vec<ApiTokenRow>, ApiError>
 pub async fn create_api_token(name: String) -> Result<IssuedApiToken, ApiError> {
     crate::api::respond(
         async {
-            let caller = crate::auth::require(crate::domain::account::Role::Annotator).await?;
+            let caller =
+                crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
             let issued =
                 crate::store::api_tokens::create(&db, caller.id, &name, Some(caller.id)).await?;
@@ -98,7 +100,8 @@ pub async fn create_api_token(name: String) -> Result<IssuedApiToken, ApiError> 
 pub async fn revoke_api_token(name: String, user: String) -> Result<(), ApiError> {
     crate::api::respond(
         async {
-            let caller = crate::auth::require(crate::domain::account::Role::Annotator).await?;
+            let caller =
+                crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
             let owner = owner(&db, &caller, &user).await?;
             crate::store::api_tokens::revoke(&db, owner, &name, Some(caller.id)).await?;

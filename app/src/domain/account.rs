@@ -147,7 +147,10 @@ pub fn one_time_password(bytes: [u8; 15]) -> String {
     out
 }
 
-/// A user name: 2 to 64 characters of letters, digits, '.', '_' or '-'.
+/// A user name: 2 to 64 characters of ASCII letters, digits, '.', '_' or '-' (issue 35: no
+/// look-alikes from other scripts, such as `ädmin` or a Cyrillic `аdmin` for `admin`). Names
+/// compare without case; one that [looks like](Username::looks_like) an existing name is
+/// refused when the user is created.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Username(String);
@@ -156,7 +159,7 @@ pub struct Username(String);
 pub enum UsernameError {
     #[error("a user name has 2 to 64 characters")]
     Length,
-    #[error("a user name has only letters, digits, '.', '_' and '-' (got {0:?})")]
+    #[error("a user name has only ASCII letters, digits, '.', '_' and '-' (got {0:?})")]
     Character(char),
 }
 
@@ -168,16 +171,37 @@ impl Username {
         }
         if let Some(c) = text
             .chars()
-            .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')))
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
         {
             return Err(UsernameError::Character(c));
         }
         Ok(Username(text.to_owned()))
     }
 
+    /// Whether this name reads like `other` (the same [`name_skeleton`]): `adm1n`, `admln`,
+    /// `adrnin` or `ADMIN` for `admin`.
+    pub fn looks_like(&self, other: &str) -> bool {
+        name_skeleton(&self.0) == name_skeleton(other)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// A user name's look-alike key: lower case, with the ASCII characters that common fonts draw
+/// alike folded together (`1`, `i`, `l` and `|`; `0` and `o`; `rn` and `m`; `vv` and `w`, after
+/// Unicode's confusables for ASCII). Two names with the same key are one too many.
+pub fn name_skeleton(name: &str) -> String {
+    let folded: String = name
+        .chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            '1' | 'i' | '|' => 'l',
+            '0' => 'o',
+            c => c,
+        })
+        .collect();
+    folded.replace("rn", "m").replace("vv", "w")
 }
 
 impl TryFrom<String> for Username {
@@ -233,20 +257,32 @@ impl fmt::Debug for NewPassword {
     }
 }
 
-/// Login throttling. Every attempt is counted before its password is checked, and an attempt
-/// counts as failed until it succeeds, so parallel tries are counted too. Within the last
-/// `window_ms`, refused are:
+/// Login throttling (issue 35). Counted are failed password checks and the attempts being
+/// checked right now (in flight), so that parallel guesses cannot overrun a limit; a login that
+/// would reach a limit only because of attempts in flight waits for them to end, and a login
+/// the server is too busy to check, or whose client went away before its answer, counts for
+/// nothing. Within the last `window_ms`, refused are:
 /// - a user name from one client address with `per_client_name` failures since that pair's last
 ///   success (the lock an attacker can only put on themselves);
 /// - a client address with `per_client` failures over all names (password spraying);
-/// - a user name with `per_name` failures over all addresses: a backstop against guessing from
-///   many addresses, high enough that one attacker cannot lock a user out by themselves.
+/// - a user name with `per_name` failures over all addresses, but only from addresses that have
+///   not logged in as that user within `known_client_ms`: a backstop against guessing from many
+///   addresses that cannot lock the user out of the addresses they use (OWASP's advice against
+///   lockouts an attacker can trigger).
+///
+/// A refusal names the time until every limit reached lets the login through: for each, when
+/// the failure whose leaving brings the count under the limit leaves the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThrottlePolicy {
     pub per_client_name: u32,
     pub per_client: u32,
     pub per_name: u32,
     pub window_ms: i64,
+    /// How long a successful login makes its address one of the user's usual ones.
+    pub known_client_ms: i64,
+    /// How long an attempt may stay in flight; an older one (its server stopped while checking
+    /// it) counts as failed.
+    pub in_flight_ms: i64,
 }
 
 impl Default for ThrottlePolicy {
@@ -256,32 +292,96 @@ impl Default for ThrottlePolicy {
             per_client: 30,
             per_name: 100,
             window_ms: 5 * 60_000,
+            known_client_ms: 90 * 24 * 3_600_000,
+            in_flight_ms: 60_000,
         }
     }
 }
 
-/// Counts of failed logins within the policy's window, as the store reads them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct RecentFailures {
-    /// For this user name from this address, since the pair's last success.
-    pub client_name: u32,
-    pub client: u32,
-    pub name: u32,
-    /// The oldest failure within the window among the counts that reached their limit.
-    pub oldest_at: Option<i64>,
+/// A failed or in-flight login attempt of the user name or from the client address being
+/// checked, within the policy's window, as the store reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedAttempt {
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+    /// For the user name being checked (compared as user names are, without case).
+    pub same_name: bool,
+    /// From the client address being checked.
+    pub same_client: bool,
+    /// Still being checked: neither failed nor succeeded yet.
+    pub in_flight: bool,
+}
+
+/// What the store knows about a login's user name and client address.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoginHistory {
+    /// The failed and in-flight attempts of the name or from the address within the window.
+    pub attempts: Vec<CountedAttempt>,
+    /// When the name last logged in from the address, if ever.
+    pub pair_last_success: Option<i64>,
+}
+
+/// What the throttle makes of a login attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Check the password (the attempt is counted while it is checked).
+    Check,
+    /// A limit would be reached with the attempts in flight: wait until they end.
+    Wait,
+    /// A limit is reached: refused for this many milliseconds (at least one second).
+    Refuse { retry_after_ms: i64 },
 }
 
 impl ThrottlePolicy {
-    /// Whether `recent` (which does not include the attempt being made) refuses another try.
-    pub fn refuses(&self, recent: &RecentFailures) -> bool {
-        recent.client_name >= self.per_client_name
-            || recent.client >= self.per_client
-            || recent.name >= self.per_name
-    }
-
-    /// How many milliseconds until the oldest counted failure leaves the window (at least 1 s).
-    pub fn retry_after_ms(&self, oldest_at: i64, now: i64) -> i64 {
-        (oldest_at + self.window_ms - now).max(1_000)
+    /// Whether a login of the name from the address whose history is `history` may have its
+    /// password checked at `now` (see [`ThrottlePolicy`]).
+    pub fn admit(&self, history: &LoginHistory, now: i64) -> Admission {
+        let since = now - self.window_ms;
+        let stale = now - self.in_flight_ms;
+        let pair_since = history.pair_last_success.map_or(since, |at| at.max(since));
+        let known_client = history
+            .pair_last_success
+            .is_some_and(|at| at > now - self.known_client_ms);
+        let in_pair = |a: &CountedAttempt| a.same_name && a.same_client && a.at > pair_since;
+        let from_client = |a: &CountedAttempt| a.same_client;
+        let of_name = |a: &CountedAttempt| a.same_name && !known_client;
+        let limits: [(u32, &dyn Fn(&CountedAttempt) -> bool); 3] = [
+            (self.per_client_name, &in_pair),
+            (self.per_client, &from_client),
+            (self.per_name, &of_name),
+        ];
+        let mut refused_until: Option<i64> = None;
+        let mut wait = false;
+        for (limit, counts) in limits {
+            let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
+            let counted = history
+                .attempts
+                .iter()
+                .filter(|a| a.at > since && counts(a));
+            let (mut failed, mut in_flight) = (Vec::new(), 0usize);
+            for attempt in counted {
+                if attempt.in_flight && attempt.at > stale {
+                    in_flight += 1;
+                } else {
+                    failed.push(attempt.at);
+                }
+            }
+            if failed.len() >= limit {
+                // Newest first: the count falls under the limit when the limit-th newest leaves.
+                failed.sort_unstable_by(|a, b| b.cmp(a));
+                let frees_at = failed[limit - 1] + self.window_ms;
+                refused_until = Some(refused_until.map_or(frees_at, |at| at.max(frees_at)));
+            } else if failed.len() + in_flight >= limit {
+                wait = true;
+            }
+        }
+        match refused_until {
+            Some(until) => Admission::Refuse {
+                retry_after_ms: (until - now).max(1_000),
+            },
+            None if wait => Admission::Wait,
+            None => Admission::Check,
+        }
     }
 }
 
@@ -374,29 +474,145 @@ mod tests {
         );
     }
 
+    fn attempt(age_ms: i64, same_name: bool, same_client: bool) -> CountedAttempt {
+        CountedAttempt {
+            at: NOW - age_ms,
+            same_name,
+            same_client,
+            in_flight: false,
+        }
+    }
+
+    const NOW: i64 = 1_000_000_000;
+
+    fn history(attempts: Vec<CountedAttempt>) -> LoginHistory {
+        LoginHistory {
+            attempts,
+            pair_last_success: None,
+        }
+    }
+
     #[test]
-    fn throttle_refuses_at_each_limit() {
+    fn throttle_refuses_at_each_limit_and_says_when_it_lets_the_login_through() {
         let p = ThrottlePolicy::default();
-        let under = RecentFailures {
-            client_name: 4,
-            client: 29,
-            name: 99,
-            oldest_at: None,
+        let pair = |n: usize| (0..n).map(|i| attempt(1_000 * (i as i64 + 1), true, true));
+        assert_eq!(p.admit(&history(pair(4).collect()), NOW), Admission::Check);
+        // Five failures of the pair: free when the oldest (5 s old) leaves the window.
+        assert_eq!(
+            p.admit(&history(pair(5).collect()), NOW),
+            Admission::Refuse {
+                retry_after_ms: p.window_ms - 5_000
+            }
+        );
+        // Seven: the count falls under five when the fifth newest leaves, not the oldest.
+        assert_eq!(
+            p.admit(&history(pair(7).collect()), NOW),
+            Admission::Refuse {
+                retry_after_ms: p.window_ms - 5_000
+            }
+        );
+        // Failures older than the window or before the pair's last success do not count.
+        let mut h = history(pair(5).collect());
+        h.attempts.push(attempt(p.window_ms + 1, true, true));
+        h.pair_last_success = Some(NOW - 3_500);
+        assert_eq!(p.admit(&h, NOW), Admission::Check);
+        // The address: 30 failures over other names.
+        let client = |n: usize, age: i64| (0..n).map(move |_| attempt(age, false, true));
+        assert_eq!(
+            p.admit(&history(client(29, 10).collect()), NOW),
+            Admission::Check
+        );
+        assert_eq!(
+            p.admit(&history(client(30, 60_000).collect()), NOW),
+            Admission::Refuse {
+                retry_after_ms: p.window_ms - 60_000
+            }
+        );
+        // Two limits reached: the later of the two.
+        let mut both: Vec<_> = pair(5)
+            .map(|a| CountedAttempt {
+                at: NOW - 250_000,
+                ..a
+            })
+            .collect();
+        both.extend(client(30, 100_000));
+        assert_eq!(
+            p.admit(&history(both), NOW),
+            Admission::Refuse {
+                retry_after_ms: p.window_ms - 100_000
+            }
+        );
+        // At least a second.
+        assert_eq!(
+            p.admit(&history(client(30, p.window_ms - 10).collect()), NOW),
+            Admission::Refuse {
+                retry_after_ms: 1_000
+            }
+        );
+    }
+
+    #[test]
+    fn attempts_in_flight_make_a_login_wait_not_fail() {
+        let p = ThrottlePolicy::default();
+        let flying = |n: usize, age: i64| {
+            (0..n).map(move |_| CountedAttempt {
+                in_flight: true,
+                ..attempt(age, true, true)
+            })
         };
-        assert!(!p.refuses(&under));
-        assert!(p.refuses(&RecentFailures {
-            client_name: 5,
-            ..under
-        }));
-        assert!(p.refuses(&RecentFailures {
-            client: 30,
-            ..under
-        }));
-        assert!(p.refuses(&RecentFailures { name: 100, ..under }));
-        assert!(!p.refuses(&RecentFailures::default()));
-        let now = 1_000_000;
-        assert_eq!(p.retry_after_ms(now - 60_000, now), p.window_ms - 60_000);
-        assert_eq!(p.retry_after_ms(now - p.window_ms, now), 1_000);
+        assert_eq!(
+            p.admit(&history(flying(4, 10).collect()), NOW),
+            Admission::Check
+        );
+        assert_eq!(
+            p.admit(&history(flying(5, 10).collect()), NOW),
+            Admission::Wait
+        );
+        let mut h = history(flying(2, 10).collect());
+        h.attempts.extend((0..3).map(|_| attempt(10, true, true)));
+        assert_eq!(p.admit(&h, NOW), Admission::Wait);
+        // In flight for longer than a check can take: its server stopped; it counts as failed.
+        assert!(matches!(
+            p.admit(&history(flying(5, p.in_flight_ms + 1).collect()), NOW),
+            Admission::Refuse { .. }
+        ));
+    }
+
+    #[test]
+    fn the_name_backstop_spares_the_users_usual_addresses() {
+        let p = ThrottlePolicy::default();
+        let elsewhere: Vec<_> = (0..100).map(|_| attempt(10, true, false)).collect();
+        let mut h = history(elsewhere);
+        assert!(matches!(p.admit(&h, NOW), Admission::Refuse { .. }));
+        h.pair_last_success = Some(NOW - 24 * 3_600_000);
+        assert_eq!(p.admit(&h, NOW), Admission::Check);
+        h.pair_last_success = Some(NOW - p.known_client_ms - 1);
+        assert!(matches!(p.admit(&h, NOW), Admission::Refuse { .. }));
+    }
+
+    #[test]
+    fn user_names_are_ascii_and_look_alikes_are_found() {
+        for bad in [
+            "ädmin",
+            "\u{430}dmin",
+            "\u{ff41}dmin",
+            "adm\u{131}n",
+            "admin\u{200b}",
+        ] {
+            assert!(
+                matches!(Username::parse(bad), Err(UsernameError::Character(_))),
+                "{bad:?}"
+            );
+        }
+        let admin = Username::parse("admin").unwrap();
+        for alike in ["ADMIN", "adm1n", "admln", "adrnin", "AdmIn", "adm|n"] {
+            assert!(admin.looks_like(alike), "{alike}");
+        }
+        for other in ["admins", "a.dmin", "ann1", "bob"] {
+            assert!(!admin.looks_like(other), "{other}");
+        }
+        assert!(Username::parse("vvalter").unwrap().looks_like("walter"));
+        assert!(!Username::parse("ann1").unwrap().looks_like("ann2"));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Account management (issue 14): passwords, roles and deactivation, each audited. A password
-//! set here ends the user's other sessions (their credentials version moves on); a deactivated
-//! account's sessions stop at the next request; an account that can no longer annotate a
-//! project hands its open items there to the other annotators.
+//! set here ends the user's other sessions (their credentials version moves on) and revokes
+//! their API tokens; a deactivation ends their sessions and revokes their tokens for good
+//! (issue 35: a reactivated user signs in afresh); an account that can no longer annotate a
+//! project hands its open items there to the other annotators. A lead membership outlasts a
+//! role change: it leads nothing while the account cannot lead, and leads again once it can.
 
 use super::audit::{json, AuditEvent};
 use super::users::user_from_row;
@@ -30,8 +32,8 @@ async fn user_named(db: &Db, username: &str) -> StoreResult<User> {
     user_from_row(&row)
 }
 
-/// Sets a user's password (an argon2id hash) and ends their other sessions; returns the new
-/// credentials version, which the session that set it (their own) keeps.
+/// Sets a user's password (an argon2id hash), ends their other sessions and revokes their API
+/// tokens; returns the new credentials version, which the session that set it (their own) keeps.
 pub async fn set_password(
     db: &Db,
     username: &str,
@@ -61,18 +63,22 @@ pub async fn set_password(
     }
     .record(&mut tx)
     .await?;
+    super::api_tokens::revoke_all(&mut tx, user.id, actor_id, "password set").await?;
     tx.commit().await?;
     Ok(version)
 }
 
 /// Ends the memberships `user` can no longer hold once their account has `role` (or is
-/// inactive, `role` None): an annotator's open items go to the project's other annotators.
+/// inactive, `role` None: all of them): an annotator's open items go to the project's other
+/// annotators. A role change keeps lead memberships: they lead nothing while the account
+/// cannot lead ([`crate::domain::account::may_act_in_project`]) and lead again when it can.
 async fn end_unfit_memberships(
     db: &Db,
     user: &User,
     role: Option<Role>,
     actor_id: Option<i64>,
 ) -> StoreResult<()> {
+    use crate::domain::account::ProjectRole;
     let memberships: Vec<(i64, String)> = sqlx::query_as(
         "SELECT project_id, role FROM project_members WHERE user_id = $1 AND active = 1",
     )
@@ -80,9 +86,8 @@ async fn end_unfit_memberships(
     .fetch_all(db)
     .await?;
     for (project, member) in memberships {
-        let member = crate::domain::account::ProjectRole::parse(&member)
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        if role.is_some_and(|role| member.fits(role)) {
+        let member = ProjectRole::parse(&member).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        if role.is_some_and(|role| member.fits(role) || member == ProjectRole::Lead) {
             continue;
         }
         super::projects::remove_member(db, project, &user.username, actor_id).await?;
@@ -127,8 +132,9 @@ pub async fn set_role(
     Ok(User { role, ..user })
 }
 
-/// Deactivates (their sessions stop at the next request, their open items are handed on) or
-/// reactivates an account. A reactivated annotator is added back to projects by a lead.
+/// Deactivates (their sessions end and their API tokens are revoked, for good; their open items
+/// are handed on and their memberships end) or reactivates an account: they sign in afresh and
+/// make new tokens, and a lead adds them back to projects.
 pub async fn set_active(
     db: &Db,
     username: &str,
@@ -146,11 +152,20 @@ pub async fn set_active(
         end_unfit_memberships(db, &user, None, actor_id).await?;
     }
     let mut tx = super::write_gate::begin(db).await?;
-    sqlx::query("UPDATE users SET active = $1 WHERE id = $2")
-        .bind(i64::from(active))
-        .bind(user.id)
-        .execute(&mut *tx)
-        .await?;
+    // A deactivation moves the credentials version on: the user's sessions stay ended after a
+    // reactivation.
+    sqlx::query(
+        "UPDATE users SET active = $1,
+             credentials_version = credentials_version + (CASE WHEN $1 = 0 THEN 1 ELSE 0 END)
+         WHERE id = $2",
+    )
+    .bind(i64::from(active))
+    .bind(user.id)
+    .execute(&mut *tx)
+    .await?;
+    if !active {
+        super::api_tokens::revoke_all(&mut tx, user.id, actor_id, "deactivated").await?;
+    }
     AuditEvent {
         project_id: None,
         actor_id,

@@ -8,8 +8,8 @@
 //! and a core's tens of milliseconds for *every API request*, which scripts make by the thousand.
 //!
 //! Invariants: the token itself is returned once, by [`create`], and never stored or logged; a
-//! token works only while it is not revoked and its user is active (checked at every request,
-//! so deactivating a user stops their tokens at once); names are unique among a user's live
+//! token works only while it is not revoked and its user is active (checked at every request);
+//! deactivating a user or setting their password revokes their tokens for good; names are unique among a user's live
 //! tokens; creation and revocation are audited; a revoked token keeps its row.
 
 use super::audit::{json, AuditEvent};
@@ -199,6 +199,41 @@ pub async fn revoke(
     Ok(token)
 }
 
+/// Revokes every live token of the user `user_id` in the caller's write transaction, each
+/// audited as done by `actor_id` for `reason` (issue 35: a password set, a deactivation);
+/// returns how many.
+pub(super) async fn revoke_all(
+    tx: &mut super::write_gate::WriteTx,
+    user_id: i64,
+    actor_id: Option<i64>,
+    reason: &str,
+) -> StoreResult<usize> {
+    let revoked: Vec<(i64, String)> = sqlx::query_as(
+        "UPDATE api_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL
+         RETURNING id, name",
+    )
+    .bind(now_ms())
+    .bind(user_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    for (id, name) in &revoked {
+        AuditEvent {
+            project_id: None,
+            actor_id,
+            action: "revoke",
+            entity: "api_token",
+            entity_id: Some(id.to_string()),
+            old_value: None,
+            new_value: json(
+                &serde_json::json!({ "user_id": user_id, "name": name, "reason": reason }),
+            ),
+        }
+        .record(&mut **tx)
+        .await?;
+    }
+    Ok(revoked.len())
+}
+
 /// The user a request's token acts for: None unless the token is live and its user active.
 /// Records the use (at most once a minute per token).
 pub async fn user_for(db: &Db, secret: &str) -> StoreResult<Option<User>> {
@@ -286,15 +321,6 @@ mod tests {
         assert_eq!(stored, digest(&issued.secret));
         assert_ne!(stored, issued.secret);
 
-        crate::store::accounts::set_active(&db, "alice", false, None)
-            .await
-            .unwrap();
-        assert!(user_for(&db, &issued.secret).await.unwrap().is_none());
-        crate::store::accounts::set_active(&db, "alice", true, None)
-            .await
-            .unwrap();
-        assert!(user_for(&db, &issued.secret).await.unwrap().is_some());
-
         revoke(&db, alice.id, "ci", Some(alice.id)).await.unwrap();
         assert!(user_for(&db, &issued.secret).await.unwrap().is_none());
         assert!(list(&db, alice.id).await.unwrap().is_empty());
@@ -310,5 +336,24 @@ mod tests {
                 .await
                 .unwrap();
         assert_eq!(audited, 3);
+
+        // Deactivation revokes the user's tokens for good (issue 35): reactivated, they make
+        // new ones.
+        let live = create(&db, alice.id, "nightly", None).await.unwrap();
+        crate::store::accounts::set_active(&db, "alice", false, None)
+            .await
+            .unwrap();
+        assert!(user_for(&db, &live.secret).await.unwrap().is_none());
+        crate::store::accounts::set_active(&db, "alice", true, None)
+            .await
+            .unwrap();
+        assert!(user_for(&db, &live.secret).await.unwrap().is_none());
+        assert!(list(&db, alice.id).await.unwrap().is_empty());
+        // So does a new password.
+        let live = create(&db, alice.id, "nightly", None).await.unwrap();
+        crate::store::accounts::set_password(&db, "alice", hash, None)
+            .await
+            .unwrap();
+        assert!(user_for(&db, &live.secret).await.unwrap().is_none());
     }
 }

@@ -324,10 +324,13 @@ pub async fn add_member(
     Ok(())
 }
 
-/// The project's members (active or not), leads first, then by name.
+/// The project's members (active or not), leads first, then by name. A lead membership of an
+/// account that cannot lead (demoted since) is listed inactive: it leads nothing.
 pub async fn members(db: &Db, project_id: i64) -> StoreResult<Vec<Member>> {
     let rows: Vec<(String, String, crate::store::flag::Flag)> = sqlx::query_as(
-        "SELECT u.username, m.role, (m.active = 1 AND u.active = 1) FROM project_members m
+        "SELECT u.username, m.role,
+                (m.active = 1 AND u.active = 1 AND (m.role != 'lead' OR u.role != 'annotator'))
+         FROM project_members m
          JOIN users u ON u.id = m.user_id WHERE m.project_id = $1
          ORDER BY m.role = 'annotator', u.username",
     )

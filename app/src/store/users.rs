@@ -1,8 +1,11 @@
 //! Users and login attempts.
 
 use super::audit::{json, AuditEvent};
+use super::flag::Flag;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
-use crate::domain::account::{RecentFailures, Role, ThrottlePolicy, User, Username};
+use crate::domain::account::{
+    Admission, CountedAttempt, LoginHistory, Role, ThrottlePolicy, User, Username,
+};
 use sqlx::Row;
 
 pub(super) fn user_from_row(row: &sqlx::any::AnyRow) -> StoreResult<User> {
@@ -24,6 +27,15 @@ pub async fn create(
     actor_id: Option<i64>,
 ) -> StoreResult<User> {
     let mut tx = super::write_gate::begin(db).await?;
+    // Checked in the write transaction, so two look-alikes created at once cannot both pass.
+    let names: Vec<String> = sqlx::query_scalar("SELECT username FROM users")
+        .fetch_all(&mut *tx)
+        .await?;
+    if let Some(existing) = names.iter().find(|name| username.looks_like(name)) {
+        return Err(StoreError::Conflict(format!(
+            "the user name {username} looks like the existing user {existing}'s; choose another"
+        )));
+    }
     let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO users (username, role, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
     )
@@ -109,102 +121,111 @@ pub async fn password_hash(db: &Db, username: &str) -> StoreResult<Option<String
     )
 }
 
-/// Counts a login attempt before its password is checked: in one statement under the write
-/// lock (so parallel attempts are each counted), the attempt is stored as failed
-/// unless `policy` refuses it given the failures already stored. Returns the attempt's id, or
-/// the counts that refused it.
+/// The failed and in-flight login attempts of `username` or from `client` within the policy's
+/// window (at most the newest 1,000: more than any limit), and when the name last logged in
+/// from the address.
+async fn login_history(
+    conn: &mut sqlx::AnyConnection,
+    username: &str,
+    client: &str,
+    policy: &ThrottlePolicy,
+    now: i64,
+) -> StoreResult<LoginHistory> {
+    let rows: Vec<(i64, Flag, Flag, i64)> = sqlx::query_as(
+        "SELECT at, username = $1, client = $2, pending FROM login_attempts
+         WHERE (username = $1 OR client = $2) AND success = 0 AND at > $3
+         ORDER BY at DESC LIMIT 1000",
+    )
+    .bind(username)
+    .bind(client)
+    .bind(now - policy.window_ms)
+    .fetch_all(&mut *conn)
+    .await?;
+    let pair_last_success: Option<i64> = sqlx::query_scalar(
+        "SELECT MAX(at) FROM login_attempts WHERE username = $1 AND client = $2 AND success = 1",
+    )
+    .bind(username)
+    .bind(client)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(LoginHistory {
+        attempts: rows
+            .into_iter()
+            .map(|(at, same_name, same_client, pending)| CountedAttempt {
+                at,
+                same_name: same_name.0,
+                same_client: same_client.0,
+                in_flight: pending != 0,
+            })
+            .collect(),
+        pair_last_success,
+    })
+}
+
+/// What the throttle makes of a login of `username` from `client` now, read without counting
+/// anything (a refusal before the login waits for its turn).
+pub async fn login_admission(
+    db: &Db,
+    username: &str,
+    client: &str,
+    policy: &ThrottlePolicy,
+    now: i64,
+) -> StoreResult<Admission> {
+    let mut conn = db.acquire().await?;
+    let history = login_history(&mut conn, username, client, policy, now).await?;
+    Ok(policy.admit(&history, now))
+}
+
+/// Counts a login attempt before its password is checked: in one write transaction (so that
+/// parallel attempts are each counted), the attempt is stored as in flight if `policy` admits
+/// it given the failures and attempts in flight already stored. Returns the attempt's id, or
+/// what the throttle said instead ([`Admission::Wait`] or [`Admission::Refuse`]).
 pub async fn begin_login_attempt(
     db: &Db,
     username: &str,
     client: &str,
     policy: &ThrottlePolicy,
     now: i64,
-) -> StoreResult<Result<i64, RecentFailures>> {
-    let since = now - policy.window_ms;
-    // In a write transaction: on PostgreSQL the count and the insert are then one step for
-    // parallel attempts too, as SQLite's one writer makes them.
+) -> StoreResult<Result<i64, Admission>> {
     let mut tx = super::write_gate::begin(db).await?;
-    let inserted: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO login_attempts (username, client, at, success)
-         SELECT $1, $2, $3, 0
-         WHERE (SELECT COUNT(*) FROM login_attempts
-                WHERE username = $1 AND client = $2 AND success = 0 AND at > $4
-                  AND at > COALESCE((SELECT MAX(at) FROM login_attempts
-                                     WHERE username = $1 AND client = $2 AND success = 1), 0)) < $5
-           AND (SELECT COUNT(*) FROM login_attempts WHERE client = $2 AND success = 0 AND at > $4) < $6
-           AND (SELECT COUNT(*) FROM login_attempts WHERE username = $1 AND success = 0 AND at > $4) < $7
-         RETURNING id",
+    let history = login_history(&mut tx, username, client, policy, now).await?;
+    let admission = policy.admit(&history, now);
+    if admission != Admission::Check {
+        return Ok(Err(admission));
+    }
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO login_attempts (username, client, at, success, pending)
+         VALUES ($1, $2, $3, 0, 1) RETURNING id",
     )
     .bind(username)
     .bind(client)
     .bind(now)
-    .bind(since)
-    .bind(i64::from(policy.per_client_name))
-    .bind(i64::from(policy.per_client))
-    .bind(i64::from(policy.per_name))
-    .fetch_optional(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
-    match inserted {
-        Some(id) => Ok(Ok(id)),
-        None => Ok(Err(
-            recent_failures(db, username, client, policy, now).await?
-        )),
-    }
+    Ok(Ok(id))
 }
 
-/// Marks a counted attempt as the success it turned out to be.
-pub async fn login_succeeded(db: &Db, attempt: i64) -> StoreResult<()> {
-    sqlx::query("UPDATE login_attempts SET success = 1 WHERE id = $1")
+/// Settles an attempt in flight as the success or failure its password check turned out.
+pub async fn end_login_attempt(db: &Db, attempt: i64, success: bool) -> StoreResult<()> {
+    let mut tx = super::write_gate::begin(db).await?;
+    sqlx::query("UPDATE login_attempts SET success = $1, pending = 0 WHERE id = $2")
+        .bind(i64::from(success))
         .bind(attempt)
-        .execute(db)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(())
 }
 
-/// The failures within the policy's window that [`begin_login_attempt`] counts, with the oldest
-/// of those that reached their limit (for the retry time).
-pub async fn recent_failures(
-    db: &Db,
-    username: &str,
-    client: &str,
-    policy: &ThrottlePolicy,
-    now: i64,
-) -> StoreResult<RecentFailures> {
-    let since = now - policy.window_ms;
-    let row: (i64, Option<i64>, i64, Option<i64>, i64, Option<i64>) = sqlx::query_as(
-        "WITH pair AS (
-             SELECT at FROM login_attempts
-             WHERE username = $1 AND client = $2 AND success = 0 AND at > $3
-               AND at > COALESCE((SELECT MAX(at) FROM login_attempts
-                                  WHERE username = $1 AND client = $2 AND success = 1), 0)),
-         by_client AS (SELECT at FROM login_attempts WHERE client = $2 AND success = 0 AND at > $3),
-         by_name AS (SELECT at FROM login_attempts WHERE username = $1 AND success = 0 AND at > $3)
-         SELECT (SELECT COUNT(*) FROM pair), (SELECT MIN(at) FROM pair),
-                (SELECT COUNT(*) FROM by_client), (SELECT MIN(at) FROM by_client),
-                (SELECT COUNT(*) FROM by_name), (SELECT MIN(at) FROM by_name)",
-    )
-    .bind(username)
-    .bind(client)
-    .bind(since)
-    .fetch_one(db)
-    .await?;
-    let n = |count: i64| u32::try_from(count).unwrap_or(u32::MAX);
-    let (client_name, oldest_pair) = (n(row.0), row.1);
-    let (by_client, oldest_client) = (n(row.2), row.3);
-    let (by_name, oldest_name) = (n(row.4), row.5);
-    let oldest_at = [
-        (client_name >= policy.per_client_name, oldest_pair),
-        (by_client >= policy.per_client, oldest_client),
-        (by_name >= policy.per_name, oldest_name),
-    ]
-    .into_iter()
-    .filter_map(|(reached, at)| if reached { at } else { None })
-    .min();
-    Ok(RecentFailures {
-        client_name,
-        client: by_client,
-        name: by_name,
-        oldest_at,
-    })
+/// Forgets an attempt in flight whose password was never checked or whose answer never
+/// reached its client: it counts for nothing.
+pub async fn forget_login_attempt(db: &Db, attempt: i64) -> StoreResult<()> {
+    let mut tx = super::write_gate::begin(db).await?;
+    sqlx::query("DELETE FROM login_attempts WHERE id = $1 AND pending = 1")
+        .bind(attempt)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -301,18 +301,21 @@ async fn a_role_change_takes_effect_at_once_and_the_last_admin_stays() {
             .status(),
         StatusCode::FORBIDDEN
     );
-    assert_eq!(
-        app::store::projects::membership_at(
-            &app.db,
-            project,
-            app::store::users::id_by_name(&app.db, "lea").await.unwrap()
-        )
-        .await
-        .unwrap()
-        .role,
-        None,
-        "the lead membership ended"
-    );
+    // The lead membership is kept but leads nothing while the account is an annotator (it leads
+    // again if the account is made a lead again: `a_lead_demoted_and_restored_...`).
+    let kept = app::store::projects::membership_at(
+        &app.db,
+        project,
+        app::store::users::id_by_name(&app.db, "lea").await.unwrap(),
+    )
+    .await
+    .unwrap()
+    .role;
+    assert!(!app::domain::account::may_act_in_project(
+        Role::Annotator,
+        kept,
+        ProjectRole::Annotator
+    ));
     // An annotator made a lead hands their open items on.
     let before = open_items(&app, "ann1").await;
     assert!(before > 0);
@@ -487,4 +490,320 @@ async fn a_lead_creates_a_project_leads_it_and_manages_its_members() {
     ] {
         assert!(audit.contains(&action.to_owned()), "{action}: {audit:?}");
     }
+}
+
+/// A token of `user`, as `claimpool token create` makes it.
+async fn token_of(app: &TestApp, user: &str, name: &str) -> String {
+    let id = app::store::users::id_by_name(&app.db, user).await.unwrap();
+    app::store::api_tokens::create(&app.db, id, name, None)
+        .await
+        .unwrap()
+        .secret
+}
+
+/// Calls the server function `endpoint` as a script with `token` (no cookie).
+async fn with_token(
+    app: &TestApp,
+    token: &str,
+    endpoint: &str,
+    form: &[(&str, &str)],
+) -> reqwest::Response {
+    common::client_builder()
+        .build()
+        .unwrap()
+        .post(app.url(&format!("/api/{endpoint}")))
+        .header("authorization", format!("Bearer {token}"))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Issue 35 F4: a token acts in projects but cannot manage the account: it can neither list,
+/// create nor revoke tokens nor change the password (403, saying why); a browser session can.
+#[tokio::test]
+async fn an_api_token_cannot_manage_the_account() {
+    let app = TestApp::spawn().await;
+    app.add_user("ann", Role::Annotator).await;
+    let token = token_of(&app, "ann", "ci").await;
+    let res = with_token(&app, &token, "work/projects", &[]).await;
+    assert_eq!(res.status(), StatusCode::OK, "the token works");
+    for (endpoint, form) in [
+        ("account/tokens", &[("user", "")][..]),
+        ("account/token/create", &[("name", "another")][..]),
+        ("account/token/revoke", &[("name", "ci"), ("user", "")][..]),
+        (
+            "account/password",
+            &[("current", PASSWORD), ("new", "taken over by a token")][..],
+        ),
+    ] {
+        let res = with_token(&app, &token, endpoint, form).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "{endpoint}");
+        let message = common::error_message(res).await;
+        assert!(message.contains("browser session"), "{endpoint}: {message}");
+        // With a session cookie as well, the token still may not.
+        let session = app.logged_in("ann").await;
+        let res = session
+            .post(app.url(&format!("/api/{endpoint}")))
+            .header("authorization", format!("Bearer {token}"))
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            res.status(),
+            StatusCode::FORBIDDEN,
+            "{endpoint} with a cookie"
+        );
+    }
+    let live: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NULL")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(live, 1, "nothing created or revoked");
+    assert!(app
+        .login(&app.client(), "ann", PASSWORD)
+        .await
+        .status()
+        .is_success());
+    // The browser session manages the account.
+    let session = app.logged_in("ann").await;
+    let res = post(
+        &session,
+        &app,
+        "account/token/create",
+        &[("name", "another")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = post(&session, &app, "account/tokens", &[("user", "")]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+/// Issue 35 F4: a password change, by the user or an admin, revokes the account's tokens.
+#[tokio::test]
+async fn a_password_change_revokes_the_accounts_tokens() {
+    let app = TestApp::spawn().await;
+    app.add_user("root", Role::Admin).await;
+    app.add_user("ann", Role::Annotator).await;
+    let token = token_of(&app, "ann", "ci").await;
+    assert_eq!(
+        with_token(&app, &token, "work/projects", &[])
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let ann = app.logged_in("ann").await;
+    let res = post(
+        &ann,
+        &app,
+        "account/password",
+        &[("current", PASSWORD), ("new", "a brand new password")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        with_token(&app, &token, "work/projects", &[])
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let listed: Value = post(&ann, &app, "account/tokens", &[("user", "")])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed, serde_json::json!([]));
+    // An admin's reset revokes them too.
+    let token = token_of(&app, "ann", "ci").await;
+    let admin = app.logged_in("root").await;
+    let res = post(&admin, &app, "admin/user/reset", &[("username", "ann")]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        with_token(&app, &token, "work/projects", &[])
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let revocations: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM audit_events WHERE entity = 'api_token' AND action = 'revoke'",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(revocations, 2, "each revocation is audited");
+}
+
+/// Issue 35 F5: deactivation ends the user's sessions and revokes their tokens for good:
+/// reactivated, they sign in afresh and make new tokens.
+#[tokio::test]
+async fn deactivation_ends_sessions_and_tokens_for_good() {
+    let app = TestApp::spawn().await;
+    app.add_user("root", Role::Admin).await;
+    app.add_user("ann", Role::Annotator).await;
+    let admin = app.logged_in("root").await;
+    let ann = app.logged_in("ann").await;
+    let token = token_of(&app, "ann", "ci").await;
+    for active in ["false", "true"] {
+        let res = post(
+            &admin,
+            &app,
+            "admin/user/active",
+            &[("username", "ann"), ("active", active)],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+    assert_eq!(
+        logged_in_as(&ann, &app).await,
+        None,
+        "the old session is over"
+    );
+    assert_eq!(
+        post(&ann, &app, "work/projects", &[]).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        with_token(&app, &token, "work/projects", &[])
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED,
+        "the old token is revoked"
+    );
+    // A fresh login and a new token work.
+    let fresh = app.logged_in("ann").await;
+    assert_eq!(logged_in_as(&fresh, &app).await.as_deref(), Some("ann"));
+    let token = token_of(&app, "ann", "ci").await;
+    assert_eq!(
+        with_token(&app, &token, "work/projects", &[])
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}
+
+/// Issue 35 F5: a lead demoted to annotator no longer leads; restored to lead, they lead their
+/// projects again.
+#[tokio::test]
+async fn a_lead_demoted_and_restored_leads_their_project_again() {
+    let app = TestApp::spawn().await;
+    app.add_user("root", Role::Admin).await;
+    app.add_user("lea", Role::Lead).await;
+    let admin = app.logged_in("root").await;
+    let lea = app.logged_in("lea").await;
+    let res = post(
+        &lea,
+        &app,
+        "lead/project/create",
+        &[("name", "mine"), ("description", "")],
+    )
+    .await;
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "{}",
+        res.text().await.unwrap()
+    );
+    let lead_page = |client: reqwest::Client| {
+        let app = &app;
+        async move {
+            post(&client, app, "lead/members", &[("project", "mine")])
+                .await
+                .status()
+        }
+    };
+    assert_eq!(lead_page(lea.clone()).await, StatusCode::OK);
+    let set_role = |role: &'static str| {
+        let (app, admin) = (&app, admin.clone());
+        async move {
+            post(
+                &admin,
+                app,
+                "admin/user/role",
+                &[("username", "lea"), ("role", role)],
+            )
+            .await
+            .status()
+        }
+    };
+    assert_eq!(set_role("annotator").await, StatusCode::OK);
+    assert_eq!(lead_page(lea.clone()).await, StatusCode::FORBIDDEN);
+    let page = lea
+        .get(app.url("/lead/projects/mine"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::FORBIDDEN);
+    // While demoted, the project's member list does not show them as an active lead.
+    let members = app::store::projects::members(
+        &app.db,
+        app::store::projects::id_by_name(&app.db, "mine")
+            .await
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        members.iter().all(|m| m.username != "lea" || !m.active),
+        "{members:?}"
+    );
+    assert_eq!(set_role("lead").await, StatusCode::OK);
+    assert_eq!(lead_page(lea.clone()).await, StatusCode::OK);
+    let page = lea
+        .get(app.url("/lead/projects/mine"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let projects: Value = post(&lea, &app, "lead/projects", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(projects.as_array().map(Vec::len), Some(1), "{projects}");
+}
+
+/// Issue 35 F14: user names are ASCII letters, digits, '.', '_' and '-', and a name that looks
+/// like an existing one (`adrnin`, `admln`, `Adm1n` for `admin`) is refused.
+#[tokio::test]
+async fn look_alike_user_names_are_refused() {
+    let app = TestApp::spawn().await;
+    app.add_user("admin", Role::Admin).await;
+    let admin = app.logged_in("admin").await;
+    for (name, status) in [
+        ("ädmin", StatusCode::BAD_REQUEST),
+        ("аdmin", StatusCode::BAD_REQUEST),  // Cyrillic а
+        ("ａdmin", StatusCode::BAD_REQUEST), // full-width
+        ("adrnin", StatusCode::CONFLICT),
+        ("AdmIn", StatusCode::CONFLICT),
+        ("adm1n", StatusCode::CONFLICT),
+        ("ADMIN", StatusCode::CONFLICT),
+    ] {
+        let res = post(
+            &admin,
+            &app,
+            "admin/user/create",
+            &[("username", name), ("role", "annotator")],
+        )
+        .await;
+        assert_eq!(
+            res.status(),
+            status,
+            "{name}: {}",
+            res.text().await.unwrap()
+        );
+    }
+    let users: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(users, 1);
+    let res = post(
+        &admin,
+        &app,
+        "admin/user/create",
+        &[("username", "ann.b_2-x"), ("role", "annotator")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
 }
