@@ -63,7 +63,7 @@ pub fn App() -> AnyView {
     });
     view! {
         <Stylesheet id="leptos" href="/pkg/claimpool.css" />
-        <Title formatter=|text| format!("{text} · claimpool") />
+        <Title formatter=page_title />
         <Router>
             <Routes fallback=|| view! { <widgets::NotFound /> }>
                 <Route path=path!("/login") view=login::LoginPage />
@@ -87,6 +87,21 @@ pub fn App() -> AnyView {
     }.into_any()
 }
 
+/// Every page's `<title>`: the page's text, then `· claimpool`.
+///
+/// On the server leptos_meta writes the formatted title into the HTML as it is, unescaped (0.8:
+/// `ServerMetaContextOutput::inject_meta_context` pushes it between `<title>` and `</title>`), and
+/// titles carry project names and path segments: `</title><meta http-equiv=refresh …>` in either
+/// would end the title and send the reader elsewhere. So the server escapes the text. In the
+/// browser the formatted title becomes `document.title`, plain text, where escaping would show.
+/// Every page's `<Title>` goes through this formatter: `titles::no_page_sets_its_own_formatter`.
+pub fn page_title(text: String) -> String {
+    let title = format!("{text} · claimpool");
+    #[cfg(feature = "ssr")]
+    let title = html_escape::encode_text(&title).into_owned();
+    title
+}
+
 /// The wasm release build computes the layout of each page's hydration future; a view type nested
 /// too deeply overflows the compiler's query depth there (and only there: debug builds pass). Every
 /// component therefore erases its type at its boundary: this test fails on a `#[component]` in
@@ -95,7 +110,7 @@ pub fn App() -> AnyView {
 mod erased_components {
     use std::path::Path;
 
-    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    pub(super) fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).expect("ui/ is readable") {
             let path = entry.expect("ui/ entry").path();
             if path.is_dir() {
@@ -162,5 +177,52 @@ mod erased_components {
             "components that do not erase their view type:\n{}",
             offenders.join("\n")
         );
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod titles {
+    use super::page_title;
+
+    #[test]
+    fn page_title_escapes_markup_on_the_server() {
+        let crafted = r#"p</title><meta http-equiv=refresh content="0;url=//evil.example">"#;
+        let title = page_title(crafted.to_owned());
+        assert!(!title.contains('<') && !title.contains('>'), "{title}");
+        assert_eq!(
+            title,
+            "p&lt;/title&gt;&lt;meta http-equiv=refresh content=\"0;url=//evil.example\"&gt; · claimpool"
+        );
+        assert_eq!(page_title("A & B".into()), "A &amp; B · claimpool");
+        assert_eq!(page_title("Claim 12".into()), "Claim 12 · claimpool");
+    }
+
+    /// Only the root sets the formatter: a page's own `formatter=` would replace the escaping one.
+    #[test]
+    fn no_page_sets_its_own_formatter() {
+        let mut files = Vec::new();
+        super::erased_components::rust_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui"),
+            &mut files,
+        );
+        assert!(files.len() > 10, "{files:?}");
+        let mut formatters = Vec::new();
+        let mut titles = 0;
+        for file in &files {
+            let source = std::fs::read_to_string(file).expect("a ui file");
+            for (i, line) in source.lines().enumerate() {
+                let line = line.trim_start();
+                if !line.starts_with("<Title ") {
+                    continue;
+                }
+                titles += 1;
+                if line.contains("formatter") {
+                    formatters.push(format!("{}:{}: {}", file.display(), i + 1, line));
+                }
+            }
+        }
+        assert!(titles >= 15, "{titles} <Title> uses found");
+        assert_eq!(formatters.len(), 1, "{formatters:#?}");
+        assert!(formatters[0].contains("formatter=page_title"), "{formatters:#?}");
     }
 }

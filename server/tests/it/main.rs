@@ -22,6 +22,7 @@ mod eval;
 mod fuzz_imports;
 mod guidelines;
 mod import_jobs;
+mod page_titles;
 mod pipeline_jobs;
 mod pool;
 mod pool_sample;
