@@ -35,6 +35,10 @@ pub enum ApiError {
     /// The request conflicts with the current state (a duplicate, a stale item).
     #[error("{0}")]
     Conflict(String),
+    /// The server is doing as much heavy work (reports, diffs) as it allows; the client may
+    /// retry later. The message says what was refused.
+    #[error("busy: {0}")]
+    Overloaded(String),
     /// Something failed on the server; details are in the server log.
     #[error("server error: {0}")]
     Internal(String),
@@ -61,6 +65,7 @@ impl ApiError {
             }
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Throttled { .. } | ApiError::Busy => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,

@@ -14,6 +14,97 @@ pub struct AppState {
     pub pipeline: std::sync::Arc<crate::pipeline::job::PipelineSettings>,
     /// How much a browser may upload.
     pub limits: UploadLimits,
+    /// The turns of heavy computations (reports, release diffs, estimates).
+    pub heavy: HeavyWork,
+}
+
+/// How many heavy computations — a lead report (bootstrap, permutations), a release diff, the
+/// sample's estimates — a server runs at once, and how many more may wait for their turn
+/// (issue 35: four parallel reports of 55 s each took annotators' `work/queue` from 3 to 31 ms
+/// median). One more than that is refused at once with 503, "busy, try again". Each server
+/// (each [`AppState`]) has its own; the command line runs its one computation without it.
+#[derive(Clone, Debug)]
+pub struct HeavyWork {
+    turns: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Computations running or waiting.
+    admitted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    running: usize,
+    waiting: usize,
+}
+
+/// A heavy computation's turn: while it is held, no other starts beyond the limit.
+#[derive(Debug)]
+pub struct HeavyTurn {
+    _turn: tokio::sync::OwnedSemaphorePermit,
+    _admitted: Admitted,
+}
+
+/// One computation counted as running or waiting, until dropped (also when the request that
+/// waited is dropped).
+#[derive(Debug)]
+struct Admitted(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Heavy computations a server runs at once by default.
+pub const HEAVY_RUNNING: usize = 1;
+/// Heavy computations that may wait for a turn by default.
+pub const HEAVY_WAITING: usize = 3;
+
+impl HeavyWork {
+    /// At most `running` at once (at least 1), `waiting` more waiting.
+    pub fn new(running: usize, waiting: usize) -> HeavyWork {
+        let running = running.max(1);
+        HeavyWork {
+            turns: std::sync::Arc::new(tokio::sync::Semaphore::new(running)),
+            admitted: std::sync::Arc::default(),
+            running,
+            waiting,
+        }
+    }
+
+    /// Waits for a turn for `what` (a report, a release diff), or refuses it at once when as
+    /// many computations as allowed are running and waiting already.
+    pub async fn turn(&self, what: &str) -> ApiResult<HeavyTurn> {
+        use std::sync::atomic::Ordering;
+        let before = self.admitted.fetch_add(1, Ordering::SeqCst);
+        let admitted = Admitted(self.admitted.clone());
+        if before >= self.running + self.waiting {
+            return Err(ApiError::Overloaded(format!(
+                "the server is computing {} and {} more wait{}; the {what} was not started, try again in a minute",
+                if self.running == 1 { "one report or diff".to_owned() } else { format!("{} reports or diffs", self.running) },
+                self.waiting,
+                if self.waiting == 1 { "s" } else { "" },
+            )));
+        }
+        let turn = self
+            .turns
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ApiError::Internal(format!("the heavy-work gate: {e}")))?;
+        Ok(HeavyTurn {
+            _turn: turn,
+            _admitted: admitted,
+        })
+    }
+}
+
+impl Default for HeavyWork {
+    fn default() -> Self {
+        HeavyWork::new(HEAVY_RUNNING, HEAVY_WAITING)
+    }
+}
+
+/// The server's heavy-work turns, inside a server function.
+pub fn heavy() -> ApiResult<HeavyWork> {
+    leptos::prelude::use_context::<AppState>()
+        .map(|state| state.heavy)
+        .ok_or_else(|| ApiError::Internal("the server state is missing".into()))
 }
 
 /// Limits on what a browser uploads, set on `serve` (`--max-upload-mb`, `--max-decompressed-mb`,
@@ -64,4 +155,36 @@ pub fn pipeline() -> ApiResult<std::sync::Arc<crate::pipeline::job::PipelineSett
     leptos::prelude::use_context::<AppState>()
         .map(|state| state.pipeline)
         .ok_or_else(|| ApiError::Internal("the server state is missing".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn heavy_work_runs_its_turns_lets_some_wait_and_refuses_the_rest() {
+        let heavy = HeavyWork::new(1, 1);
+        let first = heavy.turn("report").await.unwrap();
+        let waiting = tokio::spawn({
+            let heavy = heavy.clone();
+            async move { heavy.turn("report").await.map(|_| ()) }
+        });
+        tokio::task::yield_now().await;
+        while heavy.admitted.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+            tokio::task::yield_now().await;
+        }
+        let refused = heavy.turn("release diff").await.unwrap_err();
+        assert!(matches!(refused, ApiError::Overloaded(_)), "{refused:?}");
+        assert!(refused.to_string().contains("release diff"), "{refused}");
+        assert_eq!(
+            refused.status(),
+            axum::http::StatusCode::SERVICE_UNAVAILABLE
+        );
+        drop(first);
+        waiting.await.unwrap().unwrap();
+        // Everything was given back: two turns in a row again.
+        drop(heavy.turn("report").await.unwrap());
+        drop(heavy.turn("report").await.unwrap());
+        assert_eq!(heavy.admitted.load(std::sync::atomic::Ordering::SeqCst), 0);
+    }
 }

@@ -437,6 +437,15 @@ impl IntoResponse for Failure {
         {
             body["retry_after_secs"] = (*retry_after_secs).into();
         }
+        if let ApiError::Overloaded(_) = &error {
+            // Busy with heavy work: a report takes seconds to a minute.
+            return (
+                status,
+                [(axum::http::header::RETRY_AFTER, "30")],
+                Json(body),
+            )
+                .into_response();
+        }
         (status, Json(body)).into_response()
     }
 }
@@ -657,7 +666,7 @@ async fn report(
         number(&query, "seed")?,
     );
     let (_, computed) =
-        app::api::report::web_report(&state.db, &lead, step, bootstrap, seed).await?;
+        app::api::report::web_report(&state.db, &lead, &state.heavy, step, bootstrap, seed).await?;
     json(StatusCode::OK, &computed.report)
 }
 

@@ -308,6 +308,10 @@ struct ServeArgs {
     /// The longest a pipeline job may run, in minutes; its external command is killed then
     #[arg(long, default_value_t = 240, value_name = "MINUTES", value_parser = clap::value_parser!(u64).range(1..))]
     job_timeout_min: u64,
+    /// The longest a connection may take to send a request's header, in seconds: counted when
+    /// it opens and after each response, so an idle kept-alive connection closes after it too
+    #[arg(long, default_value_t = http::DEFAULT_HEADER_TIMEOUT.as_secs(), value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout_secs: u64,
 }
 
 impl ServeArgs {
@@ -330,6 +334,10 @@ impl ServeArgs {
                 max_sentences: self.max_sentences,
                 ..Default::default()
             },
+            timeouts: http::ConnectionTimeouts {
+                header: std::time::Duration::from_secs(self.header_timeout_secs),
+            },
+            heavy: app::state::HeavyWork::default(),
         })
     }
 

@@ -57,6 +57,33 @@ pub struct ServeOptions {
     pub public: PublicOrigin,
     /// How much a browser may upload.
     pub limits: app::state::UploadLimits,
+    /// How long a connection may keep the server waiting for a request.
+    pub timeouts: ConnectionTimeouts,
+    /// How many heavy computations (reports, release diffs) run and wait at once.
+    pub heavy: app::state::HeavyWork,
+}
+
+/// How long a connection may keep the server waiting (issue 35: 200 connections that sent half
+/// a header, and 200 that sent nothing, stayed open for as long as their clients liked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionTimeouts {
+    /// The longest the server waits for a request's complete header: from the moment it starts
+    /// waiting, when the connection opens and again after each response. A connection that has
+    /// not sent a whole header by then is closed; so is a kept-alive connection idle that long
+    /// (hyper's header read timeout covers both: it runs whenever a request is awaited).
+    /// Requests being handled, and bodies being sent or received, are not limited by it.
+    pub header: std::time::Duration,
+}
+
+/// `serve --header-timeout-secs`'s default.
+pub const DEFAULT_HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+impl Default for ConnectionTimeouts {
+    fn default() -> Self {
+        ConnectionTimeouts {
+            header: DEFAULT_HEADER_TIMEOUT,
+        }
+    }
 }
 
 /// The whole application as one router, with no pipeline commands or models set up.
@@ -75,6 +102,9 @@ pub async fn router_with(
         trusted_proxies,
         public,
         limits,
+        // Applied by serve_connections, not the router.
+        timeouts: _,
+        heavy,
     } = options;
     let session_store = session_store(&db).await?;
     let sessions = SessionManagerLayer::new(session_store)
@@ -92,6 +122,7 @@ pub async fn router_with(
         db,
         pipeline,
         limits,
+        heavy,
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
@@ -427,7 +458,7 @@ async fn report_csv(
     Path((project, table)): Path<(String, String)>,
     Query(query): Query<ReportCsvQuery>,
 ) -> Response {
-    match report_csv_text(&state.db, &caller, &table, query).await {
+    match report_csv_text(&state, &caller, &table, query).await {
         Ok(csv) => {
             let stem: String = format!("{project}-{table}")
                 .chars()
@@ -459,7 +490,7 @@ async fn report_csv(
 }
 
 async fn report_csv_text(
-    db: &Db,
+    state: &AppState,
     caller: &ProjectCaller,
     table: &str,
     query: ReportCsvQuery,
@@ -472,8 +503,9 @@ async fn report_csv_text(
         )));
     }
     let (_, computed) = app::api::report::web_report(
-        db,
+        &state.db,
         &app::command::Lead::of(caller)?,
+        &state.heavy,
         query.step,
         query.bootstrap,
         query.seed,
@@ -539,6 +571,7 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
         }
     }
     crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
+    let timeouts = options.timeouts;
     let app = router_with(db.clone(), bound, options).await?;
     // One store (and its connection pool) for every purge, opened once.
     let sessions = session_store(&db).await?;
@@ -553,15 +586,81 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
         }
     });
     println!("claimpool is serving on http://{bound}");
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async {
+    serve_connections(listener, app, timeouts, async {
         let _ = tokio::signal::ctrl_c().await;
     })
-    .await
-    .context("server failed")
+    .await;
+    Ok(())
+}
+
+/// Serves `app` on the connections `listener` accepts (HTTP/1.1, with each request's
+/// [`axum::extract::ConnectInfo`]) under `timeouts`, until `shutdown` resolves; then lets the
+/// open connections finish their requests and returns. axum's own `serve` sets no timer, so
+/// hyper's header read timeout cannot be set through it; this is the same loop with it set.
+pub async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    timeouts: ConnectionTimeouts,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use tower::ServiceExt;
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(timeouts.header)
+        .keep_alive(true);
+    // `stop` tells the connections to finish; each holds a `running` receiver until it ends.
+    let (stop, stopped) = tokio::sync::watch::channel(());
+    let (all_done, running) = tokio::sync::watch::channel(());
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, say: wait a moment rather than spin.
+                    tracing::warn!(error = %e, "accepting a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service =
+            app.clone()
+                .map_request(move |req: axum::http::Request<hyper::body::Incoming>| {
+                    let mut req = req.map(axum::body::Body::new);
+                    req.extensions_mut()
+                        .insert(axum::extract::ConnectInfo(remote));
+                    req
+                });
+        let connection = http1.serve_connection(
+            TokioIo::new(stream),
+            hyper_util::service::TowerToHyperService::new(service),
+        );
+        let mut stopped = stopped.clone();
+        let running = running.clone();
+        tokio::spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            let ended = tokio::select! {
+                ended = connection.as_mut() => ended,
+                _ = stopped.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = ended {
+                tracing::debug!(error = %e, %remote, "connection ended");
+            }
+            drop(running);
+        });
+    }
+    drop(listener);
+    let _ = stop.send(());
+    drop(running);
+    all_done.closed().await;
 }
 
 #[cfg(test)]

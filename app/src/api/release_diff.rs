@@ -41,6 +41,7 @@ pub async fn compare_releases(
                 samples,
                 seed: seed.unwrap_or(crate::model::release_diff::DEFAULT_DIFF_SEED),
             };
+            let _turn = crate::state::heavy()?.turn("release diff").await?;
             crate::command::release_diff::CompareReleases { a, b, bootstrap }
                 .run(&db, &lead)
                 .await

@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 /// The most bootstrap resamples a page or a download may ask for.
 pub const MAX_WEB_BOOTSTRAP: u32 = 10_000;
 
+/// The most depths a page's or a download's depth curve may have: the depth step must be at
+/// least the pool's depth / this (issue 35: step 1 on a deep pool of 40 systems took 55 s).
+pub const MAX_WEB_DEPTHS: u32 = 100;
+
 /// The defaults a request leaves out: the domain's depth step and bootstrap resamples
 /// (`domain::report::DEFAULT_STEP`, `DEFAULT_BOOTSTRAP_SAMPLES`; a test checks they agree),
 /// and seed 0.
@@ -215,21 +219,33 @@ pub fn web_options(
     pool_depth: Option<u32>,
 ) -> Result<crate::domain::report::ReportOptions, ApiError> {
     let auto = || pool_depth.map_or(DEFAULT_STEP, |d| crate::domain::report::auto_step(d).get());
-    crate::domain::report::ReportOptions::parse(
+    let options = crate::domain::report::ReportOptions::parse(
         step.unwrap_or_else(auto),
         bootstrap.unwrap_or(DEFAULT_BOOTSTRAP),
         seed.unwrap_or(DEFAULT_SEED),
         MAX_WEB_BOOTSTRAP,
     )
-    .map_err(|e| ApiError::Invalid(e.to_string()))
+    .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    if let Some(depth) = pool_depth {
+        let least = depth.div_ceil(MAX_WEB_DEPTHS).max(1);
+        if options.step.get() < least {
+            return Err(ApiError::Invalid(format!(
+                "step: at least {least} for this pool's depth {depth} (a depth curve has at most {MAX_WEB_DEPTHS} depths), not {}",
+                options.step
+            )));
+        }
+    }
+    Ok(options)
 }
 
-/// The report of project `project` with the options of a request (see [`web_options`]).
+/// The report of project `project` with the options of a request (see [`web_options`]),
+/// computed in its turn among the server's heavy work (`heavy`; refused when too many wait).
 /// The caller must lead the project (the proof gives its id).
 #[cfg(feature = "ssr")]
 pub async fn web_report(
     db: &crate::store::Db,
     lead: &crate::command::Lead,
+    heavy: &crate::state::HeavyWork,
     step: Option<u32>,
     bootstrap: Option<u32>,
     seed: Option<u64>,
@@ -242,6 +258,7 @@ pub async fn web_report(
 > {
     use crate::command::report::{pool_depth, project_report};
     let options = web_options(step, bootstrap, seed, pool_depth(db, lead).await?)?;
+    let _turn = heavy.turn("report").await?;
     Ok((options, project_report(db, lead, options).await?))
 }
 
@@ -261,7 +278,8 @@ pub async fn load_report(
                     .await?;
             let db = crate::state::db()?;
             let lead = crate::command::Lead::of(&caller)?;
-            let (options, computed) = web_report(&db, &lead, step, bootstrap, seed).await?;
+            let heavy = crate::state::heavy()?;
+            let (options, computed) = web_report(&db, &lead, &heavy, step, bootstrap, seed).await?;
             Ok(ReportView::new(project, &options, computed))
         }
         .await,
@@ -504,6 +522,23 @@ mod convert {
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use super::*;
+
+    /// Issue 35 F10: a depth curve of at most MAX_WEB_DEPTHS depths; the error names `step`.
+    #[test]
+    fn the_depth_step_is_bounded_by_the_pools_depth() {
+        assert!(web_options(Some(1), None, None, Some(MAX_WEB_DEPTHS)).is_ok());
+        let err = web_options(Some(1), None, None, Some(MAX_WEB_DEPTHS + 1)).unwrap_err();
+        assert!(err.to_string().starts_with("step: at least 2"), "{err}");
+        assert!(web_options(Some(2), None, None, Some(2 * MAX_WEB_DEPTHS)).is_ok());
+        assert!(web_options(Some(2), None, None, Some(2 * MAX_WEB_DEPTHS + 1)).is_err());
+        // The automatic step always fits.
+        for depth in [1, 99, 100, 101, 250, 1_000, 12_345, 1_000_000] {
+            assert!(
+                web_options(None, None, None, Some(depth)).is_ok(),
+                "{depth}"
+            );
+        }
+    }
 
     #[test]
     fn web_defaults_are_the_domains() {

@@ -60,6 +60,7 @@ pub async fn report_survey(project: String) -> Result<SurveyView, ApiError> {
             let target = RecallTarget::new(TARGET_RECALL, ALPHA)
                 .map_err(|e| ApiError::Invalid(e.to_string()))?;
             let estimated = crate::store::pool::Estimated::Project;
+            let _turn = crate::state::heavy()?.turn("estimate").await?;
             Ok(
                 match crate::command::report::survey(&db, &lead, target, estimated).await? {
                     Ok(survey) => SurveyView {

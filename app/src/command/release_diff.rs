@@ -18,7 +18,7 @@ pub struct CompareReleases {
 }
 
 impl CompareReleases {
-    /// The diff (the bootstrap runs on a blocking thread). A release that does not exist is
+    /// The diff (the bootstrap runs on a thread of its own at a lower priority). A release that does not exist is
     /// "not found"; fewer than 2 resamples is invalid; an archive that cannot be read is a
     /// server fault.
     pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<ReleaseDiff> {
@@ -32,13 +32,13 @@ impl CompareReleases {
         let project = lead.project_id();
         let (_, archive_a) = crate::store::release::archive(db, project, a).await?;
         let (_, archive_b) = crate::store::release::archive(db, project, b).await?;
-        let computed = tokio::task::spawn_blocking(move || {
+        let computed = crate::store::background::spawn("release diff", move || {
             let a = ReleaseContents::from_archive(a, &archive_a)?;
             let b = ReleaseContents::from_archive(b, &archive_b)?;
             crate::domain::release::diff(&a, &b, bootstrap)
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("comparing the releases stopped: {e}")))?;
+        })?
+        .join()
+        .await?;
         computed.map_err(|e| match e {
             DiffError::Samples(e) => ApiError::Invalid(format!("samples: {e}")),
             other => ApiError::Internal(other.to_string()),

@@ -7,7 +7,7 @@ pub mod annotate;
 pub mod api_tokens;
 pub mod assessors;
 pub mod audit;
-mod background;
+pub(crate) mod background;
 pub mod backup;
 mod copy_text;
 pub mod db;

@@ -176,9 +176,10 @@ pub async fn report(
         not_yet_pooled,
     } = snapshot(db, project_id).await?;
     let pool = snapshot.pool;
-    let report = tokio::task::spawn_blocking(move || Report::compute(&snapshot, &options))
-        .await
-        .map_err(|e| StoreError::Fault(format!("the report stopped: {e}")))?
+    // On a thread of its own at a lower priority: annotators' requests come first.
+    let report = super::background::spawn("report", move || Report::compute(&snapshot, &options))?
+        .join()
+        .await?
         .map_err(|e| corrupt(format!("project #{project_id} cannot be reported on: {e}")))?;
     Ok(ProjectReport {
         report,

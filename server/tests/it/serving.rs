@@ -124,3 +124,219 @@ async fn a_release_download_sends_each_part_before_reading_the_next() {
     assert_eq!(received.len(), PART, "exactly the first part arrived");
     assert_eq!(received, archive[..PART]);
 }
+
+/// Connects to `addr`, sends `bytes`, then reads until the server closes the connection:
+/// how long that took and what it sent, or None if it was still open after `wait`.
+async fn closed_after(
+    addr: std::net::SocketAddr,
+    bytes: &[u8],
+    wait: std::time::Duration,
+) -> Option<(std::time::Duration, Vec<u8>)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let start = std::time::Instant::now();
+    stream.write_all(bytes).await.unwrap();
+    let mut received = Vec::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(wait, read).await.ok()?;
+    Some((start.elapsed(), received))
+}
+
+#[tokio::test]
+async fn a_connection_without_a_whole_header_in_time_is_closed_and_so_is_an_idle_one() {
+    use std::time::Duration;
+    // The test app serves with axum::serve, as `serve` did: no header timeout at all.
+    let app = TestApp::spawn().await;
+    let partial = b"GET /login HTTP/1.1\r\nHost: localhost\r\nX-Slow: ";
+    assert!(
+        closed_after(app.addr, partial, Duration::from_secs(3))
+            .await
+            .is_none(),
+        "without a header timeout half a header holds the connection open"
+    );
+
+    // `serve`'s connections, with a header timeout of 1 s.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = server::http::router_with(app.db.clone(), addr, Default::default())
+        .await
+        .unwrap();
+    let timeouts = server::http::ConnectionTimeouts {
+        header: Duration::from_secs(1),
+    };
+    tokio::spawn(server::http::serve_connections(
+        listener,
+        router,
+        timeouts,
+        std::future::pending(),
+    ));
+    let within = |elapsed: Duration| {
+        elapsed >= Duration::from_millis(900) && elapsed < Duration::from_secs(5)
+    };
+    // Half a header: closed after the timeout.
+    let (elapsed, _) = closed_after(addr, partial, Duration::from_secs(10))
+        .await
+        .expect("a partial header is closed");
+    assert!(within(elapsed), "closed after {elapsed:?}");
+    // Nothing at all: closed too.
+    let (elapsed, _) = closed_after(addr, b"", Duration::from_secs(10))
+        .await
+        .expect("a silent connection is closed");
+    assert!(within(elapsed), "closed after {elapsed:?}");
+    // A whole request is answered; the kept-alive connection, idle after it, is then closed.
+    let (elapsed, answer) = closed_after(
+        addr,
+        b"GET /login HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        Duration::from_secs(10),
+    )
+    .await
+    .expect("an idle kept-alive connection is closed");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer:.200}");
+    assert!(within(elapsed), "closed after {elapsed:?}");
+    // Each request carries its connection's address (the login throttle keys on it).
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peer =
+        axum::Router::new().route(
+            "/peer",
+            axum::routing::get(
+                |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<
+                    std::net::SocketAddr,
+                >| async move { peer.ip().to_string() },
+            ),
+        );
+    tokio::spawn(server::http::serve_connections(
+        listener,
+        peer,
+        timeouts,
+        std::future::pending(),
+    ));
+    let client = crate::common::client_builder().build().unwrap();
+    let res = client
+        .get(format!("http://{addr}/peer"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.text().await.unwrap(), "127.0.0.1");
+}
+
+/// A project `p` with the demo sample, one run of a pair per claim and its pool at `depth`,
+/// led by `lead` (logged in), on an app whose heavy work is `heavy`.
+async fn reported_project(heavy: &app::state::HeavyWork, depth: u32) -> (TestApp, reqwest::Client) {
+    let app = TestApp::spawn_with(server::http::ServeOptions {
+        heavy: heavy.clone(),
+        ..Default::default()
+    })
+    .await;
+    let doc = crate::common::demo_lines("corpus.jsonl")[0]["doc_id"].to_string();
+    let pairs: Vec<(String, String, f64)> = crate::common::demo_lines("claims.jsonl")
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c["id"].to_string(), doc.clone(), 0.9 - i as f64 * 0.01))
+        .collect();
+    let project = app.demo_project("p", false, &pairs).await;
+    app::store::pool::build(
+        &app.db,
+        project,
+        app::domain::pool::Strategy::Confidence,
+        depth,
+        None,
+    )
+    .await
+    .unwrap();
+    app.add_lead("lead", "p").await;
+    let lead = app.logged_in("lead").await;
+    (app, lead)
+}
+
+#[tokio::test]
+async fn reports_beyond_the_servers_turns_are_refused_busy_and_the_waiting_one_runs_after() {
+    use std::time::Duration;
+    // One report at a time, one more waiting.
+    let heavy = app::state::HeavyWork::new(1, 1);
+    let (app, lead) = reported_project(&heavy, 40).await;
+    let report = app.url("/api/v1/projects/p/report");
+    // Unhindered, a report is computed.
+    let res = lead.get(&report).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+
+    // Another computation holds the turn: the next report waits for it ...
+    let held = heavy.turn("a test's computation").await.unwrap();
+    let waiting = tokio::spawn({
+        let (lead, report) = (lead.clone(), report.clone());
+        async move { lead.get(&report).send().await.unwrap() }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!waiting.is_finished(), "the report waits for its turn");
+    // ... and one more, beyond the one that may wait, is refused at once, page and CSV alike.
+    for url in [
+        report.clone(),
+        app.url("/lead/projects/p/report/csv/depth_curve"),
+    ] {
+        let res = lead.get(&url).send().await.unwrap();
+        assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE, "{url}");
+        if url == report {
+            assert_eq!(res.headers()["retry-after"], "30");
+        }
+        let text = res.text().await.unwrap();
+        assert!(
+            text.contains("busy") && text.contains("try again"),
+            "{text}"
+        );
+    }
+    let res = lead
+        .post(app.url("/api/report/survey"))
+        .header("Origin", format!("http://{}", app.addr))
+        .form(&[("project", "p")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE, "estimates");
+    // The turn is free: the waiting report is computed.
+    drop(held);
+    let res = tokio::time::timeout(Duration::from_secs(60), waiting)
+        .await
+        .expect("the waiting report ran")
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    // And the refused ones may come again.
+    let res = lead.get(&report).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn report_parameters_beyond_the_bounds_are_400_naming_the_field() {
+    let (app, lead) = reported_project(&app::state::HeavyWork::default(), 250).await;
+    for (query, field) in [
+        ("step=1", "step: at least 3 for this pool's depth 250"),
+        ("step=2&bootstrap=10", "step: at least 3"),
+        ("bootstrap=10001", "bootstrap: at most 10000"),
+    ] {
+        for path in [
+            format!("/api/v1/projects/p/report?{query}"),
+            format!("/lead/projects/p/report/csv/depth_curve?{query}"),
+        ] {
+            let res = lead.get(app.url(&path)).send().await.unwrap();
+            assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{path}");
+            let text = res.text().await.unwrap();
+            assert!(text.contains(field), "{path}: {text}");
+        }
+    }
+    // Within them: computed.
+    let res = lead
+        .get(app.url("/api/v1/projects/p/report?step=3&bootstrap=10"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+}
