@@ -206,16 +206,11 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
         stop: &|| watch.cancel(),
     };
     let (finished, stopped) = supervise(db, job.id, progress, work).await;
-    // Messages name the uploaded file, not the server's directory for it.
-    let prefix = params
-        .path
-        .parent()
-        .map(|dir| format!("{}/", dir.display()))
-        .unwrap_or_default();
     match (finished, stopped) {
         // Stopped, and the import failed because it was: say why it stopped.
         (Err(_), Some(why)) => Err(why.into()),
-        (Err(e), None) => Err(anyhow::anyhow!(e.to_string().replace(&prefix, ""))),
+        // Messages name the uploaded file, never a server's directory for an upload.
+        (Err(e), None) => Err(anyhow::anyhow!(params.shown(&e.to_string()))),
         (Ok(report), _) => {
             jobs::progress(db, job.id, total as i64, None).await?;
             Ok(serde_json::json!({
@@ -346,7 +341,8 @@ mod tests {
         let project = app::store::projects::create(&db, "p", "", None)
             .await
             .expect("a project");
-        let id = jobs::create(&db, project, "import", &serde_json::json!({}), None)
+        let slot = jobs::reserve(&db).await.expect("a place in the queue");
+        let id = jobs::create(&db, slot, project, "import", &serde_json::json!({}), None)
             .await
             .expect("a job");
         assert!(jobs::claim_next(&db).await.expect("claimed").is_some());

@@ -119,11 +119,12 @@ async fn one(db: &crate::store::Db, project_id: i64, id: i64) -> Result<JobRow, 
         .ok_or_else(|| ApiError::NotFound(format!("job {id}")))
 }
 
-/// Uploads a file and queues its import: form fields `project` (first), `kind` (`corpus`,
-/// `claims`, `run` or `judgments`), the kind's options (as the command line's: `format`;
-/// runs: `system`, `role`, `label_order`, `description`; judgments: `annotator`, `stage`),
-/// then `file`. Options are checked at once; the file when the job runs, with the same checks
-/// as the command line (a rejected or cancelled import writes nothing).
+/// Uploads a file and queues its import: form fields `project` (first: the caller must lead it
+/// before the rest is read), `kind` (`corpus`, `claims`, `run` or `judgments`), the kind's
+/// options (as the command line's: `format`; runs: `system`, `role`, `label_order`,
+/// `description`; judgments: `annotator`, `stage`), then `file`. A full job queue refuses the
+/// form before its file is received. Options are checked at once; the file when the job runs,
+/// with the same checks as the command line (a rejected or cancelled import writes nothing).
 #[server(endpoint = "lead/import/upload", input = MultipartFormData)]
 pub async fn upload_import(data: MultipartData) -> Result<JobRow, ApiError> {
     crate::api::respond(queue(data).await)
@@ -153,7 +154,8 @@ pub(crate) async fn queue_saved(
     let params = serde_json::to_value(&job)
         .map_err(|e| ApiError::Internal(format!("the job's parameters: {e}")))?;
     let dir = saved.dir.keep();
-    match crate::store::jobs::create(db, project, IMPORT, &params, Some(user.id)).await {
+    match crate::store::jobs::create(db, saved.slot, project, IMPORT, &params, Some(user.id)).await
+    {
         Ok(id) => one(db, project, id).await,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
@@ -164,9 +166,10 @@ pub(crate) async fn queue_saved(
 
 /// Queues the import of a request body that is the file itself (the HTTP API): `kind` is
 /// `corpus`, `claims`, `run` or `judgments`, `options` the import's options (as the upload
-/// form's fields; `file_name` names the file in messages). The options are checked before the
-/// body is read; the body is streamed to disk under the server's limits and imported by the
-/// same background job as a browser's upload.
+/// form's fields; `file_name` names the file in messages). The options are checked, and a place
+/// in the job queue is held (a full queue refuses at once), before the body is read; the body
+/// is streamed to disk under the server's limits and imported by the same background job as a
+/// browser's upload.
 #[cfg(feature = "ssr")]
 pub async fn queue_body(
     db: &crate::store::Db,
@@ -182,7 +185,9 @@ pub async fn queue_body(
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| format!("{kind}.jsonl"));
-    let saved = crate::api::upload::save_body(caller, options, &file_name, body, limits).await?;
+    let slot = crate::store::jobs::reserve(db).await?;
+    let saved =
+        crate::api::upload::save_body(caller, slot, options, &file_name, body, limits).await?;
     queue_saved(db, saved, what, limits).await
 }
 

@@ -139,8 +139,10 @@ pub async fn start_pipeline(
             }
             let json = serde_json::to_value(&params)
                 .map_err(|e| ApiError::Internal(format!("job parameters: {e}")))?;
+            let slot = crate::store::jobs::reserve(&db).await?;
             let job = crate::store::jobs::create(
                 &db,
+                slot,
                 id,
                 crate::store::jobs::PIPELINE,
                 &json,

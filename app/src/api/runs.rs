@@ -1,39 +1,28 @@
 //! Uploading a system run from the lead's project page.
 
+use crate::api::imports::JobRow;
 use crate::error::ApiError;
-use crate::model::ImportSummary;
 use leptos::prelude::*;
 use leptos::server_fn::codec::{MultipartData, MultipartFormData};
 
-/// Imports an uploaded run. Form fields: `project`, `system`, `role`, `format` (empty: detect),
-/// `label_order`, `description`, `file`. The same checks as the command line; a rejected file
-/// writes nothing and the error lists each problem with its line and field.
+/// Uploads a run and queues its import, as `lead/import/upload` with `kind` `run` does: the
+/// import runs in the job queue, one at a time, under the queue's bound (a full queue refuses
+/// the upload before its file is received). Form fields: `project` (first), `system`, `role`,
+/// `format` (empty: detect), `label_order`, `description`, `file`. The same checks as the
+/// command line; a rejected file fails its job with each problem, its line and field, and
+/// writes nothing.
 #[server(endpoint = "lead/runs/upload", input = MultipartFormData)]
-pub async fn upload_run(data: MultipartData) -> Result<ImportSummary, ApiError> {
+pub async fn upload_run(data: MultipartData) -> Result<JobRow, ApiError> {
     crate::api::respond(upload(data).await)
 }
 
 #[cfg(feature = "ssr")]
-async fn upload(data: MultipartData) -> Result<ImportSummary, ApiError> {
+async fn upload(data: MultipartData) -> Result<JobRow, ApiError> {
     let limits = crate::state::limits()?;
     let db = crate::state::db()?;
     let saved = crate::api::upload::save(data, "run.jsonl").await?;
-    let job = saved.job(saved.what(Some("run"))?, &limits)?;
-    let lead = crate::command::Lead::of(&saved.caller)?;
-    // Messages name the uploaded file, not the server's temporary directory.
-    let prefix = format!("{}/", saved.dir.path().display());
-    let report = job
-        .command()
-        .run(&db, &lead)
-        .await
-        .map_err(|e| e.map_message(|m| m.replace(&prefix, "")))?;
-    Ok(ImportSummary {
-        file: report.file.replace(&prefix, ""),
-        format: report.format,
-        rows: report.rows,
-        systems: report.systems,
-        missing_docs: report.missing_docs,
-    })
+    let what = saved.what(Some("run"))?;
+    crate::api::imports::queue_saved(&db, saved, what, &limits).await
 }
 
 /// Removes upload directories under `tmp` older than `age` (a running server's uploads are

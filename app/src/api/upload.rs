@@ -1,6 +1,7 @@
-//! Reading an upload form (server side): the project first (the caller must lead it before any
-//! file is read), the text fields, and the file streamed to a directory of its own under the
-//! server's upload limits.
+//! Reading an upload form (server side): the project first (the caller must lead it before
+//! anything else is read, and a place in the job queue is held before the file is), a bounded
+//! number of text fields, and the file streamed to a directory of its own under the server's
+//! upload limits.
 
 use crate::auth::ProjectCaller;
 use crate::command::import::{ImportJob, ImportKind, ImportWhat, ReadLimits};
@@ -27,6 +28,8 @@ pub(crate) struct SavedUpload {
     pub file: (String, PathBuf),
     /// The file's directory (removed when dropped, unless kept).
     pub dir: tempfile::TempDir,
+    /// The place in the job queue held for its import (released when dropped).
+    pub slot: crate::store::jobs::Slot,
 }
 
 impl SavedUpload {
@@ -183,78 +186,113 @@ fn new_dir() -> Result<tempfile::TempDir, ApiError> {
         .map_err(|e| ApiError::Internal(format!("a temporary directory: {e}")))
 }
 
-/// Reads an upload form: `project` must come before `file`; the file (named `default` when the
-/// browser gives no name) is streamed to disk under the server's limits.
+/// The most text fields an upload form may have besides its file (it knows nine: `project`,
+/// `kind` and the options): each is kept in memory until the form is read, so their number is
+/// bounded as their size is (`max_field_bytes`).
+pub const MAX_FORM_FIELDS: usize = 16;
+
+/// A text field's value (the field's stream of chunks), refused once longer than `max_bytes`.
+async fn text_field<B: AsRef<[u8]>, E: std::fmt::Display>(
+    field: impl futures::Stream<Item = Result<B, E>>,
+    name: &str,
+    max_bytes: usize,
+) -> Result<String, ApiError> {
+    use futures::StreamExt;
+    let mut field = std::pin::pin!(field);
+    let mut value = Vec::new();
+    while let Some(chunk) = field.next().await {
+        let chunk = chunk.map_err(|e| ApiError::Invalid(format!("reading field {name}: {e}")))?;
+        let chunk = chunk.as_ref();
+        if value.len() + chunk.len() > max_bytes {
+            return Err(ApiError::Invalid(format!(
+                "field {name}: longer than {}",
+                size_text(max_bytes as u64)
+            )));
+        }
+        value.extend_from_slice(chunk);
+    }
+    String::from_utf8(value).map_err(|_| ApiError::Invalid(format!("field {name}: not UTF-8 text")))
+}
+
+/// What reading the next part of a form failed with.
+fn unreadable(e: impl std::fmt::Display) -> ApiError {
+    ApiError::Invalid(format!("reading the upload: {e}"))
+}
+
+/// Reads an upload form. Its first field is `project`: the caller must lead that project before
+/// anything else of the form is read, and a place in the server's job queue is held
+/// ([`crate::store::jobs::reserve`]: a full queue refuses the form at once) before the file is
+/// received. At most [`MAX_FORM_FIELDS`] text fields follow, each at most the server's
+/// `max_field_bytes`; the file (named `default` when the browser gives no name) is streamed to
+/// disk under the server's limits.
 pub(crate) async fn save(data: MultipartData, default: &str) -> Result<SavedUpload, ApiError> {
     let limits = crate::state::limits()?;
-    let mut caller: Option<ProjectCaller> = None;
+    let db = crate::state::db()?;
     let mut form = data
         .into_inner()
         .ok_or_else(|| ApiError::Invalid("expected a multipart form".into()))?;
-    let dir = new_dir()?;
-    let mut fields = HashMap::new();
-    let mut file = None;
-    while let Some(mut field) = form
+    let first = form
         .next_field()
         .await
-        .map_err(|e| ApiError::Invalid(format!("reading the upload: {e}")))?
-    {
+        .map_err(unreadable)?
+        .ok_or_else(|| ApiError::Invalid("the form names no project".into()))?;
+    if first.name() != Some("project") {
+        return Err(ApiError::Invalid(
+            "the form names its project first (field project), before its other fields and the file"
+                .into(),
+        ));
+    }
+    let project = text_field(first, "project", limits.max_field_bytes).await?;
+    let caller = crate::auth::require_project(project.trim(), ProjectRole::Lead).await?;
+    let slot = crate::store::jobs::reserve(&db).await?;
+    let mut fields = HashMap::from([("project".to_owned(), project.trim().to_owned())]);
+    let mut file = None;
+    while let Some(mut field) = form.next_field().await.map_err(unreadable)? {
         let name = field.name().unwrap_or_default().to_owned();
         if name == "file" {
-            if caller.is_none() {
+            if file.is_some() {
                 return Err(ApiError::Invalid(
-                    "the form names its project before the file".into(),
+                    "the form holds more than one file".into(),
                 ));
             }
+            let dir = new_dir()?;
             let original = field.file_name().unwrap_or(default).to_owned();
             let mut sink =
                 FileSink::create(dir.path(), &original, default, limits.max_file_bytes).await?;
-            while let Some(chunk) = field
-                .chunk()
-                .await
-                .map_err(|e| ApiError::Invalid(format!("reading the upload: {e}")))?
-            {
+            while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
                 sink.write(&chunk).await?;
             }
-            file = Some(sink.finish().await?);
+            file = Some((sink.finish().await?, dir));
         } else {
-            let mut value = Vec::new();
-            while let Some(chunk) = field
-                .chunk()
-                .await
-                .map_err(|e| ApiError::Invalid(format!("reading field {name}: {e}")))?
-            {
-                if value.len() + chunk.len() > limits.max_field_bytes {
-                    return Err(ApiError::Invalid(format!(
-                        "field {name}: longer than {}",
-                        size_text(limits.max_field_bytes as u64)
-                    )));
-                }
-                value.extend_from_slice(&chunk);
+            if fields.contains_key(&name) {
+                return Err(ApiError::Invalid(format!("field {name}: given twice")));
             }
-            let value = String::from_utf8(value)
-                .map_err(|_| ApiError::Invalid(format!("field {name}: not UTF-8 text")))?;
-            if name == "project" {
-                caller = Some(crate::auth::require_project(value.trim(), ProjectRole::Lead).await?);
+            if fields.len() >= MAX_FORM_FIELDS {
+                return Err(ApiError::Invalid(format!(
+                    "the form has more than {MAX_FORM_FIELDS} fields besides its file"
+                )));
             }
+            let value = text_field(field, &name, limits.max_field_bytes).await?;
             fields.insert(name, value.trim().to_owned());
         }
     }
-    let caller = caller.ok_or_else(|| ApiError::Invalid("the form names no project".into()))?;
-    let file = file.ok_or_else(|| ApiError::Invalid("choose a file to upload".into()))?;
+    let (file, dir) = file.ok_or_else(|| ApiError::Invalid("choose a file to upload".into()))?;
     Ok(SavedUpload {
         caller,
         fields,
         file,
         dir,
+        slot,
     })
 }
 
 /// Saves a request body that is the file itself (the HTTP API's imports): the caller already
-/// leads the project, `fields` are the import's options, `file_name` names the file in messages.
-/// Streamed to disk under the server's limits, as a form's file is.
+/// leads the project and holds a place in the job queue (`slot`), `fields` are the import's
+/// options, `file_name` names the file in messages. Streamed to disk under the server's limits,
+/// as a form's file is.
 pub(crate) async fn save_body(
     caller: ProjectCaller,
+    slot: crate::store::jobs::Slot,
     fields: HashMap<String, String>,
     file_name: &str,
     body: axum::body::Body,
@@ -275,6 +313,7 @@ pub(crate) async fn save_body(
         fields,
         file,
         dir,
+        slot,
     })
 }
 

@@ -236,10 +236,21 @@ pub struct Import {
 }
 
 impl Import {
-    /// Imports the file into the lead's project, audited as the lead's action.
+    /// Imports the file into the lead's project, audited as the lead's action. The limits, when
+    /// given, bound every read of the file, whatever it imports (through
+    /// [`crate::domain::formats::bound`]).
     pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<ImportReport> {
         let (project, actor) = (lead.project_id(), lead.audit_id());
         let path = self.path.clone();
+        let _bounds = self.limits.map(|limits| {
+            crate::domain::formats::bound(
+                &path,
+                crate::domain::formats::ReadBounds {
+                    max_decompressed_bytes: limits.max_decompressed_bytes,
+                    max_line_bytes: limits.max_line_bytes,
+                },
+            )
+        });
         Ok(match &self.kind {
             ImportKind::Corpus { format } => {
                 import::corpus(db, project, &path, *format, actor).await?
@@ -315,6 +326,12 @@ impl ImportJob {
         }
     }
 
+    /// `message` as the lead may read it: the saved upload named as uploaded, and any other
+    /// upload's directory (an earlier import's, which "imported already" quotes) taken out.
+    pub fn shown(&self, message: &str) -> String {
+        hide_upload_dirs(&message.replace(&self.path.display().to_string(), &self.file))
+    }
+
     /// Removes the upload's directory (only a directory the upload form made: its name says
     /// so), once the job has ended.
     pub fn remove_upload(&self) {
@@ -327,6 +344,36 @@ impl ImportJob {
             }
         }
     }
+}
+
+/// `text` with every upload directory taken out of the paths it quotes
+/// (`/tmp/claimpool-upload-x1Y/run.jsonl` becomes `run.jsonl`): messages name uploaded files,
+/// never where the server keeps them.
+pub fn hide_upload_dirs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(UPLOAD_DIR_PREFIX) {
+        let (before, after) = rest.split_at(at);
+        // The path starts after the white space, quote or bracket before it.
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | '[' | '`'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        out.push_str(&before[..start]);
+        match after.find(['/', '\\']) {
+            Some(slash) => rest = &after[slash + 1..],
+            None => {
+                // The directory itself, no file in it.
+                out.push_str("the upload");
+                rest = after.trim_start_matches(|c: char| {
+                    !c.is_whitespace() && !matches!(c, '"' | '\'' | ')' | ']' | '`' | ',' | ':')
+                });
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn is_upload_dir(dir: &Path) -> bool {
@@ -362,6 +409,35 @@ mod tests {
             negative_sampling_ratio: None,
             allow_missing_docs: false,
         }
+    }
+
+    #[test]
+    fn messages_name_uploads_never_the_servers_directories() {
+        let job = ImportJob {
+            file: "my run (1).jsonl".into(),
+            path: "/tmp/claimpool-upload-aB3/my_run__1_.jsonl".into(),
+            ..job(run("pooled"))
+        };
+        let message = "/tmp/claimpool-upload-aB3/my_run__1_.jsonl: this file was imported into \
+                       the project already (import #4, /var/tmp/claimpool-upload-Zz9/run.jsonl); \
+                       nothing was imported";
+        assert_eq!(
+            job.shown(message),
+            "my run (1).jsonl: this file was imported into the project already (import #4, \
+             run.jsonl); nothing was imported"
+        );
+        assert_eq!(
+            hide_upload_dirs("\"/tmp/claimpool-upload-x/c.jsonl\":3: bad"),
+            "\"c.jsonl\":3: bad"
+        );
+        assert_eq!(
+            hide_upload_dirs("cannot remove /tmp/claimpool-upload-x: busy"),
+            "cannot remove the upload: busy"
+        );
+        assert_eq!(
+            hide_upload_dirs("corpus.jsonl:2: bad"),
+            "corpus.jsonl:2: bad"
+        );
     }
 
     #[test]

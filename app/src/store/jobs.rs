@@ -6,14 +6,18 @@ use super::audit::AuditEvent;
 use super::{now_ms, Db, StoreError, StoreResult};
 use futures::TryStreamExt;
 use sqlx::Row;
+use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The kind of a pipeline run job.
 pub const PIPELINE: &str = "pipeline";
 
 /// At most this many jobs wait or run at once, on the whole server: one more is refused until
-/// one ends (jobs run one at a time, each for minutes).
+/// one ends (jobs run one at a time, each for minutes). Uploads still being received count,
+/// from before their first byte ([`reserve`]).
 pub const MAX_WAITING: i64 = 8;
 
 /// One job as stored.
@@ -84,24 +88,68 @@ async fn audit(
     .await
 }
 
-/// Records a queued job; returns its id. Refused while [`MAX_WAITING`] jobs wait or run.
+/// A place in the job queue, held for a job not created yet (an upload still being received):
+/// counted as a waiting job until it becomes one ([`create`]) or is dropped.
+#[derive(Debug)]
+pub struct Slot {
+    held: Arc<AtomicI64>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The slots held in this process for `db`'s queue (one count per database, whichever pool
+/// opened it).
+fn held_slots(db: &Db) -> Arc<AtomicI64> {
+    static HELD: Mutex<Option<HashMap<PathBuf, Arc<AtomicI64>>>> = Mutex::new(None);
+    let key = super::db::identity(db);
+    let mut held = HELD.lock().unwrap_or_else(|p| p.into_inner());
+    held.get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_default()
+        .clone()
+}
+
+/// How many places in `db`'s job queue this process holds for uploads being received.
+pub fn held(db: &Db) -> i64 {
+    held_slots(db).load(Ordering::SeqCst)
+}
+
+/// Holds a place in the job queue before a job's input is received, so that a full queue
+/// refuses it at once (nothing uploaded for nothing). Refused while [`MAX_WAITING`] jobs wait,
+/// run or hold a place. Checked in a write transaction, so that it and [`create`] take turns.
+pub async fn reserve(db: &Db) -> StoreResult<Slot> {
+    let mut tx = super::write_gate::begin(db).await?;
+    let waiting: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
+            .fetch_one(&mut *tx)
+            .await?;
+    let held = held_slots(db);
+    let taken = waiting + held.load(Ordering::SeqCst);
+    if taken >= MAX_WAITING {
+        return Err(StoreError::Conflict(format!(
+            "the server's job queue is full ({taken} jobs wait, run or are being uploaded); start this one when one has ended, or cancel one"
+        )));
+    }
+    held.fetch_add(1, Ordering::SeqCst);
+    let slot = Slot { held };
+    tx.commit().await?;
+    Ok(slot)
+}
+
+/// Records a queued job in the place `slot` held ([`reserve`]); returns its id.
 pub async fn create(
     db: &Db,
+    slot: Slot,
     project_id: i64,
     kind: &str,
     params: &serde_json::Value,
     created_by: Option<i64>,
 ) -> StoreResult<i64> {
     let mut tx = super::write_gate::begin(db).await?;
-    let waiting: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
-            .fetch_one(&mut *tx)
-            .await?;
-    if waiting >= MAX_WAITING {
-        return Err(StoreError::Conflict(format!(
-            "the server's job queue is full ({waiting} jobs wait or run); start this one when one has ended, or cancel one"
-        )));
-    }
     let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at) \
          VALUES ($1, $2, $3, 'queued', $4, $5) RETURNING id",
@@ -124,6 +172,8 @@ pub async fn create(
     )
     .await?;
     tx.commit().await?;
+    // The job now counts itself.
+    drop(slot);
     Ok(id)
 }
 

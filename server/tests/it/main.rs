@@ -32,3 +32,4 @@ mod release_web;
 mod report;
 mod run_import;
 mod serving;
+mod uploads;

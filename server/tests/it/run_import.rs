@@ -355,7 +355,7 @@ async fn upload(
 
 #[tokio::test]
 async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
-    let app = common::TestApp::spawn_with(server::http::ServeOptions {
+    let app = common::TestApp::spawn_with_options_and_jobs(server::http::ServeOptions {
         limits: app::state::UploadLimits {
             max_file_bytes: 4096,
             max_decompressed_bytes: 64 * 1024,
@@ -378,13 +378,30 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
             ("description", description.to_owned()),
         ]
     };
+    // The upload queues a job (issue 35, F9); its end.
+    let job = |res: reqwest::Response| {
+        let (app, lead) = (&app, &lead);
+        async move {
+            assert!(
+                res.status().is_success(),
+                "{}",
+                common::error_message(res).await
+            );
+            let job: app::api::imports::JobRow = res.json().await.unwrap();
+            app.wait_for_job(
+                lead,
+                "/api/lead/job",
+                "p",
+                job.id,
+                app::api::imports::JobRow::finished,
+            )
+            .await
+        }
+    };
     // Within the limits: imported.
     let res = upload(&app, &lead, &fields("small"), line.as_bytes().to_vec()).await;
-    assert!(
-        res.status().is_success(),
-        "{}",
-        common::error_message(res).await
-    );
+    let done = job(res).await;
+    assert_eq!(done.status, "done", "{:?}", done.message);
     let count = |sql: &'static str| {
         let db = app.db.clone();
         async move {
@@ -445,8 +462,9 @@ async fn browser_uploads_are_bounded_and_an_oversized_one_writes_nothing() {
         let mut f = fields("limits");
         f[1].1 = format!("limited-{i}");
         let res = upload(&app, &lead, &f, file).await;
-        assert_eq!(res.status(), 400, "case {i}");
-        let text = common::error_message(res).await;
+        let ended = job(res).await;
+        let text = ended.message.unwrap_or_default();
+        assert_eq!(ended.status, "failed", "case {i}: {text}");
         assert!(text.contains(expected), "case {i}: {text}");
     }
     assert_eq!(count("SELECT COUNT(*) FROM predictions").await, predictions);

@@ -31,21 +31,59 @@ pub struct Located<T> {
 
 /// Opens `path` for reading, decompressing it when its first bytes are the gzip magic. While a
 /// [`Watch`] of the path is held ([`watch`]), reads count towards it and fail once it is
-/// cancelled.
+/// cancelled; while [`ReadBounds`] of it are held ([`bound`]), it gives at most so many bytes
+/// (decompressed).
 pub fn open_input(path: &Path) -> Result<Input, FormatError> {
     let io_error = |source| FormatError::Io {
         file: path.display().to_string(),
         source,
     };
     let file = File::open(path).map_err(io_error)?;
-    match watch_of(path) {
+    let input = match watch_of(path) {
         Some(watch) => decompressed(BufReader::with_capacity(
             BUFFER_BYTES,
             Watched { inner: file, watch },
         )),
         None => decompressed(BufReader::with_capacity(BUFFER_BYTES, file)),
     }
-    .map_err(io_error)
+    .map_err(io_error)?;
+    Ok(bounded(
+        input,
+        bounds_of(path).map(|b| b.max_decompressed_bytes),
+    ))
+}
+
+/// What reading one file may give: the server's bounds on an upload, whatever it imports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadBounds {
+    /// The most bytes the file may hold once decompressed.
+    pub max_decompressed_bytes: u64,
+    /// The longest line (at most [`MAX_LINE_BYTES`]).
+    pub max_line_bytes: usize,
+}
+
+/// The bounds held, by path.
+static BOUNDS: Mutex<Vec<(PathBuf, Weak<ReadBounds>)>> = Mutex::new(Vec::new());
+
+/// Bounds every read of the file at `path` ([`open_input`], and the lines of every reader that
+/// opens it by path) for as long as the returned handle lives: the one place an import's
+/// limits apply, whichever reader (corpus, claims, run, judgments, format detection) reads it.
+pub fn bound(path: &Path, bounds: ReadBounds) -> Arc<ReadBounds> {
+    let held = Arc::new(bounds);
+    let mut all = BOUNDS.lock().unwrap_or_else(|p| p.into_inner());
+    all.retain(|(_, b)| b.strong_count() > 0);
+    all.push((path.to_path_buf(), Arc::downgrade(&held)));
+    held
+}
+
+/// The bounds held on reads of `path`, if any.
+pub(crate) fn bounds_of(path: &Path) -> Option<ReadBounds> {
+    let all = BOUNDS.lock().unwrap_or_else(|p| p.into_inner());
+    all.iter()
+        .rev()
+        .find(|(p, _)| p == path)
+        .and_then(|(_, b)| b.upgrade())
+        .map(|b| *b)
 }
 
 /// How far the readers of one file have got, and whether they should stop: a background
@@ -199,12 +237,14 @@ pub(crate) struct LineSource {
 }
 
 impl LineSource {
-    /// Opens `path` (gzip or not); errors name it as it displays.
+    /// Opens `path` (gzip or not); errors name it as it displays. Reads are bounded as
+    /// [`bound`] says.
     pub(crate) fn open(path: &Path) -> Result<Self, FormatError> {
-        Ok(LineSource::new(
-            open_input(path)?,
-            path.display().to_string(),
-        ))
+        let lines = LineSource::new(open_input(path)?, path.display().to_string());
+        Ok(match bounds_of(path) {
+            Some(bounds) => lines.with_max_line(bounds.max_line_bytes),
+            None => lines,
+        })
     }
 
     pub(crate) fn new(reader: Input, file: String) -> Self {
@@ -478,6 +518,49 @@ mod tests {
             }
         }
         assert!(saw_error);
+    }
+
+    #[test]
+    fn bounds_held_on_a_path_bound_every_reader_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let packed = dir.path().join("claims.jsonl.gz");
+        let mut text = "\n".repeat(2000);
+        text.push_str("{\"id\": 1}\n");
+        std::fs::write(&packed, gz(text.as_bytes())).unwrap();
+        let long = dir.path().join("long.jsonl");
+        std::fs::write(&long, format!("a\n{}\n", "b".repeat(300))).unwrap();
+        let bounds = ReadBounds {
+            max_decompressed_bytes: 1000,
+            max_line_bytes: 100,
+        };
+        let (held_a, held_b) = (bound(&packed, bounds), bound(&long, bounds));
+        let err = LineSource::open(&packed)
+            .unwrap()
+            .next_line()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.line, 1001, "{err}");
+        assert!(err.to_string().contains("more than 1000 bytes"), "{err}");
+        let mut lines = LineSource::open(&long).unwrap();
+        assert_eq!(lines.next_line().unwrap().unwrap().text, "a");
+        let err = lines.next_line().unwrap().unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.to_string().contains("longer than 100 bytes"), "{err}");
+        // Released with their handles.
+        drop((held_a, held_b));
+        assert_eq!(lines_of(open_input(&packed).unwrap()).len(), 1);
+        assert_eq!(
+            LineSource::open(&long)
+                .unwrap()
+                .next_line()
+                .unwrap()
+                .unwrap()
+                .line,
+            1
+        );
+        let mut second = LineSource::open(&long).unwrap();
+        second.next_line();
+        assert!(second.next_line().unwrap().is_ok());
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub use claims::{Claim, ClaimsReader, Evidence, EvidenceProvenance};
 pub use corpus::{CorpusFormat, CorpusReader, Document};
 pub use error::{FormatError, ParseError};
 pub use input::{
-    decompressed, open_input, size_text, watch, Input, Located, Watch, MAX_LINE_BYTES,
+    bound, decompressed, open_input, size_text, watch, Input, Located, ReadBounds, Watch,
+    MAX_LINE_BYTES,
 };
 pub use qrels::{Judgment, Qrel, QrelsReader};
 pub use run::{

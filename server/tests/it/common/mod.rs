@@ -65,6 +65,11 @@ impl TestApp {
         TestApp::spawn_inner(options, true).await
     }
 
+    /// The app with these serve options and the job worker running.
+    pub async fn spawn_with_options_and_jobs(options: server::http::ServeOptions) -> TestApp {
+        TestApp::spawn_inner(options, true).await
+    }
+
     /// The app with these serve options (no job worker).
     pub async fn spawn_with(options: server::http::ServeOptions) -> TestApp {
         TestApp::spawn_inner(options, false).await
