@@ -18,10 +18,17 @@
 //! as the sessions submit (each a new file: one system over `--pairs`/50 claims × N/claims
 //! abstracts); submissions that overlap an import are reported apart.
 //!
+//! With `--import-process` as well, each run is imported from the shell instead, by a second
+//! process on the same database (`claimpool import run --db …`, as a lead at the server's
+//! machine would): the release binary `target/release/claimpool` (build it first with
+//! `cargo build --release -p server`), or the one `--claimpool PATH` names.
+//!
 //! `--engine postgres` (or `--db postgres://…`) runs it on PostgreSQL: see support/database.rs.
 
 #[path = "support/database.rs"]
 mod database;
+#[path = "support/machine.rs"]
+mod machine;
 
 use app::domain::account::{NewPassword, Role, Username};
 use app::store::{self, import};
@@ -58,6 +65,10 @@ async fn main() -> anyhow::Result<()> {
             .init();
     }
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     let sessions = arg(&args, "--sessions", 50);
     let pairs = arg(&args, "--pairs", 10_000);
     let submits = arg(&args, "--submits", 40);
@@ -65,6 +76,12 @@ async fn main() -> anyhow::Result<()> {
     // the server, so that latency is mostly queueing.
     let think_ms = arg(&args, "--think-ms", 1000) as u64;
     let import_lines = arg(&args, "--import-lines", 0);
+    // Imports by a second process: the `claimpool` binary that runs them.
+    let import_process = args
+        .iter()
+        .any(|a| a == "--import-process")
+        .then(|| claimpool_binary(&args))
+        .transpose()?;
     let order = match args.iter().position(|a| a == "--order") {
         Some(i) => {
             let text = args
@@ -115,6 +132,11 @@ async fn main() -> anyhow::Result<()> {
     }
     out.flush()?;
     let db = database::open(&args, dir.path(), "bench").await?;
+    // What a second process opens: the same SQLite file, or the same PostgreSQL database.
+    let db_target = match store::engine(&db) {
+        store::Engine::Sqlite => dir.path().join("bench.db").display().to_string(),
+        store::Engine::Postgres => db.connect_options().database_url.to_string(),
+    };
     let project = store::projects::create(&db, "bench", "", None).await?;
     import::corpus(&db, project, &corpus, None, None).await?;
     import::claims(&db, project, &claims_path, None).await?;
@@ -229,6 +251,7 @@ async fn main() -> anyhow::Result<()> {
     let sessions_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let importer = {
         let (db, done, dir) = (db.clone(), sessions_done.clone(), dir.path().to_owned());
+        let (import_process, db_target) = (import_process.clone(), db_target.clone());
         tokio::spawn(async move {
             let mut spans: Vec<(Duration, Duration, u64)> = Vec::new();
             let origin = Instant::now();
@@ -253,8 +276,11 @@ async fn main() -> anyhow::Result<()> {
                     allow_missing_docs: false,
                 };
                 let from = origin.elapsed();
-                let report = import::run(&db, project, spec, None).await?;
-                spans.push((from, origin.elapsed(), report.rows));
+                let rows = match &import_process {
+                    None => import::run(&db, project, spec, None).await?.rows,
+                    Some(binary) => import_by_process(binary, &db_target, k, &path).await?,
+                };
+                spans.push((from, origin.elapsed(), rows));
                 std::fs::remove_file(&path)?;
                 k += 1;
             }
@@ -328,8 +354,13 @@ async fn main() -> anyhow::Result<()> {
     if import_lines > 0 {
         let lines: u64 = spans.iter().map(|s| s.2).sum();
         let busy: f64 = spans.iter().map(|s| (s.1 - s.0).as_secs_f64()).sum();
+        let by = if import_process.is_some() {
+            "a second process (claimpool import run)"
+        } else {
+            "the benchmark's process"
+        };
         println!(
-            "import: {} runs of {import_lines} lines ({lines} lines in {busy:.1} s); {} submissions overlapped an import: p50 {:.1} ms, p99 {:.1} ms (target p99 < 50 ms), max {:.1} ms",
+            "import by {by}: {} runs of {import_lines} lines ({lines} lines in {busy:.1} s); {} submissions overlapped an import: p50 {:.1} ms, p99 {:.1} ms (target p99 < 50 ms), max {:.1} ms",
             spans.len(),
             during.len(),
             percentile(&during, 0.5),
@@ -348,12 +379,93 @@ async fn main() -> anyhow::Result<()> {
         percentile(&all, 0.99),
         percentile(&all, 1.0)
     );
+    println!("load average: {}", machine::load_average());
     anyhow::ensure!(
         judgments == all.len() as i64,
         "{judgments} judgments for {} submissions",
         all.len()
     );
     Ok(())
+}
+
+/// The options, printed by `--help`.
+const USAGE: &str = "cargo bench -p server --bench annotate -- [OPTIONS]
+
+  --sessions N        annotators submitting at once (50)
+  --pairs N           the pool's pairs (10000)
+  --submits N         submissions per annotator (40)
+  --think-ms MS       pause between one annotator's submissions, about (1000)
+  --order ORDER       depth (default), mtf, mab-maxmean, mab-thompson or hedge
+  --seed S            the judging order's seed (0)
+  --systems N         pooled systems (1 for depth, 3 otherwise)
+  --import-lines N    a lead imports runs of N lines back to back meanwhile (0: none)
+  --import-process    ... each by a second process: `claimpool import run` on the same database
+  --claimpool PATH    the binary of --import-process (target/release/claimpool)
+  --engine E          sqlite (default) or postgres (a throwaway cluster)
+  --db URL            postgres://USER@HOST/DB: an empty database of your own";
+
+/// The `claimpool` binary that `--import-process` runs: `--claimpool PATH`, or the workspace's
+/// release build.
+fn claimpool_binary(args: &[String]) -> anyhow::Result<std::path::PathBuf> {
+    let given = args
+        .iter()
+        .position(|a| a == "--claimpool")
+        .and_then(|i| args.get(i + 1));
+    let binary = match given {
+        Some(path) => std::path::PathBuf::from(path),
+        None => {
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| {
+                    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target")
+                });
+            target.join("release/claimpool")
+        }
+    };
+    anyhow::ensure!(
+        binary.is_file(),
+        "--import-process runs {}, which is not there: cargo build --release -p server (or give --claimpool PATH)",
+        binary.display()
+    );
+    Ok(binary)
+}
+
+/// Imports run `k` (`path`) as the lead would from the shell: `claimpool import run` in a
+/// process of its own on the same database. The predictions it wrote.
+async fn import_by_process(
+    binary: &std::path::Path,
+    db: &str,
+    k: usize,
+    path: &std::path::Path,
+) -> anyhow::Result<u64> {
+    let out = tokio::process::Command::new(binary)
+        .arg("--db")
+        .arg(db)
+        .args([
+            "import",
+            "run",
+            "--project",
+            "bench",
+            "--format",
+            "canonical",
+        ])
+        .args(["--role", "evaluation-only", "--system"])
+        .arg(format!("import-{k}"))
+        .arg(path)
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true)
+        .output()
+        .await?;
+    anyhow::ensure!(
+        out.status.success(),
+        "claimpool import run: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    report["rows"]
+        .as_u64()
+        .ok_or_else(|| anyhow::anyhow!("claimpool import run printed no rows: {report}"))
 }
 
 /// Run `k` of the lead's imports: one system's `lines` predictions over the claims × documents.

@@ -18,6 +18,7 @@
 
 use super::copy_text::{push_integer, push_real, push_text};
 use super::import::{chunk_from, PredictionRow, SystemSpec, Written, COPY_CHUNK_BATCHES};
+use super::import_writer::OtherWriters;
 use super::{background, write_gate};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use sqlx::{Connection, PgConnection};
@@ -25,10 +26,11 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// While other writers are at work (one began a transaction within this window), the import
-/// pauses after each chunk for `GIVE_WAY_FACTOR` times as long as the chunk took: it then
-/// writes at a quarter of its speed, and the disk's write-back of its rows stays small enough
-/// that the submissions' commits seldom queue behind it (the annotate benchmark during
+/// While other writers are at work (one began a transaction within this window, in this
+/// process or, through the sequence `writers_began`, in any other: [`OtherWriters`]), the
+/// import pauses after each chunk for `GIVE_WAY_FACTOR` times as long as the chunk took: it
+/// then writes at a quarter of its speed, and the disk's write-back of its rows stays small
+/// enough that the submissions' commits seldom queue behind it (the annotate benchmark during
 /// imports, on PostgreSQL). With nobody else writing it never pauses.
 const GIVE_WAY_WINDOW: Duration = Duration::from_secs(1);
 
@@ -51,6 +53,7 @@ pub(super) async fn write_predictions(
     let mut conn = PgConnection::connect(url.as_str()).await?;
     skip_key_checks(&mut conn).await;
     let mut written = Written::default();
+    let mut others = OtherWriters::default();
     let now = now_ms();
     while let Some(first) = rx.recv().await {
         let chunk = chunk_from(first, rx, COPY_CHUNK_BATCHES);
@@ -79,7 +82,8 @@ pub(super) async fn write_predictions(
         }
         written.rows += sink.finish().await?;
         tx.commit().await?;
-        if write_gate::writers_began_within(GIVE_WAY_WINDOW) {
+        let elsewhere = others.began_within(&mut conn, GIVE_WAY_WINDOW).await?;
+        if elsewhere || write_gate::writers_began_within(GIVE_WAY_WINDOW) {
             tokio::time::sleep(started.elapsed() * GIVE_WAY_FACTOR).await;
         }
     }

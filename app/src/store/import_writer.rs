@@ -40,6 +40,57 @@ impl WriterLock {
     }
 }
 
+/// Whether a run import of `db` gives way before its next chunk now: a writer, of this process
+/// or of another on the same SQLite file (the server beside a lead's `claimpool import run`),
+/// is waiting for the write lock (the file's board, see [`super::write_gate`]). The import's
+/// chunk then waits until that writer has the lock, for at most a quarter of a second. Never
+/// on PostgreSQL, whose chunks take no lock that writers wait for.
+pub fn gives_way_now(db: &Db) -> bool {
+    super::write_gate::Gate::of(db).writer_waiting()
+}
+
+/// The writers' board of `db`'s SQLite file (`<database>-writers`, beside it); `None` on
+/// PostgreSQL or where it could not be opened.
+pub fn board_file(db: &Db) -> Option<std::path::PathBuf> {
+    super::write_gate::Gate::of(db).board_file()
+}
+
+/// The writers of every process on a PostgreSQL database as a run import sees them between its
+/// chunks: each process's writers advance the sequence `writers_began` at most four times a
+/// second while they begin write transactions ([`super::write_gate`]); the import reads it
+/// (`last_value`, no lock) after each chunk, and gives way while it moved within the last
+/// second (`import_copy`'s pause). A `claimpool import run` at the shell thus pauses for the
+/// server's writers, and the server's import for a script's.
+#[derive(Debug, Default)]
+pub struct OtherWriters {
+    /// The sequence's value at the last reading.
+    last: Option<i64>,
+    /// When a reading first found it moved.
+    moved: Option<std::time::Instant>,
+}
+
+impl OtherWriters {
+    /// Reads the sequence on `conn`; whether writers (of any process) began a write
+    /// transaction within `window` as far as this and the earlier readings tell.
+    pub async fn began_within(
+        &mut self,
+        conn: &mut sqlx::PgConnection,
+        window: std::time::Duration,
+    ) -> StoreResult<bool> {
+        // `last_value` stays 1 at the first `nextval`, which only sets `is_called`.
+        let value: i64 = sqlx::query_scalar(
+            "SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END FROM writers_began",
+        )
+        .fetch_one(&mut *conn)
+        .await?;
+        if self.last.is_some_and(|last| last != value) {
+            self.moved = Some(std::time::Instant::now());
+        }
+        self.last = Some(value);
+        Ok(self.moved.is_some_and(|at| at.elapsed() <= window))
+    }
+}
+
 /// Removes the rows of every import whose writer died; returns how many imports it removed.
 pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
     let writing: Vec<(i64, Option<String>)> =

@@ -12,8 +12,16 @@
 //! Every write transaction of the store begins through [`begin`] (or, on a blocking thread,
 //! takes [`Gate::blocking_turn`] first); a turn is never taken while another is held (the
 //! mutex is not reentrant), and a turn is taken before a pooled connection is, never after.
-//! Another process writing the same file (the CLI next to a running server) does not queue
-//! here; SQLite's busy timeout still orders the two.
+//!
+//! Another process writing the same file (a lead's `claimpool import run` next to the running
+//! server) does not queue here: its run import wrote chunk after chunk while the server's
+//! submissions polled SQLite's lock on their back-off and kept missing the gaps (p99 1,454 ms,
+//! issue 35). So a writer waiting for SQLite's lock also says so on the file's board
+//! ([`board`], `<database>-writers`, shared by every process), and a run import's chunk, in
+//! whichever process, first waits until no writer waits ([`Gate::blocking_turn`]): the
+//! waiting writer goes first, as in the queue.
+
+mod board;
 
 use super::db::{engine, Engine};
 use super::{Db, StoreResult};
@@ -26,9 +34,30 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::OwnedMutexGuard;
 
-/// The queue of writers of one database file.
+/// The queue of writers of one database file, and its board.
 #[derive(Clone, Debug)]
-pub(crate) struct Gate(Arc<tokio::sync::Mutex<()>>);
+pub(crate) struct Gate {
+    queue: Arc<tokio::sync::Mutex<()>>,
+    /// The SQLite file's board, shared with the other processes writing the file; `None` on
+    /// PostgreSQL, or where it could not be opened.
+    board: Option<Arc<board::Board>>,
+    /// PostgreSQL: when a writer of this process last advanced the sequence `writers_began`
+    /// ([`clock_ms`]; 0: never; see [`ANNOUNCE_EVERY`]).
+    announced: Arc<AtomicU64>,
+}
+
+/// PostgreSQL: a writer that begins a write transaction advances the sequence `writers_began`,
+/// at most once in this long per process, so that run imports of every process, on this machine
+/// or another, see that people write ([`super::import_writer::OtherWriters`]; `nextval` never
+/// waits for a lock, and reading `last_value` takes none).
+const ANNOUNCE_EVERY: Duration = Duration::from_millis(250);
+
+/// At most this long a bulk writer's chunk waits for a writer waiting on the board: the waiting
+/// writer retries the lock on SQLite's back-off, every 100 ms at the longest.
+const MAX_GIVE_WAY: Duration = Duration::from_millis(250);
+
+/// How often a bulk writer giving way reads the board.
+const GIVE_WAY_POLL: Duration = Duration::from_millis(1);
 
 /// A writer's turn: the others wait until it is dropped.
 #[derive(Debug)]
@@ -46,21 +75,70 @@ impl Gate {
         gates
             .get_or_insert_with(HashMap::new)
             .entry(file)
-            .or_insert_with(|| Gate(Arc::new(tokio::sync::Mutex::new(()))))
+            .or_insert_with_key(|file| Gate {
+                queue: Arc::new(tokio::sync::Mutex::new(())),
+                board: (engine(db) == Engine::Sqlite)
+                    .then(|| open_board(file))
+                    .flatten(),
+                announced: Arc::new(AtomicU64::new(0)),
+            })
             .clone()
     }
 
     /// Waits for this writer's turn.
     pub(crate) async fn turn(&self) -> Turn {
         Turn {
-            _held: Arc::clone(&self.0).lock_owned().await,
+            _held: Arc::clone(&self.queue).lock_owned().await,
         }
     }
 
-    /// Waits for this writer's turn on a blocking thread (never on a runtime worker).
+    /// Waits for a bulk writer's turn (a run import's chunk) on a blocking thread (never on a
+    /// runtime worker), after [`Gate::give_way`].
     pub(crate) fn blocking_turn(&self) -> Turn {
+        self.give_way();
         Turn {
-            _held: Arc::clone(&self.0).blocking_lock_owned(),
+            _held: Arc::clone(&self.queue).blocking_lock_owned(),
+        }
+    }
+
+    /// Whether a writer, of this process or another on the same file, waits for the write
+    /// lock now (on the board).
+    pub(crate) fn writer_waiting(&self) -> bool {
+        self.board
+            .as_ref()
+            .is_some_and(|b| b.writer_waiting(board::epoch_ms()))
+    }
+
+    /// Waits (on a blocking thread) while a writer waits for the write lock, at most
+    /// [`MAX_GIVE_WAY`]: it then takes the lock the moment the bulk writer's last chunk
+    /// commits, before the next one begins.
+    fn give_way(&self) {
+        let started = Instant::now();
+        while self.writer_waiting() && started.elapsed() < MAX_GIVE_WAY {
+            std::thread::sleep(GIVE_WAY_POLL);
+        }
+    }
+
+    /// The file of the board (SQLite only).
+    pub(crate) fn board_file(&self) -> Option<PathBuf> {
+        self.board.as_ref().map(|b| b.path().to_owned())
+    }
+}
+
+/// The board of the SQLite file `file` (canonical), if there is a file and the board opens.
+fn open_board(file: &std::path::Path) -> Option<Arc<board::Board>> {
+    if !file.is_file() {
+        return None; // in memory
+    }
+    match board::Board::open(file) {
+        Ok(board) => Some(Arc::new(board)),
+        Err(e) => {
+            tracing::warn!(
+                file = %file.display(),
+                error = %e,
+                "no writers' board: bulk writers of other processes will not give way to this one's"
+            );
+            None
         }
     }
 }
@@ -119,16 +197,44 @@ fn began_within(last: u64, now: u64, window: Duration) -> bool {
 /// connection.
 pub(crate) async fn begin(db: &Db) -> StoreResult<WriteTx> {
     LAST_BEGUN.store(clock_ms(), Ordering::Relaxed);
-    let turn = Gate::of(db).turn().await;
+    let gate = Gate::of(db);
+    let turn = gate.turn().await;
     let tx = match engine(db) {
-        Engine::Sqlite => db.begin_with("BEGIN IMMEDIATE").await?,
+        Engine::Sqlite => {
+            // Bulk writers of every process give way while this mark stands (until the lock
+            // is taken, or the attempt fails or is dropped).
+            let _waiting = gate.board.as_deref().map(board::Board::wait);
+            db.begin_with("BEGIN IMMEDIATE").await?
+        }
         Engine::Postgres => {
             let mut tx = db.begin().await?;
-            lock_writers(&mut tx).await?;
+            if gate.announce_now() {
+                // In the same round trip as the lock.
+                sqlx::query("SELECT nextval('writers_began') FROM pg_advisory_xact_lock($1)")
+                    .bind(PG_WRITE_LOCK)
+                    .execute(&mut *tx)
+                    .await?;
+            } else {
+                lock_writers(&mut tx).await?;
+            }
             tx
         }
     };
     Ok(WriteTx { tx, _turn: turn })
+}
+
+impl Gate {
+    /// Whether this writer advances `writers_began`: none of this process did within
+    /// [`ANNOUNCE_EVERY`] (one writer wins the race to do it).
+    fn announce_now(&self) -> bool {
+        let (now, last) = (clock_ms(), self.announced.load(Ordering::Relaxed));
+        let every = u64::try_from(ANNOUNCE_EVERY.as_millis()).unwrap_or(u64::MAX);
+        (last == 0 || now.saturating_sub(last) >= every)
+            && self
+                .announced
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
 }
 
 /// Begins a write transaction on a connection of the caller's own (no turn: see the bulk

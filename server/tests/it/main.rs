@@ -20,6 +20,7 @@ mod db;
 mod demo;
 mod eval;
 mod fuzz_imports;
+mod give_way;
 mod guidelines;
 mod import_jobs;
 mod page_titles;
