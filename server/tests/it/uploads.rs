@@ -597,12 +597,20 @@ async fn count(app: &TestApp, table: &str) -> i64 {
         .unwrap()
 }
 
+/// An import kind's form fields, a file name, a good line and a line over 512 bytes.
+type Kind = (
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    String,
+    String,
+);
+
 #[tokio::test]
 async fn the_servers_read_limits_bound_every_import_kind() {
     let (app, lead) = limited_app().await;
     let long = "y".repeat(600);
     // Each kind: its form fields, a file name, a good line and a line over 512 bytes.
-    let kinds: [(&[(&str, &str)], &str, String, String); 4] = [
+    let kinds: [Kind; 4] = [
         (
             &[("kind", "corpus")],
             "corpus.jsonl",
