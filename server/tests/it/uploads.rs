@@ -384,7 +384,7 @@ async fn a_full_queue_refuses_an_upload_before_its_file_and_a_failed_upload_give
     let text = message(&body);
     assert_eq!(status, 409, "{text}");
     assert!(text.contains("job queue is full"), "{text}");
-    // So is a run upload, and the HTTP API's import (its body never ends either).
+    // So is a run upload (its body never ends either).
     let mut c = RawUpload::start(&app, "lead/runs/upload", &cookie).await;
     assert!(c.send(run_upload_head("c")).await);
     let (status, _) = c
