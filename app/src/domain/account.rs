@@ -332,6 +332,9 @@ pub enum Admission {
     Refuse { retry_after_ms: i64 },
 }
 
+/// Which of a history's attempts one limit counts.
+type AttemptFilter<'a> = dyn Fn(&CountedAttempt) -> bool + 'a;
+
 impl ThrottlePolicy {
     /// Whether a login of the name from the address whose history is `history` may have its
     /// password checked at `now` (see [`ThrottlePolicy`]).
@@ -345,7 +348,7 @@ impl ThrottlePolicy {
         let in_pair = |a: &CountedAttempt| a.same_name && a.same_client && a.at > pair_since;
         let from_client = |a: &CountedAttempt| a.same_client;
         let of_name = |a: &CountedAttempt| a.same_name && !known_client;
-        let limits: [(u32, &dyn Fn(&CountedAttempt) -> bool); 3] = [
+        let limits: [(u32, &AttemptFilter); 3] = [
             (self.per_client_name, &in_pair),
             (self.per_client, &from_client),
             (self.per_name, &of_name),

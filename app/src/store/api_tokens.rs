@@ -228,7 +228,7 @@ pub(super) async fn revoke_all(
                 &serde_json::json!({ "user_id": user_id, "name": name, "reason": reason }),
             ),
         }
-        .record(&mut **tx)
+        .record(tx)
         .await?;
     }
     Ok(revoked.len())

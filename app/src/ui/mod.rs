@@ -223,6 +223,9 @@ mod titles {
         }
         assert!(titles >= 15, "{titles} <Title> uses found");
         assert_eq!(formatters.len(), 1, "{formatters:#?}");
-        assert!(formatters[0].contains("formatter=page_title"), "{formatters:#?}");
+        assert!(
+            formatters[0].contains("formatter=page_title"),
+            "{formatters:#?}"
+        );
     }
 }

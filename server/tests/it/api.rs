@@ -33,7 +33,7 @@ async fn create_token(app: &TestApp, client: &reqwest::Client, name: &str) -> St
 }
 
 #[tokio::test]
-async fn a_token_acts_as_its_user_until_revoked_or_deactivated() {
+async fn a_token_acts_as_its_user_until_revoked_or_deactivated_for_good() {
     let app = TestApp::spawn().await;
     app::store::projects::create(&app.db, "p", "", None)
         .await
@@ -139,25 +139,20 @@ async fn a_token_acts_as_its_user_until_revoked_or_deactivated() {
         .unwrap();
     assert_eq!(listed.len(), 1);
 
-    // A deactivated user's token stops at once, and works again on reactivation.
-    let whoami = || async {
-        script()
-            .post(app.url("/api/whoami"))
-            .header("authorization", &bearer)
-            .send()
-            .await
-            .unwrap()
+    let whoami_url = app.url("/api/whoami");
+    let whoami = |bearer: String| {
+        let url = whoami_url.clone();
+        async move {
+            script()
+                .post(url)
+                .header("authorization", bearer)
+                .send()
+                .await
+                .unwrap()
+        }
     };
-    let me: Option<app::domain::account::User> = whoami().await.json().await.unwrap();
+    let me: Option<app::domain::account::User> = whoami(bearer.clone()).await.json().await.unwrap();
     assert_eq!(me.map(|u| u.username).as_deref(), Some("lead"));
-    app::store::accounts::set_active(&app.db, "lead", false, None)
-        .await
-        .unwrap();
-    assert_eq!(whoami().await.status(), StatusCode::UNAUTHORIZED);
-    app::store::accounts::set_active(&app.db, "lead", true, None)
-        .await
-        .unwrap();
-    assert_eq!(whoami().await.status(), StatusCode::OK);
 
     // Revoked (by the admin): 401 at once; audited with who did it.
     let res = app
@@ -168,7 +163,10 @@ async fn a_token_acts_as_its_user_until_revoked_or_deactivated() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
-    assert_eq!(whoami().await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        whoami(bearer.clone()).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
     let audit: Vec<(String, Option<String>)> = sqlx::query_as(
         "SELECT a.action, u.username FROM audit_events a LEFT JOIN users u ON u.id = a.actor_id
          WHERE a.entity = 'api_token' ORDER BY a.id",
@@ -183,6 +181,22 @@ async fn a_token_acts_as_its_user_until_revoked_or_deactivated() {
             ("revoke".to_owned(), Some("root".to_owned())),
         ]
     );
+
+    // A deactivated user's token stops at once, and stays revoked when the user is reactivated
+    // (issue 35 F5: deactivation used to only suspend it).
+    let second = format!("Bearer {}", create_token(&app, &lead, "ci2").await);
+    assert_eq!(whoami(second.clone()).await.status(), StatusCode::OK);
+    app::store::accounts::set_active(&app.db, "lead", false, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        whoami(second.clone()).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    app::store::accounts::set_active(&app.db, "lead", true, None)
+        .await
+        .unwrap();
+    assert_eq!(whoami(second).await.status(), StatusCode::UNAUTHORIZED);
 }
 
 /// Two canonical runs over the demo sample: for each claim, its cited abstracts and five others.

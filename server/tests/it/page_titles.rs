@@ -73,15 +73,25 @@ async fn no_page_title_lets_a_name_or_a_path_add_markup() {
                     wrong.push(format!("{path} ({status}): title {title:?}"));
                 }
             }
-            if status.is_success() && path.contains("/projects/") && !body.contains("&lt;/title&gt;")
+            if status.is_success()
+                && path.contains("/projects/")
+                && !body.contains("&lt;/title&gt;")
             {
                 // The project's pages name the project in their title, escaped.
-                if ["report", "releases", "gold"].iter().any(|p| path.ends_with(p)) {
-                    wrong.push(format!("{path} ({status}): the title does not show the name"));
+                if ["report", "releases", "gold"]
+                    .iter()
+                    .any(|p| path.ends_with(p))
+                {
+                    wrong.push(format!(
+                        "{path} ({status}): the title does not show the name"
+                    ));
                 }
             }
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert!(pages >= 39 && with_title >= 13, "{pages} pages, {with_title} with a title");
+    assert!(
+        pages >= 39 && with_title >= 13,
+        "{pages} pages, {with_title} with a title"
+    );
 }
