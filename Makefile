@@ -7,13 +7,21 @@ export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 DEMO_ADDR ?= 127.0.0.1:3000
 
-.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e lint
+.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e browser-tests lint
 
 demo: setup-build
 	cargo xtask site --release
 	./target/release/claimpool demo --addr $(DEMO_ADDR)
 
-test: setup lint unit e2e
+# Each step in turn, with the seconds it took (CI's .ci/run calls this very target).
+TEST_STEPS := setup lint unit build-release browser-tests
+test:
+	@times=""; for step in $(TEST_STEPS); do \
+		start=$$(date +%s); echo "make test: $$step"; \
+		$(MAKE) --no-print-directory $$step; \
+		took=$$(( $$(date +%s) - start )); times="$$times $$step=$${took}s"; \
+		echo "make test: $$step took $$took s"; \
+	done; echo "make test: steps$$times"
 	@echo "make test: lint, unit and integration tests, release build and browser tests passed"
 
 setup: setup-build setup-browser setup-models setup-postgres
@@ -71,4 +79,8 @@ unit:
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release
 # profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.
 e2e: build-release
+	$(MAKE) --no-print-directory browser-tests
+
+# The browser tests alone, against the release site already built.
+browser-tests:
 	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/release/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test
