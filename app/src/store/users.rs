@@ -31,6 +31,11 @@ pub async fn create(
     let names: Vec<String> = sqlx::query_scalar("SELECT username FROM users")
         .fetch_all(&mut *tx)
         .await?;
+    if names.iter().any(|name| name == username.as_str()) {
+        return Err(StoreError::Conflict(format!(
+            "a user named {username} exists already"
+        )));
+    }
     if let Some(existing) = names.iter().find(|name| username.looks_like(name)) {
         return Err(StoreError::Conflict(format!(
             "the user name {username} looks like the existing user {existing}'s; choose another"
