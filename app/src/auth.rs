@@ -369,13 +369,14 @@ pub async fn current_user() -> ApiResult<Option<User>> {
 }
 
 /// Why account management refuses an API token (issue 35: a leaked token must not make itself
-/// lasting by minting tokens or changing the password).
-pub const SESSION_ONLY: &str =
-    "managing the account (tokens, password) needs a browser session: an API token cannot do it";
+/// lasting by minting tokens, changing the password or creating accounts).
+pub const SESSION_ONLY: &str = "managing accounts (tokens, passwords, users) needs a browser session: \
+     an API token cannot do it (on the server's machine, `claimpool user` and `claimpool token` can)";
 
 /// The logged-in user of a browser session, who must hold `role`: a request that presents an
 /// API token (`Authorization`) is refused with 403, session cookie or not. For everything under
-/// `/api/account/` (the server's guard refuses tokens there too, [`crate::api::needs_session`]).
+/// `/api/account/` and `/api/admin/` (the server's guard refuses tokens there too,
+/// [`crate::api::needs_session`]).
 pub async fn require_session(role: Role) -> ApiResult<User> {
     let headers = leptos_axum::extract::<axum::http::HeaderMap>()
         .await

@@ -2,7 +2,7 @@
 // once; the user logs in with it and changes their own password on their account page, which
 // logs out their other session; the admin deactivates them and their session stops.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, Server } from "./server";
+import { startDemo, logInOn, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -16,12 +16,7 @@ async function logIn(browser: Browser, user: string, password: string): Promise<
   page.on("pageerror", (e) => {
     throw e;
   });
-  await page.goto(`${server.url}/login`);
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(password);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page.getByTestId("current-user")).toHaveText(user);
+  await logInOn(page, server, user, password);
   return page;
 }
 

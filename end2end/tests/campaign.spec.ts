@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startDemo, Server } from "./server";
+import { startDemo, hydrated, logInOn, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -104,9 +104,6 @@ function writeFiles(): Files {
   };
 }
 
-async function hydrated(page: Page) {
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-}
 
 async function logIn(browser: Browser, user: string, password: string, errors: string[]): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
@@ -114,12 +111,7 @@ async function logIn(browser: Browser, user: string, password: string, errors: s
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(`${user}: ${m.text()}`);
   });
-  await page.goto(`${server.url}/login`);
-  await hydrated(page);
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(password);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page.getByTestId("current-user")).toHaveText(user);
+  await logInOn(page, server, user, password);
   return page;
 }
 

@@ -8,7 +8,7 @@ import { test, expect, Page, Browser } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { startDemo, Server } from "./server";
+import { startDemo, hydrated, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -50,9 +50,6 @@ async function login(browser: Browser, user: string): Promise<Page> {
   return page;
 }
 
-async function hydrated(page: Page) {
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-}
 
 interface Item {
   claim: string;

@@ -2,7 +2,7 @@
 // finds them open on the annotation page before their first item, confirms the version, gets an
 // item, and shows or hides the guidelines again with `?`.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, Server } from "./server";
+import { startDemo, logInOn, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -19,12 +19,7 @@ async function logIn(browser: Browser, user: string, errors: string[]): Promise<
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(`${user}: ${m.text()}`);
   });
-  await page.goto(`${server.url}/login`);
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(`${user}-demo`);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page.getByTestId("current-user")).toHaveText(user);
+  await logInOn(page, server, user);
   return page;
 }
 

@@ -1,4 +1,6 @@
-// Starts `claimpool demo` on a free port with its own database, for one test file.
+// Starts `claimpool demo` on a free port with its own database, for one test file, and logs
+// users in on it.
+import { expect, Page } from "@playwright/test";
 import { spawn, ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,4 +38,20 @@ export async function startDemo(): Promise<Server> {
     child.on("exit", (code) => fail(new Error(`demo exited with ${code}:\n${out}\n${stderr}`)));
   });
   return { url, db, bin, stop: () => child.kill("SIGTERM") };
+}
+
+/// Waits until the page has hydrated (the app marks the body).
+export async function hydrated(page: Page): Promise<void> {
+  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
+}
+
+/// Logs `user` in on `page` through the login form, once the form has hydrated; resolves when
+/// the page names the user.
+export async function logInOn(page: Page, server: Server, user: string, password = `${user}-demo`): Promise<void> {
+  await page.goto(`${server.url}/login`);
+  await hydrated(page);
+  await page.getByLabel("User name").fill(user);
+  await page.getByLabel("Password").fill(password);
+  await page.getByLabel("Password").press("Enter");
+  await expect(page.getByTestId("current-user")).toHaveText(user);
 }

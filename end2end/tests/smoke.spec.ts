@@ -3,7 +3,7 @@
 // an interaction that needs the wasm must work on it, and no page may throw. An annotator labels
 // one item with the keyboard only; the lead opens the project, annotation and report pages.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, Server } from "./server";
+import { startDemo, hydrated, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -24,9 +24,6 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
-async function hydrated(page: Page) {
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-}
 
 // Follows an in-app link and checks that the router handled it in the page (no full load): only
 // a hydrated page keeps `window.__spa` across a navigation.

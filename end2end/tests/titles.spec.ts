@@ -4,7 +4,7 @@
 // markup shown as text in the title after hydration.
 import { test, expect, Page, Browser } from "@playwright/test";
 import { execFileSync } from "node:child_process";
-import { startDemo, Server } from "./server";
+import { startDemo, logInOn, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -32,12 +32,7 @@ async function logIn(browser: Browser, user: string, away: string[]): Promise<Pa
   page.on("pageerror", (e) => {
     throw e;
   });
-  await page.goto(`${server.url}/login`);
-  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(`${user}-demo`);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page.getByTestId("current-user")).toHaveText(user);
+  await logInOn(page, server, user);
   return page;
 }
 

@@ -485,6 +485,35 @@ fn demo_file(target: Option<store::DbTarget>) -> anyhow::Result<PathBuf> {
     }
 }
 
+impl Cli {
+    /// Every command but the servers' gives the CPU to other processes first (nice 10): a
+    /// lead's import, pool build or evaluation in a shell on the server's machine then never
+    /// slows the submissions people wait for (issue 35, R1: a 1M-line run import from the shell
+    /// shared two cores with the server on equal terms). With nothing else running it is as
+    /// fast as before. Called before any thread is started: threads inherit it.
+    pub fn yield_cpu_unless_serving(&self) {
+        if matches!(self.command, Command::Serve(_) | Command::Demo(_)) {
+            return;
+        }
+        #[cfg(unix)]
+        {
+            use rustix::process::{getpriority_process, setpriority_process};
+            // Never raised: a command started with a higher nice value keeps it.
+            let lowered = match getpriority_process(None) {
+                Ok(now) if now >= SHELL_NICE => Ok(()),
+                _ => setpriority_process(None, SHELL_NICE),
+            };
+            if let Err(e) = lowered {
+                tracing::debug!(error = %e, "cannot lower the command's CPU priority");
+            }
+        }
+    }
+}
+
+/// The nice value of the commands that are not servers ([`Cli::yield_cpu_unless_serving`]).
+#[cfg(unix)]
+const SHELL_NICE: i32 = 10;
+
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let db_target = cli.db.clone();
     let db_or_default =
@@ -1061,4 +1090,33 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod priority_tests {
+    use super::Cli;
+    use clap::Parser;
+    use rustix::process::getpriority_process;
+
+    /// The nice value of a fresh thread after `args` yields (Linux keeps it per thread).
+    fn nice_after(args: &'static [&'static str]) -> (i32, i32) {
+        std::thread::spawn(move || {
+            let before = getpriority_process(None).unwrap();
+            Cli::try_parse_from(args)
+                .unwrap()
+                .yield_cpu_unless_serving();
+            (before, getpriority_process(None).unwrap())
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn shell_commands_yield_the_cpu_and_servers_do_not() {
+        let (before, after) =
+            nice_after(&["claimpool", "import", "run", "--project", "p", "r.jsonl"]);
+        assert_eq!(after, before.max(super::SHELL_NICE), "import run");
+        let (before, after) = nice_after(&["claimpool", "serve"]);
+        assert_eq!(after, before, "serve");
+    }
 }

@@ -241,10 +241,7 @@ fn page_refused(status: StatusCode, message: &str) -> Response {
     } else {
         "Forbidden"
     };
-    let message = message
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
+    let message = html_escape::encode_text(message);
     (
         status,
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
@@ -666,6 +663,26 @@ pub async fn serve_connections(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal names what was refused (a project name from the path): its markup is text.
+    #[tokio::test]
+    async fn a_refusal_page_escapes_its_message() {
+        let res = page_refused(
+            StatusCode::NOT_FOUND,
+            r#"project "p</title><meta http-equiv=refresh content=0>" & more"#,
+        );
+        let body = axum::body::to_bytes(res.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        let body = String::from_utf8(body.to_vec()).unwrap();
+        assert!(
+            body.contains(
+                "project \"p&lt;/title&gt;&lt;meta http-equiv=refresh content=0&gt;\" &amp; more."
+            ),
+            "{body}"
+        );
+        assert!(!body.contains("<meta"), "{body}");
+    }
 
     #[test]
     fn page_roles() {

@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let args = cli::Cli::parse();
+    args.yield_cpu_unless_serving();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

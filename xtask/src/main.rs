@@ -9,6 +9,10 @@
 //!    writes a module that never hydrates);
 //! 4. `style/main.css` as `target/site/pkg/claimpool.css`;
 //! 5. the server, `target/{release,debug}/claimpool`.
+//!
+//! The server (5) builds at the same time as 1–4: its largest crate, the app with `ssr`, spends
+//! minutes in rustc's single-threaded front end, and the front end's build and wasm-opt use the
+//! other core meanwhile.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -95,6 +99,88 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
     std::fs::create_dir_all(&pkg).with_context(|| format!("creating {}", pkg.display()))?;
     let envs = leptos_envs(root, &site_root);
 
+    // 5. The server, with the environment cargo-leptos gives it, beside steps 1-4.
+    println!("xtask: server (beside the front end)");
+    let server_started = Instant::now();
+    let mut server = {
+        let mut cargo = cargo(root);
+        cargo.args(["build", "--package", BIN_PACKAGE, "--bin", BIN_TARGET]);
+        cargo.arg("--no-default-features");
+        if options.release {
+            cargo.arg("--release");
+        }
+        if options.timings {
+            cargo.arg("--timings");
+        }
+        cargo.envs(envs.iter().map(|(k, v)| (k, v)));
+        Running::spawn(cargo)?
+    };
+    front_end(root, target, &pkg, &envs, options)?;
+    println!("xtask: waiting for the server");
+    server.wait()?;
+    println!(
+        "xtask: server took {:.1} s",
+        server_started.elapsed().as_secs_f64()
+    );
+
+    let profile = if options.release { "release" } else { "debug" };
+    println!(
+        "xtask: site built in {:.1} s: {} and {}",
+        start.elapsed().as_secs_f64(),
+        pkg.strip_prefix(root).unwrap_or(&pkg).display(),
+        Path::new("target").join(profile).join(BIN_TARGET).display()
+    );
+    Ok(())
+}
+
+/// A cargo build running beside the others; killed if it is dropped unwaited (a failed front
+/// end ends the whole build).
+struct Running {
+    child: Option<std::process::Child>,
+    what: String,
+}
+
+impl Running {
+    fn spawn(mut cmd: Command) -> Result<Running> {
+        let what = format!("{cmd:?}");
+        let child = cmd.spawn().with_context(|| format!("running {what}"))?;
+        Ok(Running {
+            child: Some(child),
+            what,
+        })
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let status = child
+            .wait()
+            .with_context(|| format!("waiting for {}", self.what))?;
+        if !status.success() {
+            bail!("{} failed: {status}", self.what);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Steps 1-4: the wasm front end, wasm-bindgen, wasm-opt and the stylesheet, into `pkg`.
+fn front_end(
+    root: &Path,
+    target: &Path,
+    pkg: &Path,
+    envs: &[(&'static str, String)],
+    options: &Options,
+) -> Result<()> {
     // 1. The front end, in its own target directory as cargo-leptos builds it (its own build
     //    lock: it does not wait for the server's builds, and `cargo leptos` reuses it).
     let front_target = target.join("front");
@@ -144,7 +230,7 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
             .debug(false)
             .keep_debug(false);
         bindgen
-            .generate(&pkg)
+            .generate(pkg)
             .with_context(|| format!("wasm-bindgen on {}", input.display()))?;
         let emitted = pkg.join(format!("{OUTPUT_NAME}_bg.wasm"));
         std::fs::rename(&emitted, &wasm)
@@ -179,28 +265,6 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
     std::fs::copy(root.join(STYLE_FILE), &css)
         .with_context(|| format!("copying {STYLE_FILE} to {}", css.display()))?;
 
-    // 5. The server, with the environment cargo-leptos gives it.
-    step("server", || {
-        let mut cargo = cargo(root);
-        cargo.args(["build", "--package", BIN_PACKAGE, "--bin", BIN_TARGET]);
-        cargo.arg("--no-default-features");
-        if options.release {
-            cargo.arg("--release");
-        }
-        if options.timings {
-            cargo.arg("--timings");
-        }
-        cargo.envs(envs.iter().map(|(k, v)| (k, v)));
-        run_command(&mut cargo)
-    })?;
-
-    let profile = if options.release { "release" } else { "debug" };
-    println!(
-        "xtask: site built in {:.1} s: {} and {}",
-        start.elapsed().as_secs_f64(),
-        pkg.strip_prefix(root).unwrap_or(&pkg).display(),
-        Path::new("target").join(profile).join(BIN_TARGET).display()
-    );
     Ok(())
 }
 

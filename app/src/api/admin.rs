@@ -22,9 +22,11 @@ pub struct OneTimePassword {
     pub password: String,
 }
 
+/// The database and the admin of a browser session: an API token cannot manage accounts
+/// (issue 35, [`crate::api::needs_session`]).
 #[cfg(feature = "ssr")]
 async fn admin() -> Result<(crate::store::Db, crate::command::Admin), ApiError> {
-    let user = crate::auth::require(crate::domain::account::Role::Admin).await?;
+    let user = crate::auth::require_session(crate::domain::account::Role::Admin).await?;
     Ok((crate::state::db()?, crate::command::Admin::of(&user)?))
 }
 

@@ -132,13 +132,15 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
 /// before the function runs (server_fn's multipart decoder panics on a body without a boundary).
 pub const MULTIPART_ENDPOINTS: &[&str] = &["lead/runs/upload", "lead/import/upload"];
 
-/// Whether `/api/<endpoint>` manages the caller's account (everything under `account/`: tokens,
-/// password), which needs a browser session: the server refuses a request with an API token
-/// there with 403 before the function runs, and the functions check it again
-/// ([`crate::auth::require_session`]). Issue 35: a leaked token must not make itself lasting by
-/// minting others, revoking itself or changing the password.
+/// Whether `/api/<endpoint>` manages accounts (everything under `account/`: the caller's tokens
+/// and password; everything under `admin/`: users, their passwords, roles and activation), which
+/// needs a browser session: the server refuses a request with an API token there with 403 before
+/// the function runs, and the functions check it again ([`crate::auth::require_session`]).
+/// Issue 35: a leaked token must not make itself lasting by minting others, revoking itself,
+/// changing the password, or (an admin's) creating an account or resetting another's password.
+/// Scripts that manage users run `claimpool user` on the server's machine.
 pub fn needs_session(endpoint: &str) -> bool {
-    endpoint.starts_with("account/")
+    endpoint.starts_with("account/") || endpoint.starts_with("admin/")
 }
 
 /// The access of `/api/<endpoint>`; None for a path that is no server function.

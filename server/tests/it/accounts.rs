@@ -580,6 +580,64 @@ async fn an_api_token_cannot_manage_the_account() {
     assert_eq!(res.status(), StatusCode::OK);
 }
 
+/// Issue 35 F4: an admin's token cannot manage users either (a leaked one would otherwise
+/// create an account, or reset a password, that outlives its revocation): 403, nothing changed;
+/// the admin's browser session can.
+#[tokio::test]
+async fn an_admins_token_cannot_create_users_or_reset_passwords() {
+    let app = TestApp::spawn().await;
+    app.add_user("root", Role::Admin).await;
+    app.add_user("ann", Role::Annotator).await;
+    let token = token_of(&app, "root", "ci").await;
+    let users = || async {
+        sqlx::query_as::<_, (String, String, i64)>(
+            "SELECT username, role, active FROM users ORDER BY username",
+        )
+        .fetch_all(&app.db)
+        .await
+        .unwrap()
+    };
+    let before = users().await;
+    for (endpoint, form) in [
+        ("admin/users", &[][..]),
+        (
+            "admin/user/create",
+            &[("username", "mallory"), ("role", "admin")][..],
+        ),
+        ("admin/user/reset", &[("username", "ann")][..]),
+        (
+            "admin/user/role",
+            &[("username", "ann"), ("role", "admin")][..],
+        ),
+        (
+            "admin/user/active",
+            &[("username", "ann"), ("active", "false")][..],
+        ),
+    ] {
+        let res = with_token(&app, &token, endpoint, form).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "{endpoint}");
+        let message = common::error_message(res).await;
+        assert!(message.contains("browser session"), "{endpoint}: {message}");
+    }
+    assert_eq!(users().await, before, "no account created or changed");
+    assert!(
+        app.login(&app.client(), "ann", PASSWORD)
+            .await
+            .status()
+            .is_success(),
+        "ann's password is unchanged"
+    );
+    let session = app.logged_in("root").await;
+    let res = post(
+        &session,
+        &app,
+        "admin/user/create",
+        &[("username", "carol"), ("role", "annotator")],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK, "the admin's session can");
+}
+
 /// Issue 35 F4: a password change, by the user or an admin, revokes the account's tokens.
 #[tokio::test]
 async fn a_password_change_revokes_the_accounts_tokens() {

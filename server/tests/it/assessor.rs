@@ -119,6 +119,20 @@ fn project_at(dir: &Path, db: &std::ffi::OsStr) {
     assert!(child.wait().unwrap().success());
     ok(claimpool(
         &db,
+        &[
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "judge",
+            "--role",
+            "annotator",
+        ],
+    ));
+    ok(claimpool(
+        &db,
         &["import", "corpus", "--project", "p", &path(&corpus)],
     ));
     ok(claimpool(

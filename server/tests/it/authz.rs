@@ -509,8 +509,10 @@ async fn page_cells(
                     .get("location")
                     .and_then(|l| l.to_str().ok())
                     .is_some_and(|l| l.starts_with("/login?next="));
-            // The account page manages the account: a token gets 403 there (issue 35).
-            let expected = if with_tokens && caller.role.is_some() && page == "/account" {
+            // The account and admin pages manage accounts: a token gets 403 there (issue 35;
+            // their server functions need a browser session).
+            let manages_accounts = page == "/account" || page.starts_with("/admin");
+            let expected = if with_tokens && caller.role.is_some() && manages_accounts {
                 Some(StatusCode::FORBIDDEN)
             } else {
                 refusal(needed, caller)

@@ -176,11 +176,33 @@ pub async fn import_judgments(
     let file = display_name(&spec.path);
     // The file is read and hashed before the write lock is taken: pool entries and users are
     // never deleted, so what is read here holds in the write transaction below.
-    let annotator: i64 = sqlx::query_scalar("SELECT id FROM users WHERE username = $1")
-        .bind(&spec.annotator)
-        .fetch_optional(db)
+    let (annotator, active): (i64, crate::store::flag::Flag) =
+        sqlx::query_as("SELECT id, active FROM users WHERE username = $1")
+            .bind(&spec.annotator)
+            .fetch_optional(db)
+            .await?
+            .ok_or_else(|| {
+                StoreError::NotFound(format!("annotator: no user {}", spec.annotator))
+            })?;
+    // Judgments are a member's: a deactivated account, or one not (or no longer) in the
+    // project, would put labels in the release that nobody of the project stands for.
+    if !active.0 {
+        return Err(StoreError::Invalid(format!(
+            "annotator: {} is deactivated",
+            spec.annotator
+        )));
+    }
+    if crate::store::projects::membership_at(db, project_id, annotator)
         .await?
-        .ok_or_else(|| StoreError::NotFound(format!("annotator: no user {}", spec.annotator)))?;
+        .role
+        .is_none()
+    {
+        return Err(StoreError::Invalid(format!(
+            "annotator: {} is not a member of the project (add them first: \
+             claimpool project member add)",
+            spec.annotator
+        )));
+    }
     let sha = repeat_key(&file_sha(&spec.path).await?, annotator, spec.stage);
     refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
     // Pooled pairs by external ids: (claim, doc) -> (entry, claim row, doc row, sentences).

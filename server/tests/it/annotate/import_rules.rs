@@ -146,3 +146,45 @@ async fn a_second_stage_import_on_a_disagreement_needs_the_reannotation_setting(
         4
     );
 }
+
+/// Judgments are a member's (issue 35): an account outside the project, or one removed from it,
+/// is refused by name before anything is written.
+#[tokio::test]
+async fn judgments_of_an_account_outside_the_project_are_refused() {
+    let app = TestApp::spawn().await;
+    let project = setup(&app, &["a1", "a2"], 4).await;
+    app.add_user("outsider", app::domain::account::Role::Annotator)
+        .await;
+    let pairs = pairs(&app).await;
+    let labels = qrels(&app, "labels.qrels", &pairs, "SUPPORT");
+    let err = import(&app, project, &labels, "outsider", Stage::First)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("outsider is not a member of the project"),
+        "{err}"
+    );
+    app::store::projects::remove_member(&app.db, project, "a2", None)
+        .await
+        .unwrap();
+    let err = import(&app, project, &labels, "a2", Stage::First)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a2 is not a member of the project"), "{err}");
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 0);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM imports WHERE kind = 'judgments'"
+        )
+        .await,
+        0
+    );
+    // A member's import of the same file goes in.
+    import(&app, project, &labels, "a1", Stage::First)
+        .await
+        .unwrap();
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 4);
+}
