@@ -60,8 +60,9 @@ setup-postgres:
 build: setup-build
 	cargo xtask site
 
+# --timings: each crate's compile time in target/cargo-timings and target/front/cargo-timings.
 build-release: setup-build
-	cargo xtask site --release
+	cargo xtask site --release --timings
 
 lint:
 	cargo fmt --all -- --check
@@ -72,7 +73,7 @@ lint:
 # starts; `--workspace --lib` reuses the first pass's build of the store's tests).
 # CLAIMPOOL_PG_REQUIRED: a PostgreSQL test fails, instead of skipping, when PostgreSQL is missing.
 unit:
-	CLAIMPOOL_PG_REQUIRED=1 cargo test --workspace
+	CLAIMPOOL_PG_REQUIRED=1 cargo test --workspace --timings
 	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --workspace --lib store::
 	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test -p server --tests
 

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const KILLS: usize = 20;
+/// Kills per command: each costs a database copy, the killed run and a rerun of a debug build
+/// (20 made the two tests the longest of CI's suite, about 270 s each per engine).
+const KILLS: usize = 12;
 /// Systems of the generated run.
 const SYSTEMS: usize = 3;
 /// Copies of the demo sample's abstracts and claims in the generated corpus and claims, so
