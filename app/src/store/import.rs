@@ -48,12 +48,17 @@ const BATCH: usize = 1_000;
 /// Predictions per batch a run's parser hands to the writer, which inserts each batch through
 /// [`insert_rows`] (whose statements are prepared once per batch).
 const RUN_BATCH: usize = 4_096;
-/// At most this many predictions go into one write transaction of a run import on SQLite
-/// (about 1 ms of SQLite's write lock, which a submission arriving meanwhile waits for; a commit
-/// in WAL mode costs tens of microseconds, so 1M rows take about 1,000 of them). With 8,192 rows
-/// (about 10 ms) a lead's 1M-line import from the shell made submissions wait p50 14-18 ms, p99
-/// 44-84 ms (issue 35, R1).
+/// While people write (a writer waited on the board within [`CONTENDED_FOR`]), at most this many
+/// predictions go into one write transaction of a run import on SQLite: about 1 ms of SQLite's
+/// write lock, which a submission arriving meanwhile waits for. With 8,192 rows (about 10 ms) a
+/// lead's 1M-line import from the shell made submissions wait p50 14-18 ms, p99 44-84 ms
+/// (issue 35, R1).
 const TX_ROWS: usize = 1_024;
+/// Otherwise up to this many batches of [`RUN_BATCH`] go into one transaction (8,192 rows):
+/// fewer, larger commits write each index page to the WAL fewer times.
+const CHUNK_BATCHES: usize = 2;
+/// How long after a writer last waited the import keeps to [`TX_ROWS`].
+const CONTENDED_FOR: std::time::Duration = std::time::Duration::from_secs(5);
 /// The same for PostgreSQL's `COPY` chunks (16,384 rows). They take no writers' lock, so
 /// their size does not make submissions wait; a smaller chunk would only add commits, each
 /// flushed to disk.
@@ -883,7 +888,8 @@ struct RunSummary {
 
 /// Imports a system run (one system, or one per system the file names).
 ///
-/// The run is written in chunks of at most [`TX_ROWS`] predictions, each
+/// The run is written in chunks of at most [`CHUNK_BATCHES`] × [`RUN_BATCH`] predictions
+/// ([`TX_ROWS`] while people write), each
 /// its own short transaction, and appears whole when the last one commits (see
 /// [`super::import_writer`]); a failed import removes what it wrote.
 pub async fn run(
@@ -1234,9 +1240,9 @@ pub(super) struct Written {
 }
 
 /// Writes the parser's batches of predictions on `raw` (the import's own connection, on a
-/// blocking thread) until the parser is done: each chunk of at most [`TX_ROWS`] rows of a
-/// parsed batch in a short transaction of its own, so no transaction ever waits for the parser
-/// and other writers wait about a millisecond.
+/// blocking thread) until the parser is done: each chunk (what the parser has ready, up to
+/// [`CHUNK_BATCHES`] batches; [`TX_ROWS`] rows while people write) in a short transaction of its
+/// own, so no transaction ever waits for the parser and other writers wait about a millisecond.
 fn write_predictions(
     raw: &RawConnection,
     rx: &mut mpsc::Receiver<Vec<PredictionRow>>,
@@ -1247,11 +1253,11 @@ fn write_predictions(
 ) -> StoreResult<Written> {
     let mut written = Written::default();
     let now = now_ms();
-    while let Some(batch) = rx.blocking_recv() {
-        for rows in batch.chunks(TX_ROWS) {
-            let _turn = gate.blocking_turn();
-            raw.write_transaction(|raw| {
-                for row in rows {
+    let mut write = |batches: &[&[PredictionRow]]| -> StoreResult<()> {
+        let _turn = gate.blocking_turn();
+        raw.write_transaction(|raw| {
+            for rows in batches {
+                for row in *rows {
                     if let Some(name) = &row.new_system {
                         let key = create_system(raw, project_id, name, spec, import_id, now)?;
                         written.system_keys.insert(row.system, key);
@@ -1266,8 +1272,19 @@ fn write_predictions(
                     rows,
                     |r, b| bind_prediction(r, keys.get(&r.system).copied(), b),
                 )?;
-                Ok(())
-            })?;
+            }
+            Ok(())
+        })
+    };
+    while let Some(first) = rx.blocking_recv() {
+        if gate.gave_way_within(CONTENDED_FOR) {
+            for rows in first.chunks(TX_ROWS) {
+                write(&[rows])?;
+            }
+        } else {
+            let chunk = chunk_from(first, rx, CHUNK_BATCHES);
+            let batches: Vec<&[PredictionRow]> = chunk.iter().map(Vec::as_slice).collect();
+            write(&batches)?;
         }
     }
     Ok(written)

@@ -44,6 +44,9 @@ pub(crate) struct Gate {
     /// PostgreSQL: when a writer of this process last advanced the sequence `writers_began`
     /// ([`clock_ms`]; 0: never; see [`ANNOUNCE_EVERY`]).
     announced: Arc<AtomicU64>,
+    /// When a bulk writer of this process last found a writer waiting on the board
+    /// ([`clock_ms`]; 0: never): bulk writers write smaller transactions while people write.
+    gave_way: Arc<AtomicU64>,
 }
 
 /// PostgreSQL: a writer that begins a write transaction advances the sequence `writers_began`,
@@ -81,6 +84,7 @@ impl Gate {
                     .then(|| open_board(file))
                     .flatten(),
                 announced: Arc::new(AtomicU64::new(0)),
+                gave_way: Arc::new(AtomicU64::new(0)),
             })
             .clone()
     }
@@ -114,9 +118,17 @@ impl Gate {
     /// commits, before the next one begins.
     fn give_way(&self) {
         let started = Instant::now();
+        if self.writer_waiting() {
+            self.gave_way.store(clock_ms(), Ordering::Relaxed);
+        }
         while self.writer_waiting() && started.elapsed() < MAX_GIVE_WAY {
             std::thread::sleep(GIVE_WAY_POLL);
         }
+    }
+
+    /// Whether a bulk writer of this process found a writer waiting within the last `window`.
+    pub(crate) fn gave_way_within(&self, window: Duration) -> bool {
+        began_within(self.gave_way.load(Ordering::Relaxed), clock_ms(), window)
     }
 
     /// The file of the board (SQLite only).
