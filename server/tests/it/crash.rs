@@ -381,6 +381,19 @@ impl Steps {
                 .unwrap();
             assert!(child.wait().unwrap().success());
         }
+        // The judge's judgments are imported below: judgments are a member's (issue 35).
+        let mut member = claimpool(&created);
+        member.args([
+            "project",
+            "member",
+            "add",
+            "--project",
+            "p",
+            "--user",
+            "judge",
+        ]);
+        member.args(["--role", "annotator"]);
+        ok(member);
         let mut previous = created;
         for (step, command) in [
             ("corpus", steps.import_corpus()),

@@ -71,11 +71,21 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
 #[tokio::test]
 async fn a_lead_imports_a_whole_project_from_the_browser_as_jobs() {
     let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
-    app::store::projects::create(&app.db, "p", "", None)
+    let project = app::store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
-    app.add_user("a1", Role::Annotator).await;
+    let a1 = app.add_user("a1", Role::Annotator).await;
+    // Judgments are a member's (issue 35): a1's final labels are imported below.
+    app::store::projects::add_member(
+        &app.db,
+        project,
+        a1,
+        app::domain::account::ProjectRole::Annotator,
+        None,
+    )
+    .await
+    .unwrap();
     let lead = app.logged_in("lead").await;
 
     // The corpus, then the claims (their evidence becomes citation labels).

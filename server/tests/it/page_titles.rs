@@ -69,6 +69,9 @@ async fn no_page_title_lets_a_name_or_a_path_add_markup() {
                 with_title += 1;
             }
             for title in found {
+                // `<!>` is Leptos's own marker (a comment, with erased components) inside an SVG
+                // <title>; anything else is markup that ended the title.
+                let title = title.replace("<!>", "");
                 if title.contains('<') || title.contains('>') {
                     wrong.push(format!("{path} ({status}): title {title:?}"));
                 }
