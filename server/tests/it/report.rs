@@ -831,7 +831,10 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         .unwrap()
         .text()
         .await
-        .unwrap();
+        .unwrap()
+        // Erased components (`--cfg erase_components`) end a text node with Leptos's `<!>`
+        // hydration marker when the page streams its Suspense (as it does on PostgreSQL).
+        .replace("<!>", "");
     assert!(html.contains("data-testid=\"system-significance\""));
     assert!(html.contains("data-testid=\"significance-legend\""));
     let legend = format!(
