@@ -103,7 +103,7 @@ fn project_at(dir: &Path, db: &std::ffi::OsStr) {
     let ret = write(dir, "ret.trec", "1 Q0 11 1 9.5 ret\n2 Q0 16 1 8.0 ret\n");
     let path = |p: &PathBuf| p.to_str().unwrap().to_owned();
     ok(claimpool(&db, &["project", "create", "p"]));
-    let mut add = Command::new(env!("CARGO_BIN_EXE_claimpool"));
+    let mut add = crate::support::cli::command();
     add.arg("--db")
         .arg(&db)
         .args(["user", "add", "--username", "judge", "--role", "annotator"])

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn claimpool() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    crate::support::cli::command()
 }
 
 #[test]

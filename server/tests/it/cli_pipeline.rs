@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn claimpool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .args(args)
-        .output()
-        .unwrap()
+    crate::support::cli::command().args(args).output().unwrap()
 }
 
 fn demo_file(name: &str) -> String {

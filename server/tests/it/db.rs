@@ -241,7 +241,7 @@ async fn the_demo_database_copies_into_postgres_with_every_row() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let printed = ok(Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let printed = ok(crate::support::cli::command()
         .env("PATH", &path)
         .args([
             "--db",

@@ -7,7 +7,7 @@ mod trec_eval;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Instant;
 
 fn data() -> Option<PathBuf> {
@@ -21,7 +21,7 @@ fn data() -> Option<PathBuf> {
 }
 
 fn eval(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    crate::support::cli::command()
         .arg("eval")
         .args(args)
         .output()

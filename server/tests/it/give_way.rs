@@ -13,12 +13,12 @@
 use crate::support::postgres;
 use app::store::{self, import_writer};
 use sqlx::{Connection, SqliteConnection};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `claimpool --db DB ARGS...` in a process of its own, without waiting for it.
 fn spawn_claimpool(db: &std::path::Path, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    crate::support::cli::command()
         .arg("--db")
         .arg(db)
         .args(args)
@@ -133,7 +133,7 @@ async fn a_postgres_import_sees_writers_of_other_processes() {
         "nobody wrote"
     );
     // Another process (the server, here `claimpool project create`) writes once.
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args(["--db", &url, "project", "create", "written-elsewhere"])
         .output()
         .unwrap();

@@ -16,7 +16,6 @@ use app::store::pool::{self as pools, BuildOptions, Estimated, SampleRequest};
 use app::store::Db;
 use common::{demo_lines, TestApp};
 use std::collections::{BTreeMap, HashMap};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -455,7 +454,7 @@ fn as_json<T: serde::Serialize>(value: &T) -> serde_json::Value {
 }
 
 fn report_json(app: &TestApp, project: &str) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args([
             "report",
             "--project",
@@ -670,7 +669,7 @@ async fn the_reports_and_eval_estimates_equal_the_domain_estimator_and_hand_comp
         .collect();
     let path = app.dir.path().join("eval-run.jsonl");
     std::fs::write(&path, run).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args([
             "eval",
             "--estimate",

@@ -9,7 +9,6 @@ use common::postgres;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 fn data() -> Option<PathBuf> {
@@ -447,7 +446,7 @@ fn dev_claims_export_round_trips_and_exports_again_byte_for_byte() {
     // judged (cited abstracts without evidence are judged NEI) is in the release's qrels.txt,
     // not its claims.jsonl, which lists evidence only.
     let eval = |claims: &Path, qrels: Option<&Path>| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_claimpool"));
+        let mut cmd = crate::support::cli::command();
         cmd.args(["eval", "--json", "--claims"])
             .arg(claims)
             .arg("--run")

@@ -12,7 +12,6 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 /// The runs: (claim, doc, label, p_support, p_contradict).
 const SYS: &[(&str, &str, &str, f64, f64)] = &[
@@ -404,7 +403,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     assert_eq!(release(&app, project).await, 2);
 
     // The command line.
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .arg("--db")
         .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "2", "--json"])
@@ -424,7 +423,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     check_json(&cli);
     // Its text names the changes.
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .arg("--db")
         .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "2"])
@@ -437,7 +436,7 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     );
     assert!(text.contains("  2 15 SUPPORT -> NEI"), "{text}");
     // A release that does not exist is named.
-    let out = Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .arg("--db")
         .arg(&app.db_arg)
         .args(["release", "diff", "--project", "p", "1", "7"])

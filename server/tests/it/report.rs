@@ -463,7 +463,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     // `claimpool simulate --order depth`: judging in depth order finds, after as many
     // judgments as the pool at depth d holds, the report's evidence at d plus the citation
     // evidence in that pool (the simulator's truth counts citation evidence, the curve not).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args(["--db", app.db_arg.as_str(), "simulate"])
         .args(["--project", "scifact", "--order", "depth", "--json"])
         .args(["--budget", &rows.len().to_string()])
@@ -642,7 +642,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     assert_eq!(report.evidence.specificity.matches, relations as u64);
 
     // The CLI's JSON is the store-level report.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args([
             "--db",
             app.db_arg.as_str(),
@@ -702,7 +702,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         serde_json::to_string(&survey).unwrap()
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args([
             "--db",
             app.db_arg.as_str(),
@@ -733,7 +733,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         )),
         "{text}"
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args([
             "--db",
             app.db_arg.as_str(),

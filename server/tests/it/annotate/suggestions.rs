@@ -11,7 +11,7 @@ use app::model::annotate::{ItemView, SuggestionsView};
 use app::store::assessors::{self, NewLabel, NewSource};
 use reqwest::StatusCode;
 use std::collections::BTreeMap;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The assessor's name and the pooled system's (setup's run): neither may reach an annotator.
 const ASSESSOR: &str = "oracle-model";
@@ -89,7 +89,7 @@ async fn set(app: &TestApp, client: &reqwest::Client, assessor: &str) -> reqwest
 }
 
 fn claimpool(app: &TestApp, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    crate::support::cli::command()
         .arg("--db")
         .arg(&app.db_arg)
         .args(args)

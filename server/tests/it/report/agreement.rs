@@ -201,7 +201,7 @@ async fn the_cli_agreement_figures_equal_an_independent_computation() {
     snapshot.annotations.extend(extra);
     let project = snapshot_db::write(&app.db, "agreement", &snapshot).await;
 
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args(["--db", app.db_arg.as_str(), "report"])
         .args(["--project", "agreement", "--step", &STEP.to_string()])
         .args(["--bootstrap", "2", "--json"])
@@ -420,7 +420,7 @@ async fn the_cli_agreement_figures_equal_an_independent_computation() {
     }
 
     // The text output names the section and the annotators.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_claimpool"))
+    let out = crate::support::cli::command()
         .args(["--db", app.db_arg.as_str(), "report"])
         .args(["--project", "agreement", "--step", &STEP.to_string()])
         .args(["--bootstrap", "2"])

@@ -3,16 +3,35 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// The `claimpool` binary the tests run: `CLAIMPOOL_TEST_BIN` when it is set (`make test` sets it
+/// to the release binary it has just built from the same tree, the one users run; the crash
+/// tests' commands run several times faster in it than in a debug build), else this build's own.
+pub fn claimpool_bin() -> PathBuf {
+    match std::env::var_os("CLAIMPOOL_TEST_BIN") {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            assert!(
+                path.is_absolute() && path.is_file(),
+                "CLAIMPOOL_TEST_BIN={} is not the absolute path of a file",
+                path.display()
+            );
+            path
+        }
+        None => PathBuf::from(env!("CARGO_BIN_EXE_claimpool")),
+    }
+}
+
+/// A command of the binary the tests run ([`claimpool_bin`]).
+pub fn command() -> Command {
+    Command::new(claimpool_bin())
+}
 
 /// Runs `claimpool --db DB ARGS...` (a SQLite file or a PostgreSQL URL).
 pub fn claimpool(db: impl AsRef<OsStr>, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_claimpool"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
+    command().arg("--db").arg(db).args(args).output().unwrap()
 }
 
 /// The standard output of a run that must succeed.
