@@ -3,7 +3,7 @@
 //! repeated, dropped and swapped, numbers and values swapped for odd ones, files cut short,
 //! gzip (whole or cut). Each import either succeeds or fails with an error that names the file
 //! (and, for a problem in the file, its line); never a panic, a server fault or an SQL error;
-//! and a failed import writes nothing. On the engine the tests run on.
+//! and a failed import writes nothing. On the engine the tests run on ([`cases`]).
 
 use crate::common;
 
@@ -17,7 +17,18 @@ use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const CASES: usize = 1_000;
+/// Mutated files per importer and format: 1,000 on SQLite (issue 13). On PostgreSQL 200: the
+/// parsers that refuse a file are the same on both engines and get their 1,000 cases in the
+/// SQLite pass; what PostgreSQL adds is that a refused import writes nothing there either, which
+/// 2,000 files over the ten importers check. 1,000 took 430 s on PostgreSQL (43 ms a file), the
+/// longest test of CI's PostgreSQL pass.
+fn cases() -> usize {
+    if common::postgres::tests_on_postgres() {
+        200
+    } else {
+        1_000
+    }
+}
 
 /// Odd things to put into a line.
 const TOKENS: &[&str] = &[
@@ -150,7 +161,7 @@ async fn counts(db: &Db) -> Vec<i64> {
     out
 }
 
-/// Imports CASES mutations of `seed` (which must import as it is) with `import`; returns how
+/// Imports [`cases`] mutations of `seed` (which must import as it is) with `import`; returns how
 /// many succeeded.
 async fn fuzz<F, Fut>(db: &Db, dir: &Path, name: &str, seed: &str, import: F) -> usize
 where
@@ -164,7 +175,8 @@ where
         .unwrap_or_else(|e| panic!("{name}: the seed does not import: {e}"));
     let mut rng = ChaCha8Rng::seed_from_u64(20261124);
     let mut succeeded = 0;
-    for case in 0..CASES {
+    let cases = cases();
+    for case in 0..cases {
         let bytes = mutate(&mut rng, seed);
         let path = dir.join(format!("{name}-{case}.jsonl"));
         std::fs::write(&path, &bytes).unwrap();
@@ -205,7 +217,7 @@ where
         }
         std::fs::remove_file(&path).ok();
     }
-    eprintln!("{name}: {succeeded} of {CASES} mutated files imported, the rest refused cleanly");
+    eprintln!("{name}: {succeeded} of {cases} mutated files imported, the rest refused cleanly");
     succeeded
 }
 
