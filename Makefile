@@ -16,9 +16,9 @@ demo: setup-build
 # Each step in turn, with the seconds it took (CI's .ci/run calls this very target).
 # The release site is built before the unit step: the integration tests that run the `claimpool`
 # binary as a user does (the CLI's, kill -9 at random moments, ...) run the release binary just
-# built from this tree, the one users run (CLAIMPOOL_TEST_BIN; without it they run the debug one).
+# built from this tree, the one users run (CLAIMPOOL_BIN, as the browser tests do; without it, the debug one).
 TEST_STEPS := setup lint build-release unit browser-tests
-test: export CLAIMPOOL_TEST_BIN := $(CURDIR)/target/release/claimpool
+test: export CLAIMPOOL_BIN := $(CURDIR)/target/release/claimpool
 test:
 	@times=""; for step in $(TEST_STEPS); do \
 		start=$$(date +%s); echo "make test: $$step"; \

@@ -664,12 +664,7 @@ async fn the_cli_creates_lists_and_revokes_tokens_that_the_server_accepts() {
     app.add_user("lead", Role::Lead).await;
     let db = app.db_arg.clone();
     let claimpool = |args: &[&str]| {
-        let out = crate::support::cli::command()
-            .arg("--db")
-            .arg(&db)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = crate::support::cli::claimpool(&db, args);
         assert!(
             out.status.success(),
             "{args:?}: {}",

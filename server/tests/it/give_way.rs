@@ -133,10 +133,7 @@ async fn a_postgres_import_sees_writers_of_other_processes() {
         "nobody wrote"
     );
     // Another process (the server, here `claimpool project create`) writes once.
-    let out = crate::support::cli::command()
-        .args(["--db", &url, "project", "create", "written-elsewhere"])
-        .output()
-        .unwrap();
+    let out = crate::support::cli::claimpool(&url, &["project", "create", "written-elsewhere"]);
     assert!(
         out.status.success(),
         "{}",

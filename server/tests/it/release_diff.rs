@@ -423,12 +423,10 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     check_json(&cli);
     // Its text names the changes.
-    let out = crate::support::cli::command()
-        .arg("--db")
-        .arg(&app.db_arg)
-        .args(["release", "diff", "--project", "p", "1", "2"])
-        .output()
-        .unwrap();
+    let out = crate::support::cli::claimpool(
+        &app.db_arg,
+        &["release", "diff", "--project", "p", "1", "2"],
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("pairs: 1 changed label, 1 added, 1 withdrawn"),
@@ -436,12 +434,10 @@ async fn the_diff_of_two_releases_equals_a_hand_computation_in_the_cli_and_on_th
     );
     assert!(text.contains("  2 15 SUPPORT -> NEI"), "{text}");
     // A release that does not exist is named.
-    let out = crate::support::cli::command()
-        .arg("--db")
-        .arg(&app.db_arg)
-        .args(["release", "diff", "--project", "p", "1", "7"])
-        .output()
-        .unwrap();
+    let out = crate::support::cli::claimpool(
+        &app.db_arg,
+        &["release", "diff", "--project", "p", "1", "7"],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("release 7"), "{err}");

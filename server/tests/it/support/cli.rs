@@ -6,16 +6,17 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The `claimpool` binary the tests run: `CLAIMPOOL_TEST_BIN` when it is set (`make test` sets it
-/// to the release binary it has just built from the same tree, the one users run; the crash
-/// tests' commands run several times faster in it than in a debug build), else this build's own.
+/// The `claimpool` binary the tests run: `CLAIMPOOL_BIN` when it is set, as for the browser tests
+/// (`make test` sets it to the release binary it has just built from the same tree, the one users
+/// run; the crash tests' commands run several times faster in it than in a debug build), else
+/// this build's own.
 pub fn claimpool_bin() -> PathBuf {
-    match std::env::var_os("CLAIMPOOL_TEST_BIN") {
+    match std::env::var_os("CLAIMPOOL_BIN") {
         Some(path) => {
             let path = PathBuf::from(path);
             assert!(
                 path.is_absolute() && path.is_file(),
-                "CLAIMPOOL_TEST_BIN={} is not the absolute path of a file",
+                "CLAIMPOOL_BIN={} is not the absolute path of a file",
                 path.display()
             );
             path
