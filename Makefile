@@ -7,18 +7,20 @@ export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 DEMO_ADDR ?= 127.0.0.1:3000
 
-.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e browser-tests lint
+.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e browser-tests lint lint-beside-build-release
 
 demo: setup-build
 	cargo xtask site --release
 	./target/release/claimpool demo --addr $(DEMO_ADDR)
 
 # Each step in turn, with the seconds it took (CI's .ci/run calls this very target).
-# The release site is built before the unit step: the integration tests that run the `claimpool`
-# binary as a user does (the CLI's, kill -9 at random moments, ...) run the release binary just
-# built from this tree, the one users run (CLAIMPOOL_BIN, as the browser tests do; without it, the debug one).
-TEST_STEPS := setup lint build-release unit browser-tests
+# The release site is built before the unit step, the lint beside it: the tests are built in the
+# release profile on top of it, and the integration tests that run the `claimpool` binary as a
+# user does (the CLI's, kill -9 at random moments, ...) run the release binary just built from this
+# tree, the one users run (CLAIMPOOL_BIN, as the browser tests do).
+TEST_STEPS := setup lint-beside-build-release unit browser-tests
 test: export CLAIMPOOL_BIN := $(CURDIR)/target/release/claimpool
+test: export TEST_BUILD_FLAGS := --require-shared
 test:
 	@times=""; for step in $(TEST_STEPS); do \
 		start=$$(date +%s); echo "make test: $$step"; \
@@ -72,19 +74,43 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
+# The lint beside the release build, at a lower CPU priority: the release build ends with its
+# largest crates one after the other (the app, the server, the binary), where rustc keeps one core
+# busy and the other mostly waits; clippy fills that core. They do not wait for each other:
+# clippy checks in target/debug, the release build writes target/release and target/front, and
+# cargo locks each of them on its own. The lint's output is shown once both are done.
+lint-beside-build-release: setup-build
+	@mkdir -p target; \
+	( started=$$(date +%s); status=0; nice -n 10 $(MAKE) --no-print-directory lint || status=$$?; \
+	  echo "make test: lint took $$(( $$(date +%s) - started )) s"; exit $$status ) > target/lint.log 2>&1 & lint=$$!; \
+	built=0; $(MAKE) --no-print-directory build-release || built=$$?; \
+	linted=0; wait $$lint || linted=$$?; \
+	echo "make test: the lint's output (target/lint.log):"; cat target/lint.log; \
+	if [ $$linted != 0 ]; then echo "make test: the lint failed"; fi; \
+	[ $$built = 0 ] && [ $$linted = 0 ]
+
 # Every test, then the store's tests and the server's integration tests again on PostgreSQL
 # (CLAIMPOOL_TEST_ENGINE: each test on a fresh database of a throwaway cluster its test process
 # starts; the second and third commands reuse the first one's build).
+# --release: the tests run in the release profile, the build `make build-release` has just made
+# for the binary users run. Every crate the binary has is shared (server/Cargo.toml keeps the
+# features of the two builds equal), so this step compiles only the test targets, where a debug
+# build compiled every crate a second time; the tests exercise the optimised code users run.
 # CLAIMPOOL_PG_REQUIRED: a PostgreSQL test fails, instead of skipping, when PostgreSQL is missing.
 # The two passes run one after the other: run at once they kept both cores busy and took as long
 # (measured on 2 cores: 1,200 s for the first 125 of 151 integration tests on each engine, against
 # about 1,500 s for the two passes in turn).
-# xtask has no tests: it is built only where it runs, by `cargo xtask` (in its own profile).
-TEST_ARGS := --workspace --exclude xtask
+# The tests are built first by `cargo xtask test-build` (xtask/src/test_build.rs), which under
+# `make test` (TEST_BUILD_FLAGS=--require-shared) fails if that build compiled a library or binary
+# the release build had just compiled: the sharing above, checked rather than assumed. xtask's own
+# tests build in its profile, on the crates `cargo xtask` already compiled.
+TEST_ARGS := --release --workspace --exclude xtask
 unit:
-	CLAIMPOOL_PG_REQUIRED=1 cargo test $(TEST_ARGS) --timings
+	cargo xtask test-build --timings $(TEST_BUILD_FLAGS)
+	cargo test --package xtask --profile xtask
+	CLAIMPOOL_PG_REQUIRED=1 cargo test $(TEST_ARGS)
 	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test $(TEST_ARGS) --lib store::
-	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test -p server --tests
+	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --release -p server --tests
 
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release
 # profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.

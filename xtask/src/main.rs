@@ -1,3 +1,7 @@
+//! The workspace's build steps, with no build tool to install: `cargo xtask site` (below) and
+//! `cargo xtask test-build` (test_build.rs: the release test build, checked to share the release
+//! binary's crates).
+//!
 //! `cargo xtask site [--release] [--timings]`: builds the site the way `cargo leptos build` does
 //! for this workspace (see `[[workspace.metadata.leptos]]` in the root Cargo.toml), without a
 //! build tool to install:
@@ -13,6 +17,8 @@
 //! The server (5) builds at the same time as 1–4: its largest crate, the app with `ssr`, spends
 //! minutes in rustc's single-threaded front end, and the front end's build and wasm-opt use the
 //! other core meanwhile.
+
+mod test_build;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -61,11 +67,15 @@ fn run() -> Result<()> {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("site") => {}
+        Some("test-build") => {
+            let options = test_build::Options::parse(args)?;
+            return test_build::run(&workspace_root(), &options);
+        }
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+            println!("{USAGE}\n\n{}", test_build::USAGE);
             return Ok(());
         }
-        _ => bail!("{USAGE}"),
+        _ => bail!("{USAGE}\n\n{}", test_build::USAGE),
     }
     let mut options = Options {
         release: false,
