@@ -18,6 +18,7 @@
 //! minutes in rustc's single-threaded front end, and the front end's build and wasm-opt use the
 //! other core meanwhile.
 
+mod rustc_wrapper;
 mod test_build;
 
 use anyhow::{bail, Context, Result};
@@ -57,6 +58,10 @@ struct Options {
 }
 
 fn main() {
+    // Started by cargo as the rustc wrapper of `cargo xtask test-build`.
+    if let Some(code) = rustc_wrapper::run_if_invoked() {
+        std::process::exit(code);
+    }
     if let Err(e) = run() {
         eprintln!("xtask: error: {e:#}");
         std::process::exit(1);
@@ -114,8 +119,8 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
     let server_started = Instant::now();
     let mut server = {
         let mut cargo = cargo(root);
-        cargo.args(["build", "--package", BIN_PACKAGE, "--bin", BIN_TARGET]);
-        cargo.arg("--no-default-features");
+        cargo.arg("build");
+        cargo.args(server_build_args());
         if options.release {
             cargo.arg("--release");
         }
@@ -298,6 +303,18 @@ fn leptos_envs(root: &Path, site_root: &Path) -> Vec<(&'static str, String)> {
         // compiling swc), so it says so.
         ("LEPTOS_JS_MINIFY", "false".to_string()),
         ("LEPTOS_HASH_FILES", "false".to_string()),
+    ]
+}
+
+/// What `cargo build` builds for the server binary (the profile aside): the same in the site
+/// build and in test_build's list of the binary's units.
+fn server_build_args() -> [&'static str; 5] {
+    [
+        "--package",
+        BIN_PACKAGE,
+        "--bin",
+        BIN_TARGET,
+        "--no-default-features",
     ]
 }
 

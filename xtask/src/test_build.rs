@@ -1,25 +1,32 @@
 //! `cargo xtask test-build [--require-shared] [--timings]`: builds the tests as `make unit` runs
 //! them, `cargo test --release --workspace --exclude xtask --no-run`, and with `--require-shared`
-//! fails if that build compiled a library or binary again.
+//! fails if that build compiled again a library or binary of the release binary's build.
 //!
 //! `make test` builds the release site first, then this: the tests are in the release profile so
 //! that they reuse every crate of the release binary and compile only their own targets. Cargo
 //! shares a crate between two builds only where the features of the two agree, and a
 //! dev-dependency that turns on a feature of a crate the binary has (reqwest did, for hyper and
 //! tower) makes that crate and everything above it (leptos, the app, the server: about ten minutes
-//! on 2 cores) compile a second time, silently. Cargo's JSON messages say of each unit whether it
-//! was fresh; right after the release build, only test targets may have compiled.
+//! on 2 cores) compile a second time, silently. Cargo's JSON messages name each unit and say
+//! whether it was fresh: the release binary's units (listed by a `cargo build` of it, which is
+//! fresh right after the site build) must all be fresh in the test build.
+//!
+//! The test targets themselves compile at opt-level 1 with debug assertions, through the rustc
+//! wrapper of rustc_wrapper.rs: the release profile's opt-level 3 made them as slow to build as
+//! the whole debug build.
 
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 pub const USAGE: &str = "usage: cargo xtask test-build [--require-shared] [--timings]
 
-Builds the tests as `make unit` runs them: cargo test --release --workspace --exclude xtask --no-run.
-  --require-shared  fail if a library or binary compiled: run right after `cargo xtask site
-                    --release`, the tests must reuse every crate of the release binary
+Builds the tests as `make unit` runs them: cargo test --release --workspace --exclude xtask --no-run,
+the test harnesses at opt-level 1 with debug assertions (see xtask/src/rustc_wrapper.rs).
+  --require-shared  fail if the test build compiled a library or binary of the release binary's
+                    build: run right after `cargo xtask site --release`, the tests must reuse them
   --timings         pass --timings to cargo (report in target/cargo-timings)";
 
 pub struct Options {
@@ -45,45 +52,55 @@ impl Options {
 }
 
 pub fn run(root: &Path, options: &Options) -> Result<()> {
+    // The release binary's units, as the site build made them (`cargo xtask site --release`).
+    let release = if options.require_shared {
+        let mut cargo = crate::cargo(root);
+        cargo.args(["build", "--release"]);
+        cargo.args(crate::server_build_args());
+        let units = units_of(cargo, "cargo build --release (the binary's units)")?;
+        println!(
+            "xtask: the release binary's build has {} units",
+            units.all.len()
+        );
+        Some(units)
+    } else {
+        None
+    };
+
     let mut cargo = crate::cargo(root);
-    cargo.args([
-        "test",
-        "--release",
-        "--workspace",
-        "--exclude",
-        "xtask",
-        "--no-run",
-    ]);
-    // JSON on stdout (read below), diagnostics and progress rendered on stderr as usual.
-    cargo.arg("--message-format=json-render-diagnostics");
+    cargo.args(["test", "--release", "--workspace", "--exclude", "xtask"]);
+    cargo.arg("--no-run");
     if options.timings {
         cargo.arg("--timings");
     }
-    cargo.stdout(Stdio::piped());
-    let mut child = cargo.spawn().context("running cargo test --no-run")?;
-    let stdout = child.stdout.take().context("cargo's stdout")?;
-    let mut units = Units::default();
-    for line in BufReader::new(stdout).lines() {
-        units.read(&line.context("reading cargo's output")?);
-    }
-    let status = child.wait().context("waiting for cargo test --no-run")?;
-    if !status.success() {
-        bail!("cargo test --release --no-run failed: {status}");
-    }
-    println!("{}", units.summary());
-    if options.require_shared {
-        units.require_shared()?;
+    // Test harnesses at opt-level 1 (rustc_wrapper.rs), a wrapper already set kept behind it.
+    let exe = std::env::current_exe().context("the xtask binary's path")?;
+    let chained = std::env::var_os("RUSTC_WRAPPER").unwrap_or_default();
+    cargo.env(crate::rustc_wrapper::MARKER, chained);
+    cargo.env("RUSTC_WRAPPER", exe);
+    let tests = units_of(cargo, "cargo test --release --no-run")?;
+    println!(
+        "xtask: test build: {} units, {} compiled ({} of them test targets)",
+        tests.all.len(),
+        tests.compiled.len(),
+        tests.compiled_tests
+    );
+    if let Some(release) = release {
+        require_shared(&release, &tests)?;
     }
     Ok(())
 }
 
-/// What cargo's `compiler-artifact` messages said of the build.
+/// A unit as cargo's JSON messages name it: package id, target name and kinds.
+type Unit = String;
+
+/// What cargo's `compiler-artifact` messages said of one build.
 #[derive(Default)]
 struct Units {
-    total: usize,
+    all: BTreeSet<Unit>,
+    /// Units that compiled (were not fresh), test targets excepted.
+    compiled: BTreeSet<Unit>,
     compiled_tests: usize,
-    /// Libraries and binaries (not test targets) that compiled: "name (kind)".
-    compiled_others: Vec<String>,
 }
 
 impl Units {
@@ -94,58 +111,74 @@ impl Units {
         if message["reason"] != "compiler-artifact" {
             return;
         }
-        self.total += 1;
-        if message["fresh"].as_bool() == Some(true) {
-            return;
-        }
         let kinds: Vec<&str> = message["target"]["kind"]
             .as_array()
             .map(|kinds| kinds.iter().filter_map(|k| k.as_str()).collect())
             .unwrap_or_default();
+        let unit = format!(
+            "{} {} ({})",
+            message["package_id"].as_str().unwrap_or("?"),
+            message["target"]["name"].as_str().unwrap_or("?"),
+            kinds.join(",")
+        );
+        self.all.insert(unit.clone());
+        if message["fresh"].as_bool() == Some(true) {
+            return;
+        }
         if message["profile"]["test"].as_bool() == Some(true) {
             self.compiled_tests += 1;
-        } else if !kinds.contains(&"custom-build") {
-            // A build script compiles or runs again harmlessly; a library or binary that compiled
-            // is a crate the release binary's build had compiled differently.
-            let name = message["target"]["name"].as_str().unwrap_or("?");
-            self.compiled_others
-                .push(format!("{name} ({})", kinds.join(",")));
+        } else {
+            self.compiled.insert(unit);
         }
     }
+}
 
-    fn summary(&self) -> String {
-        format!(
-            "xtask: test build: {} units, {} test targets compiled, {} libraries and binaries compiled",
-            self.total,
-            self.compiled_tests,
-            self.compiled_others.len()
-        )
+/// Runs a cargo build with JSON messages on stdout (diagnostics and progress rendered on stderr as
+/// usual) and reads its units.
+fn units_of(mut cargo: Command, what: &str) -> Result<Units> {
+    cargo.arg("--message-format=json-render-diagnostics");
+    cargo.stdout(Stdio::piped());
+    let mut child = cargo.spawn().with_context(|| format!("running {what}"))?;
+    let stdout = child.stdout.take().context("cargo's stdout")?;
+    let mut units = Units::default();
+    for line in BufReader::new(stdout).lines() {
+        units.read(&line.with_context(|| format!("reading the output of {what}"))?);
     }
+    let status = child
+        .wait()
+        .with_context(|| format!("waiting for {what}"))?;
+    if !status.success() {
+        bail!("{what} failed: {status}");
+    }
+    Ok(units)
+}
 
-    fn require_shared(&self) -> Result<()> {
-        if self.total == 0 {
-            bail!("cargo reported no compiled units: was --message-format honoured?");
-        }
-        if !self.compiled_others.is_empty() {
-            bail!(
-                "the release test build compiled again what the release build had compiled:\n  {}\n\
-                 The tests' features differ from the binary's: compare `cargo tree -e features \
-                 -p server` with `cargo tree -e features,dev --workspace --exclude xtask` and ask \
-                 for the missing features in server/Cargo.toml (see its comment on hyper).",
-                self.compiled_others.join("\n  ")
-            );
-        }
-        Ok(())
+fn require_shared(release: &Units, tests: &Units) -> Result<()> {
+    if release.all.is_empty() {
+        bail!("cargo listed no units of the release binary: was --message-format honoured?");
     }
+    let again: Vec<&Unit> = tests.compiled.intersection(&release.all).collect();
+    if !again.is_empty() {
+        let list: Vec<&str> = again.iter().map(|u| u.as_str()).collect();
+        bail!(
+            "the release test build compiled again what the release binary's build had compiled:\n  \
+             {}\nThe tests' features differ from the binary's: compare `cargo tree -e features \
+             -p server` with `cargo tree -e features,dev --workspace --exclude xtask` and ask for \
+             the missing features in server/Cargo.toml (see its comment on hyper).",
+            list.join("\n  ")
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn artifact(name: &str, kind: &str, test: bool, fresh: bool) -> String {
+    fn artifact(package: &str, name: &str, kind: &str, test: bool, fresh: bool) -> String {
         serde_json::json!({
             "reason": "compiler-artifact",
+            "package_id": package,
             "target": {"name": name, "kind": [kind]},
             "profile": {"test": test},
             "fresh": fresh,
@@ -153,36 +186,40 @@ mod tests {
         .to_string()
     }
 
-    #[test]
-    fn only_test_targets_compiled_is_shared() {
+    fn release() -> Units {
         let mut units = Units::default();
-        units.read(&artifact("app", "lib", false, true));
-        units.read(&artifact("app", "lib", true, false));
-        units.read(&artifact(
-            "build-script-build",
-            "custom-build",
-            false,
-            false,
-        ));
+        units.read(&artifact("hyper@1", "hyper", "lib", false, true));
+        units.read(&artifact("server", "claimpool", "bin", false, false));
         units.read("not json");
         units.read(r#"{"reason":"build-finished","success":true}"#);
-        assert_eq!(units.total, 3);
-        assert_eq!(units.compiled_tests, 1);
-        assert!(units.require_shared().is_ok());
+        units
     }
 
     #[test]
-    fn a_library_compiled_again_fails_and_is_named() {
-        let mut units = Units::default();
-        units.read(&artifact("hyper", "lib", false, false));
-        units.read(&artifact("claimpool", "bin", false, false));
-        let error = units.require_shared().unwrap_err().to_string();
-        assert!(error.contains("hyper (lib)"), "{error}");
-        assert!(error.contains("claimpool (bin)"), "{error}");
+    fn test_targets_and_crates_the_binary_lacks_may_compile() {
+        let release = release();
+        assert_eq!(release.all.len(), 2);
+        let mut tests = Units::default();
+        tests.read(&artifact("hyper@1", "hyper", "lib", false, true));
+        tests.read(&artifact("server", "it", "test", true, false));
+        tests.read(&artifact("recall", "recall", "lib", false, false));
+        assert_eq!(tests.compiled_tests, 1);
+        assert_eq!(tests.compiled.len(), 1);
+        assert!(require_shared(&release, &tests).is_ok());
     }
 
     #[test]
-    fn no_artifacts_at_all_fails() {
-        assert!(Units::default().require_shared().is_err());
+    fn a_crate_of_the_binary_compiled_again_fails_and_is_named() {
+        let mut tests = Units::default();
+        tests.read(&artifact("hyper@1", "hyper", "lib", false, false));
+        tests.read(&artifact("server", "claimpool", "bin", false, false));
+        let error = require_shared(&release(), &tests).unwrap_err().to_string();
+        assert!(error.contains("hyper@1 hyper (lib)"), "{error}");
+        assert!(error.contains("server claimpool (bin)"), "{error}");
+    }
+
+    #[test]
+    fn an_empty_list_of_the_binarys_units_fails() {
+        assert!(require_shared(&Units::default(), &Units::default()).is_err());
     }
 }
