@@ -80,10 +80,11 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     cargo.env("RUSTC_WRAPPER", exe);
     let tests = units_of(cargo, "cargo test --release --no-run")?;
     println!(
-        "xtask: test build: {} units, {} compiled ({} of them test targets)",
+        "xtask: test build: {} units; compiled: {} test targets, {} libraries, binaries or build \
+         scripts",
         tests.all.len(),
-        tests.compiled.len(),
-        tests.compiled_tests
+        tests.compiled_tests,
+        tests.compiled.len()
     );
     if let Some(release) = release {
         require_shared(&release, &tests)?;
