@@ -82,23 +82,31 @@ fn run() -> Result<()> {
         }
         _ => bail!("{USAGE}\n\n{}", test_build::USAGE),
     }
-    let mut options = Options {
-        release: false,
-        timings: false,
-    };
-    for arg in args {
-        match arg.as_str() {
-            "--release" => options.release = true,
-            "--timings" => options.timings = true,
-            _ => bail!("unknown argument `{arg}`\n{USAGE}"),
-        }
-    }
+    let [release, timings] = switches(args, ["--release", "--timings"], USAGE)?;
+    let options = Options { release, timings };
     let root = workspace_root();
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
         None => root.join("target"),
     };
     site(&root, &target, &options)
+}
+
+/// Reads a subcommand's arguments, each one of the on/off `names`: which were given, in the
+/// order of `names`. Anything else is refused with the subcommand's `usage`.
+fn switches<const N: usize>(
+    args: impl Iterator<Item = String>,
+    names: [&str; N],
+    usage: &str,
+) -> Result<[bool; N]> {
+    let mut given = [false; N];
+    for arg in args {
+        match names.iter().position(|name| *name == arg) {
+            Some(i) => given[i] = true,
+            None => bail!("unknown argument `{arg}`\n{usage}"),
+        }
+    }
+    Ok(given)
 }
 
 /// The workspace root: the parent of this crate's directory.

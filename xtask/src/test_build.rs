@@ -36,18 +36,12 @@ pub struct Options {
 
 impl Options {
     pub fn parse(args: impl Iterator<Item = String>) -> Result<Options> {
-        let mut options = Options {
-            require_shared: false,
-            timings: false,
-        };
-        for arg in args {
-            match arg.as_str() {
-                "--require-shared" => options.require_shared = true,
-                "--timings" => options.timings = true,
-                _ => bail!("unknown argument `{arg}`\n{USAGE}"),
-            }
-        }
-        Ok(options)
+        let [require_shared, timings] =
+            crate::switches(args, ["--require-shared", "--timings"], USAGE)?;
+        Ok(Options {
+            require_shared,
+            timings,
+        })
     }
 }
 
