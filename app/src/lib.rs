@@ -1,13 +1,17 @@
-//! claimpool's application crate: pages, server functions, storage and domain logic.
+//! claimpool's application crate: pages, server functions and storage (the domain logic is the
+//! `domain` crate's).
 //!
 //! Built twice: with `ssr` for the server (everything) and with `hydrate` for the browser
 //! (pages, the shared model and the server-function client stubs).
 
 pub mod api;
-pub mod domain;
 pub mod error;
-pub mod model;
 pub mod ui;
+
+/// The domain crate, under the name the app's modules have always used for it.
+pub use domain;
+/// Plain data shared by the store, the server functions and the pages (in the domain crate).
+pub use domain::model;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
@@ -21,9 +25,6 @@ pub mod pipeline;
 pub mod state;
 #[cfg(feature = "ssr")]
 pub mod store;
-
-#[cfg(all(test, feature = "ssr"))]
-pub(crate) mod testdata;
 
 pub use ui::{shell, App};
 

@@ -14,11 +14,11 @@ use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 pub(super) fn data_dir() -> Option<PathBuf> {
-    crate::testdata::shared_data().map(|dir| dir.join("scifact"))
+    testdata::shared_data().map(|dir| dir.join("scifact"))
 }
 
 fn json_lines(path: &Path) -> Vec<serde_json::Value> {
-    crate::testdata::json_lines(path)
+    testdata::json_lines(path)
 }
 
 pub(super) fn corpus(dir: &Path) -> Vec<IndexDoc> {

@@ -758,7 +758,7 @@ fn judged_metrics_match_a_direct_computation_on_the_toy_corpus() {
 /// scorer's F1 on the same pairs.
 #[test]
 fn scifact_negative_sampling_trades_recall_for_precision_and_beats_bm25() {
-    let Some(dir) = crate::testdata::shared_data() else {
+    let Some(dir) = testdata::shared_data() else {
         return;
     };
     let data = load_scifact(&dir.join("scifact")).unwrap();

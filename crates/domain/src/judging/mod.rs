@@ -1,0 +1,52 @@
+//! Judging: which pooled pair to judge next, how much evidence a budget finds, what a sample
+//! beyond the judged depth says about the rest, and when to stop (issue "judging orders,
+//! replay, sampled pools with estimates, stopping").
+//!
+//! - Orders ([`Order`], [`Selector`]): `depth`, `mtf` (Cormack, Palmer & Clarke 1998),
+//!   `mab-maxmean` and `mab-thompson` (Losada, Parapar & Barreiro 2016/2017) and `hedge`
+//!   (Aslam, Pavlu & Savell 2003), over the global confidence ranking or within claims,
+//!   deterministic for a seed. A selector's state depends only on the set of labels it was
+//!   given, so the server may rebuild it from the labels so far on each request.
+//! - Live ([`LiveSelector`], [`JudgingSettings`], [`label_so_far`]): a project's order, seed
+//!   and budget, what its labels so far say to the order, and the first pass to serve next.
+//! - Replay ([`replay`], [`Curve`]): an order judged against a known truth for a budget, one
+//!   curve point per judgment.
+//! - Samples and estimates ([`stratified_sample`], [`Estimator`]): a stratified random sample
+//!   of the pairs beyond the depth with inclusion probabilities; Horvitz–Thompson estimates of
+//!   the total evidence and each system's precision, recall and F1 with 95% intervals.
+//! - Stopping ([`RecallTarget`]): Callaghan & Müller-Hansen's (2020) hypergeometric test of a
+//!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`].
+//! - Planning ([`plan_recall`] and friends): annotator-hours from the median seconds per item
+//!   and a discovery curve.
+//!
+//! Keys are generic ([`crate::pool::Key`]), pairs are the pool's
+//! [`crate::pool::Pair`]; nothing here touches the database or the web.
+
+mod beta;
+mod error;
+mod estimate;
+mod hedge;
+mod live;
+mod order;
+mod plan;
+mod replay;
+mod sample;
+mod selector;
+mod stopping;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::JudgingError;
+pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
+pub use hedge::HEDGE_BETA;
+pub use live::{label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector};
+pub use order::Order;
+pub use plan::{hours, median_seconds, plan_evidence, plan_judgments, plan_recall, Budget};
+pub use replay::{evidence_at, replay, Curve, CurvePoint};
+pub use sample::{
+    beyond_depth, rank_band, shuffled, stratified_sample, Allocation, Candidate, Sample, Sampled,
+    StratumDesign,
+};
+pub use selector::Selector;
+pub use stopping::{hypergeometric_cdf, RecallTarget, StopDecision, StoppingSample};
