@@ -20,7 +20,7 @@ pub mod command;
 #[cfg(feature = "ssr")]
 pub mod csp;
 #[cfg(feature = "ssr")]
-pub mod pipeline;
+pub use pipeline;
 #[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]

@@ -30,7 +30,7 @@ fn standin() -> Option<String> {
         return None;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../app/src/pipeline/external/testdata/standin_model.py");
+        .join("../crates/pipeline/src/external/testdata/standin_model.py");
     Some(script.display().to_string())
 }
 
