@@ -89,9 +89,10 @@ lint-beside-build-release: setup-build
 	if [ $$linted != 0 ]; then echo "make test: the lint failed"; fi; \
 	[ $$built = 0 ] && [ $$linted = 0 ]
 
-# Every test, then the store's tests and the server's integration tests again on PostgreSQL
+# Every test, then the store crate's tests and the server's integration tests again on PostgreSQL
 # (CLAIMPOOL_TEST_ENGINE: each test on a fresh database of a throwaway cluster its test process
-# starts; the second and third commands reuse the first one's build).
+# starts; the second command reuses the first one's build: with the server selected, every
+# dependency keeps the features of the first build).
 # --release: the tests run in the release profile, the build `make build-release` has just made
 # for the binary users run. Every crate the binary has is shared (server/Cargo.toml keeps the
 # features of the two builds equal), so this step compiles only the test targets, where a debug
@@ -109,8 +110,7 @@ unit:
 	cargo xtask test-build --timings $(TEST_BUILD_FLAGS)
 	cargo test --package xtask --profile xtask
 	CLAIMPOOL_PG_REQUIRED=1 cargo test $(TEST_ARGS)
-	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test $(TEST_ARGS) --lib store::
-	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --release -p server --tests
+	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --release -p store -p server --tests
 
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release
 # profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.

@@ -24,7 +24,7 @@ pub use pipeline;
 #[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]
-pub mod store;
+pub use store;
 
 pub use ui::{shell, App};
 

@@ -68,7 +68,7 @@ pub fn fresh_test_database(dir: &Path) -> String {
 }
 
 /// Waits (10 s at most) until no session of `db` holds a writer's lock: an import's, a pool
-/// build's or a release's (`app::store::writer_lock`, whose PostgreSQL keys carry the 16-bit
+/// build's or a release's (`store::writer_lock`, whose PostgreSQL keys carry the 16-bit
 /// prefixes 0x6331 to 0x6333). A test that drops a live writer, as a killed process leaves it,
 /// calls this before it expects the writer to be seen as gone: PostgreSQL frees a session's lock
 /// when it sees the connection close, soon but not at once. On SQLite the operating system frees
@@ -308,7 +308,7 @@ extern "C" fn stop_at_exit() {
 }
 
 /// Chains a panic hook that sets [`PANICKED`] (once per process), except for a panic on one of
-/// the store's bulk threads (`app/src/store/background.rs` names them `bulk: …`): such a panic
+/// the store's bulk threads (`crates/store/src/background.rs` names them `bulk: …`): such a panic
 /// reaches its caller as an error, and fails a test only through a panic of the test's own
 /// thread. (A test makes one on purpose.)
 fn note_panics() {
