@@ -1,8 +1,13 @@
 //! `claimpool simulate`: replays judging orders over a project's pooled runs, with the project's
 //! final labels (citation evidence included) as the truth, and prints the discovery curves.
+//! `cal` (named, not part of `all`) judges beyond the runs: its candidates add each claim's top
+//! BM25 retrievals over the project's whole corpus (`app::command::simulate`).
 
 use anyhow::Context;
-use app::domain::judging::{evidence_at, Order};
+use app::command::simulate::{simulate_cal, CalSimulation, DEFAULT_CANDIDATES_PER_CLAIM};
+use app::command::Operator;
+use app::domain::judging::{evidence_at, Curve, Order};
+use app::domain::pool::Strategy;
 use app::store::{self, judging::Simulation};
 use clap::Args;
 use std::fmt::Write as _;
@@ -14,30 +19,53 @@ pub struct SimulateArgs {
     /// The project
     #[arg(long)]
     project: String,
-    /// The judging order: depth, mtf, mab (= mab-maxmean), mab-thompson or hedge; several
-    /// separated by commas, or `all`
+    /// The judging order: depth, mtf, mab (= mab-maxmean), mab-thompson, hedge, cal or
+    /// cal-search (cal taking turns with a simulated searcher who queries each claim's text and
+    /// judges the top --search-top results, claim by claim); several separated by commas, or
+    /// `all` (every order but the two cal ones)
     #[arg(long, default_value = "all")]
     order: String,
+    /// cal only: each claim's top K abstracts by BM25 over the project's whole corpus join the
+    /// candidates, beside every pair a pooled run ranked
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_CANDIDATES_PER_CLAIM)]
+    candidates: usize,
+    /// cal-search only: the results the simulated searcher judges per claim
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    search_top: u32,
     /// Judgments to spend
     #[arg(long)]
     budget: usize,
-    /// Seed of Thompson sampling
+    /// Seed of Thompson sampling and of cal
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Print JSON: for one order {"order", "budget", "curve": [{"judgments", "evidence"}, ...]}
-    /// with one point per judgment; for several, an array of such objects
+    /// with one point per judgment; for several, an array of such objects. cal's adds
+    /// "outside_runs" (evidence found among pairs no pooled run ranked), "candidates_per_claim"
+    /// and "candidates_outside_runs"
     #[arg(long)]
     json: bool,
 }
 
+/// An order `--order` names: one of the runs' orders, cal, or cal beside a simulated searcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Named {
+    Runs(Order),
+    Cal,
+    CalSearch,
+}
+
 /// The orders `--order` names.
-fn orders(text: &str) -> anyhow::Result<Vec<Order>> {
+fn orders(text: &str) -> anyhow::Result<Vec<Named>> {
     if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(Order::ALL.to_vec());
+        return Ok(Order::ALL.into_iter().map(Named::Runs).collect());
     }
     let mut orders = Vec::new();
     for part in text.split(',') {
-        let order = Order::parse(part).map_err(|e| anyhow::anyhow!("--order: {e}"))?;
+        let order = match part.trim().to_ascii_lowercase().as_str() {
+            "cal" => Named::Cal,
+            "cal-search" => Named::CalSearch,
+            _ => Named::Runs(Order::parse(part).map_err(|e| anyhow::anyhow!("--order: {e}"))?),
+        };
         if !orders.contains(&order) {
             orders.push(order);
         }
@@ -45,16 +73,72 @@ fn orders(text: &str) -> anyhow::Result<Vec<Order>> {
     Ok(orders)
 }
 
+/// One order's replay, as printed.
+struct Replayed {
+    order: &'static str,
+    strategy: Strategy,
+    budget: usize,
+    evidence_pairs: usize,
+    candidate_pairs: usize,
+    curve: Curve,
+    /// cal's: evidence found outside the runs, retrievals per claim, candidates outside the runs.
+    cal: Option<(usize, usize, usize)>,
+}
+
+impl From<Simulation> for Replayed {
+    fn from(sim: Simulation) -> Replayed {
+        Replayed {
+            order: sim.order.as_str(),
+            strategy: sim.strategy,
+            budget: sim.budget,
+            evidence_pairs: sim.evidence_pairs,
+            candidate_pairs: sim.candidate_pairs,
+            curve: sim.curve,
+            cal: None,
+        }
+    }
+}
+
+impl From<CalSimulation> for Replayed {
+    fn from(sim: CalSimulation) -> Replayed {
+        Replayed {
+            order: if sim.searcher_top.is_some() {
+                "cal-search"
+            } else {
+                "cal"
+            },
+            strategy: sim.strategy,
+            budget: sim.budget,
+            evidence_pairs: sim.evidence_pairs,
+            candidate_pairs: sim.candidate_pairs,
+            cal: Some((
+                sim.replay.outside_runs,
+                sim.candidates_per_claim,
+                sim.candidates_outside_runs,
+            )),
+            curve: sim.replay.curve,
+        }
+    }
+}
+
 /// The JSON object of one simulation.
-fn json(sim: &Simulation) -> serde_json::Value {
-    serde_json::json!({
-        "order": sim.order.as_str(),
+fn json(sim: &Replayed) -> serde_json::Value {
+    let mut value = serde_json::json!({
+        "order": sim.order,
         "strategy": sim.strategy.as_str(),
         "budget": sim.budget,
         "evidence_pairs": sim.evidence_pairs,
         "candidate_pairs": sim.candidate_pairs,
         "curve": sim.curve,
-    })
+    });
+    if let (Some((outside, per_claim, candidates_outside)), Some(object)) =
+        (sim.cal, value.as_object_mut())
+    {
+        object.insert("outside_runs".into(), outside.into());
+        object.insert("candidates_per_claim".into(), per_claim.into());
+        object.insert("candidates_outside_runs".into(), candidates_outside.into());
+    }
+    value
 }
 
 /// Budgets the table shows: 250, 500, 1,000, 2,000, ... below the budget, and the budget.
@@ -66,7 +150,7 @@ fn checkpoints(budget: usize) -> Vec<usize> {
     points
 }
 
-fn table(project: &str, sims: &[Simulation]) -> String {
+fn table(project: &str, sims: &[Replayed]) -> String {
     let mut out = String::new();
     let Some(first) = sims.first() else {
         return out;
@@ -85,11 +169,20 @@ fn table(project: &str, sims: &[Simulation]) -> String {
     }
     out.push('\n');
     for sim in sims {
-        let _ = write!(out, "{:<14}", sim.order.as_str());
+        let _ = write!(out, "{:<14}", sim.order);
         for &p in &points {
             let _ = write!(out, "{:>10}", evidence_at(&sim.curve, p));
         }
         out.push('\n');
+    }
+    for sim in sims {
+        if let Some((outside, per_claim, candidates_outside)) = sim.cal {
+            let _ = writeln!(
+                out,
+                "{}: {} candidate pairs with each claim's top {per_claim} BM25 retrievals ({candidates_outside} ranked by no pooled run); {outside} evidence pairs found outside the runs",
+                sim.order, sim.candidate_pairs
+            );
+        }
     }
     out
 }
@@ -98,7 +191,34 @@ fn table(project: &str, sims: &[Simulation]) -> String {
 pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let orders = orders(&args.order)?;
     let project = store::projects::id_by_name(db, &args.project).await?;
-    let sims = store::judging::simulate(db, project, &orders, args.budget, args.seed).await?;
+    let runs: Vec<Order> = orders
+        .iter()
+        .filter_map(|named| match named {
+            Named::Runs(order) => Some(*order),
+            Named::Cal | Named::CalSearch => None,
+        })
+        .collect();
+    // The runs' orders share one load of the runs; each comes back in the order asked.
+    let replayed = if runs.is_empty() {
+        Vec::new()
+    } else {
+        store::judging::simulate(db, project, &runs, args.budget, args.seed).await?
+    };
+    let mut replayed = replayed.into_iter();
+    let mut sims = Vec::with_capacity(orders.len());
+    for named in orders {
+        match named {
+            Named::Runs(_) => sims.extend(replayed.next().map(Replayed::from)),
+            Named::Cal | Named::CalSearch => {
+                let searcher = (named == Named::CalSearch).then_some(args.search_top);
+                let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+                let sim =
+                    simulate_cal(db, &lead, args.candidates, searcher, args.budget, args.seed)
+                        .await?;
+                sims.push(Replayed::from(sim));
+            }
+        }
+    }
     let text = if args.json {
         let value = match sims.as_slice() {
             [one] => json(one),
@@ -125,10 +245,15 @@ mod tests {
 
     #[test]
     fn orders_parse_lists_and_all() {
-        assert_eq!(orders("all").unwrap(), Order::ALL.to_vec());
+        let all: Vec<Named> = Order::ALL.into_iter().map(Named::Runs).collect();
+        assert_eq!(orders("all").unwrap(), all);
         assert_eq!(
             orders("depth,mab,depth").unwrap(),
-            vec![Order::Depth, Order::MabMaxMean]
+            vec![Named::Runs(Order::Depth), Named::Runs(Order::MabMaxMean)]
+        );
+        assert_eq!(
+            orders("CAL,hedge,cal,cal-search").unwrap(),
+            vec![Named::Cal, Named::Runs(Order::Hedge), Named::CalSearch]
         );
         assert!(orders("depth,best").is_err());
     }

@@ -18,5 +18,6 @@ pub mod proof;
 pub mod release;
 pub mod release_diff;
 pub mod report;
+pub mod simulate;
 
 pub use proof::{Actor, Admin, Creator, Lead, Operator};

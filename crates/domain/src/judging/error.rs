@@ -28,6 +28,9 @@ pub enum JudgingError {
         doc: String,
         was: &'static str,
     },
+    /// The `cal` order's feature matrix was refused.
+    #[error("the CAL candidates' features: {0}")]
+    Features(cal::FeaturesError),
     /// A target recall outside (0, 1].
     #[error("target recall {0} is not in (0, 1]")]
     TargetRecall(f64),

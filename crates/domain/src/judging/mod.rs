@@ -14,6 +14,10 @@
 //! - Samples and estimates ([`stratified_sample`], [`Estimator`]): a stratified random sample
 //!   of the pairs beyond the depth with inclusion probabilities; Horvitz–Thompson estimates of
 //!   the total evidence and each system's precision, recall and F1 with 95% intervals.
+//! - CAL over the corpus ([`CalCandidates`], [`replay_cal`]): the `cal` order's candidates,
+//!   every pair a pooled run ranked and each claim's top retrievals over the whole corpus, as
+//!   features for the [`cal`] learner (autoTAR); its replay counts the evidence found outside
+//!   the runs.
 //! - Stopping ([`RecallTarget`]): Callaghan & Müller-Hansen's (2020) hypergeometric test of a
 //!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`].
 //! - Planning ([`plan_recall`] and friends): annotator-hours from the median seconds per item
@@ -23,6 +27,7 @@
 //! [`crate::pool::Pair`]; nothing here touches the database or the web.
 
 mod beta;
+mod cal;
 mod error;
 mod estimate;
 mod hedge;
@@ -37,6 +42,7 @@ mod stopping;
 #[cfg(test)]
 mod tests;
 
+pub use self::cal::{replay_cal, replay_cal_with_search, CalCandidates, CalReplay, Retrieved};
 pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;

@@ -2,6 +2,7 @@
 //! of every order (including rebuilding from labels), and simulations of the estimators and
 //! the stopping test against known truth.
 
+mod cal;
 mod estimate;
 mod hand;
 mod live;

@@ -1,0 +1,159 @@
+//! The `cal` judging order simulated on a project (`claimpool simulate --order cal`): its
+//! candidates are every pair a pooled run ranked plus each claim's top BM25 retrievals over the
+//! project's whole corpus, judged against the project's final labels (citation evidence
+//! included) as the truth.
+//!
+//! The command orchestrates: the store reads the runs, labels, corpus and claims; the pipeline
+//! indexes the corpus and retrieves; the domain builds the candidates and replays the order.
+
+use super::Lead;
+use crate::domain::ids::{ClaimId, DocId};
+use crate::domain::judging::{replay_cal_with_search, CalCandidates, CalReplay, Retrieved};
+use crate::domain::pool::{Pair, Strategy};
+use crate::error::{ApiError, ApiResult};
+use crate::pipeline::{generate, Retriever};
+use crate::store::{jobs, pool, Db};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// The corpus retrievals per claim the `cal` order adds when none is asked for.
+pub const DEFAULT_CANDIDATES_PER_CLAIM: usize = 100;
+
+/// A replay of the `cal` order on a project.
+#[derive(Clone, Debug)]
+pub struct CalSimulation {
+    /// The ranking the project's pool uses (the other orders' replays walk it).
+    pub strategy: Strategy,
+    pub budget: usize,
+    /// Corpus retrievals per claim among the candidates.
+    pub candidates_per_claim: usize,
+    /// The simulated searcher's results judged per claim (queries the claim text, judges the
+    /// top N, claim by claim, taking turns with the order); None without a searcher.
+    pub searcher_top: Option<u32>,
+    /// Distinct candidate pairs, and how many of them no pooled run ranked.
+    pub candidate_pairs: usize,
+    pub candidates_outside_runs: usize,
+    /// The truth: pairs with a SUPPORT or CONTRADICT final label.
+    pub evidence_pairs: usize,
+    pub replay: CalReplay,
+}
+
+/// Replays the `cal` order on the lead's project for `budget` judgments, seeded; with
+/// `searcher_top`, beside a simulated searcher who judges each claim's top results.
+pub async fn simulate_cal(
+    db: &Db,
+    lead: &Lead,
+    candidates_per_claim: usize,
+    searcher_top: Option<u32>,
+    budget: usize,
+    seed: u64,
+) -> ApiResult<CalSimulation> {
+    let project = lead.project_id();
+    let strategy = pool::settings(db, project)
+        .await?
+        .map_or(Strategy::Confidence, |(strategy, _)| strategy);
+    let loaded = pool::load(db, project, strategy).await?;
+    let truth: HashSet<Pair<u32, u32>> = pool::final_labels(db, project, &loaded)
+        .await?
+        .into_iter()
+        .filter(|(_, label)| label.is_evidence())
+        .map(|(pair, _)| pair)
+        .collect();
+    let rankings: Vec<Vec<Pair<u32, u32>>> = loaded
+        .ranking
+        .pooled()
+        .map(|(_, run)| run.top(u32::MAX).map(|(_, scored)| scored.pair).collect())
+        .collect();
+    let claim_keys: HashMap<ClaimId, u32> = keys(loaded.claims.iter().map(|(_, id)| id.clone()));
+    let doc_keys: HashMap<DocId, u32> = keys(loaded.docs.iter().map(|(_, id)| id.clone()));
+
+    let dir = tempfile::tempdir()
+        .map_err(|e| ApiError::Internal(format!("a temporary directory for the index: {e}")))?;
+    let (corpus, claims) = (
+        dir.path().join("corpus.jsonl"),
+        dir.path().join("claims.jsonl"),
+    );
+    jobs::export_corpus(db, project, &corpus).await?;
+    jobs::export_claims(db, project, &claims).await?;
+    let work = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let retrieved = retrieve(
+            &work,
+            &corpus,
+            &claims,
+            candidates_per_claim,
+            &claim_keys,
+            &doc_keys,
+        )?;
+        let candidates = CalCandidates::new(&rankings, &retrieved)
+            .map_err(|e| ApiError::Internal(format!("the CAL candidates: {e}")))?;
+        // The searcher's results are the same BM25 ranking's top, claim by claim.
+        let searched: Vec<Pair<u32, u32>> = match searcher_top {
+            Some(top) => retrieved
+                .iter()
+                .filter(|hit| hit.rank <= top)
+                .map(|hit| hit.pair)
+                .collect(),
+            None => Vec::new(),
+        };
+        let replay = replay_cal_with_search(&candidates, &truth, budget, seed, &searched);
+        Ok(CalSimulation {
+            strategy,
+            budget,
+            candidates_per_claim,
+            searcher_top,
+            candidate_pairs: candidates.len(),
+            candidates_outside_runs: candidates.outside_runs(),
+            evidence_pairs: truth.len(),
+            replay,
+        })
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the CAL simulation stopped: {e}")))?
+}
+
+/// Keys in the store's order (a key is a position, as the loaded ranking's).
+fn keys<K: std::hash::Hash + Eq>(ids: impl Iterator<Item = K>) -> HashMap<K, u32> {
+    ids.zip(0u32..).collect()
+}
+
+/// Each claim's top `per_claim` abstracts by BM25 over the exported corpus, indexed in `work`.
+fn retrieve(
+    work: &Path,
+    corpus: &Path,
+    claims: &Path,
+    per_claim: usize,
+    claim_keys: &HashMap<ClaimId, u32>,
+    doc_keys: &HashMap<DocId, u32>,
+) -> ApiResult<Vec<Retrieved<u32, u32>>> {
+    let failed = |what: &str, e: &dyn std::fmt::Display| ApiError::Internal(format!("{what}: {e}"));
+    let index = work.join("index");
+    generate::index_corpus(corpus, &index, &|_| {})
+        .map_err(|e| failed("indexing the corpus", &e))?;
+    let retriever = Retriever::open(&index).map_err(|e| failed("opening the index", &e))?;
+    let mut retrieved = Vec::new();
+    for claim in generate::read_claims(claims).map_err(|e| failed("reading the claims", &e))? {
+        let Some(&claim_key) = claim_keys.get(&claim.id) else {
+            continue;
+        };
+        let ranking = retriever
+            .search(&retriever.claim_terms(&claim.text), per_claim)
+            .map_err(|e| failed("retrieving", &e))?;
+        for hit in ranking.hits {
+            let Some(&doc) = doc_keys.get(&hit.doc_id) else {
+                continue;
+            };
+            let share = if ranking.ceiling > 0.0 {
+                f64::from(hit.score / ranking.ceiling)
+            } else {
+                0.0
+            };
+            retrieved.push(Retrieved {
+                pair: Pair::new(claim_key, doc),
+                rank: hit.rank,
+                share,
+            });
+        }
+    }
+    Ok(retrieved)
+}

@@ -1,0 +1,169 @@
+//! The `cal` order's candidates and replay: features worked by hand, and a generated collection
+//! where evidence hides beyond the runs, against naive recounts.
+
+use super::{lists, p};
+use crate::judging::{
+    evidence_at, replay, replay_cal, replay_cal_with_search, CalCandidates, Order, Retrieved,
+    Selector,
+};
+use crate::pool::{Pair, Strategy};
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+fn hit(claim: u32, doc: u32, rank: u32, share: f64) -> Retrieved<u32, u32> {
+    Retrieved {
+        pair: p(claim, doc),
+        rank,
+        share,
+    }
+}
+
+#[test]
+fn features_worked_by_hand() {
+    // Two systems over claims 1 and 2; the retrieval adds (2, 9), which no system ranked.
+    let rankings = lists(&[&[(1, 1), (2, 5), (1, 2)], &[(1, 2)]]);
+    let retrieved = [hit(1, 2, 1, 0.5), hit(2, 9, 2, 0.25), hit(2, 5, 1, 2.0)];
+    let cands = CalCandidates::new(&rankings, &retrieved).unwrap();
+    assert_eq!(cands.pairs(), &[p(1, 1), p(1, 2), p(2, 5), p(2, 9)]);
+    assert_eq!(cands.outside_runs(), 1);
+    assert!(!cands.in_runs(3) && cands.in_runs(0));
+    let f = cands.features();
+    assert_eq!(f.columns(), 2 * 2 + 3);
+    // (1, 1): system 0's first of claim 1, first of 3 overall; system 1 absent; not retrieved.
+    assert_eq!(f.row(0), &[1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5]);
+    // (1, 2): system 0's second of claim 1 and third overall; system 1's first; BM25 first.
+    assert_eq!(f.row(1), &[0.5, 1.0 - 2.0 / 3.0, 1.0, 1.0, 1.0, 0.5, 1.0]);
+    // (2, 5): a share above 1 is clamped.
+    assert_eq!(f.row(2), &[1.0, 1.0 - 1.0 / 3.0, 0.0, 0.0, 1.0, 1.0, 0.5]);
+    // (2, 9): the retrieval only.
+    assert_eq!(f.row(3), &[0.0, 0.0, 0.0, 0.0, 0.5, 0.25, 0.0]);
+    assert!(CalCandidates::new(&lists(&[&[(1, 1), (1, 1)]]), &[]).is_err());
+}
+
+/// A generated collection: the pooled runs, the corpus retrievals, the truth.
+type Collection = (
+    Vec<Vec<Pair<u32, u32>>>,
+    Vec<Retrieved<u32, u32>>,
+    HashSet<Pair<u32, u32>>,
+);
+
+/// Claims each with a few evidence docs; a run that ranks evidence well but misses some of it
+/// entirely, and a corpus retrieval that ranks every evidence doc somewhere in its top 30.
+fn collection(seed: u64) -> Collection {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut run, mut retrieved, mut truth) = (Vec::new(), Vec::new(), HashSet::new());
+    for claim in 0..60u32 {
+        let evidence: Vec<u32> = (0..rng.gen_range(1..4))
+            .map(|k| claim * 1_000 + k)
+            .collect();
+        truth.extend(evidence.iter().map(|&d| p(claim, d)));
+        // The run: 20 docs, the evidence it knows near the top; it misses the last evidence doc
+        // of claims with more than one.
+        let known = if evidence.len() > 1 {
+            &evidence[..evidence.len() - 1]
+        } else {
+            &evidence[..]
+        };
+        let mut docs: Vec<u32> = (100..118).map(|k| claim * 1_000 + k).collect();
+        for &d in known {
+            docs.insert(rng.gen_range(0..3).min(docs.len()), d);
+        }
+        run.extend(docs.iter().map(|&d| p(claim, d)));
+        // The retrieval: 30 docs with every evidence doc in the top 10.
+        let mut found: Vec<u32> = (200..230 - evidence.len() as u32)
+            .map(|k| claim * 1_000 + k)
+            .collect();
+        for &d in &evidence {
+            found.insert(rng.gen_range(0..10), d);
+        }
+        for (i, &d) in found.iter().enumerate() {
+            let rank = i as u32 + 1;
+            retrieved.push(hit(claim, d, rank, 1.0 / f64::from(rank)));
+        }
+    }
+    (vec![run], retrieved, truth)
+}
+
+#[test]
+fn cal_finds_evidence_no_run_ranked_and_its_counts_are_recounted() {
+    let (rankings, retrieved, truth) = collection(7);
+    let cands = CalCandidates::new(&rankings, &retrieved).unwrap();
+    let out = replay_cal(&cands, &truth, 600, 3);
+    assert_eq!(out.curve.judgments(), 600);
+    // Each candidate at most once; the curve and the outside count recounted from the judged.
+    let distinct: HashSet<usize> = out.judged.iter().copied().collect();
+    assert_eq!(distinct.len(), out.judged.len());
+    let found: Vec<&Pair<u32, u32>> = out
+        .judged
+        .iter()
+        .map(|&i| &cands.pairs()[i])
+        .filter(|pair| truth.contains(*pair))
+        .collect();
+    assert_eq!(out.curve.evidence(), found.len());
+    let ranked: HashSet<Pair<u32, u32>> = rankings.iter().flatten().copied().collect();
+    let outside = found.iter().filter(|pair| !ranked.contains(**pair)).count();
+    assert_eq!(out.outside_runs, outside);
+    assert!(outside > 0, "no evidence found beyond the run");
+    // The run's own orders cannot reach that evidence: at any budget, depth finds at most
+    // what the run ranks.
+    let mut depth = Selector::new(Strategy::PerClaim, rankings.clone(), Order::Depth, 0).unwrap();
+    let depth_curve = replay(&mut depth, &truth, 600);
+    let reachable = truth.iter().filter(|pair| ranked.contains(pair)).count();
+    assert!(depth_curve.evidence() <= reachable);
+    assert!(
+        evidence_at(&out.curve, 600) > reachable,
+        "cal {} vs the run's {reachable}",
+        out.curve.evidence()
+    );
+    // Deterministic for a seed.
+    assert_eq!(replay_cal(&cands, &truth, 600, 3), out);
+}
+
+#[test]
+fn a_searcher_beside_cal_shares_the_budget_and_the_labels() {
+    let (rankings, retrieved, truth) = collection(11);
+    let cands = CalCandidates::new(&rankings, &retrieved).unwrap();
+    // The searcher judges each claim's top 3 retrievals, claim by claim, plus a pair that is no
+    // candidate (passed over).
+    let mut searched: Vec<Pair<u32, u32>> = retrieved
+        .iter()
+        .filter(|hit| hit.rank <= 3)
+        .map(|hit| hit.pair)
+        .collect();
+    searched.insert(5, p(9_999, 1));
+    let out = replay_cal_with_search(&cands, &truth, 400, 2, &searched);
+    assert_eq!(out.curve.judgments(), 400);
+    let distinct: HashSet<usize> = out.judged.iter().copied().collect();
+    assert_eq!(distinct.len(), 400);
+    // Turns alternate while both have pairs: the searcher's 180 pairs are all judged within
+    // 2 × 180 judgments, each at most once, in the searcher's order.
+    let searched_rows: Vec<usize> = searched
+        .iter()
+        .filter_map(|pair| cands.pairs().binary_search(pair).ok())
+        .collect();
+    assert_eq!(searched_rows.len(), 180);
+    let positions: Vec<usize> = searched_rows
+        .iter()
+        .filter_map(|row| out.judged.iter().position(|r| r == row))
+        .collect();
+    assert_eq!(positions.len(), 180);
+    assert!(positions.iter().all(|&at| at < 360));
+    // Recounted evidence, and the same replay again for the same seed.
+    let found = out
+        .judged
+        .iter()
+        .filter(|&&i| truth.contains(&cands.pairs()[i]))
+        .count();
+    assert_eq!(out.curve.evidence(), found);
+    assert_eq!(
+        replay_cal_with_search(&cands, &truth, 400, 2, &searched),
+        out
+    );
+    // Without a searcher, it is replay_cal.
+    assert_eq!(
+        replay_cal_with_search(&cands, &truth, 300, 2, &[]),
+        replay_cal(&cands, &truth, 300, 2)
+    );
+}
