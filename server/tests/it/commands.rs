@@ -76,7 +76,9 @@ fn entry_points_act_only_through_commands() {
     let mut files = Vec::new();
     sources(&root.join("app/src"), &mut files);
     sources(&root.join("server/src"), &mut files);
-    assert!(files.len() > 100, "found only {} source files", files.len());
+    // The entry points' crates (the domain, store and pipeline crates cannot name a command or
+    // be one): 86 files when the store left the app crate.
+    assert!(files.len() > 60, "found only {} source files", files.len());
     let mut bypasses = Vec::new();
     for path in &files {
         let relative = path

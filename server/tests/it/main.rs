@@ -33,4 +33,5 @@ mod release_web;
 mod report;
 mod run_import;
 mod serving;
+mod simulate_cal;
 mod uploads;
