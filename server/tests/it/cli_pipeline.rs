@@ -2,6 +2,7 @@
 //! good command's run imports; a bad one fails naming the output line, leaves no run file, and
 //! so nothing can be imported. The database is of the engine the tests run on.
 
+use crate::support::cli::demo_file;
 use crate::support::postgres;
 
 use std::path::{Path, PathBuf};
@@ -9,14 +10,6 @@ use std::process::{Command, Output};
 
 fn claimpool(args: &[&str]) -> Output {
     crate::support::cli::command().args(args).output().unwrap()
-}
-
-fn demo_file(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("demo")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 fn standin() -> Option<PathBuf> {

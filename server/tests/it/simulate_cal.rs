@@ -5,7 +5,7 @@
 //! retrieval the command makes from the database's corpus). The database is of the engine the
 //! tests run on.
 
-use crate::support::cli::{claimpool, ok};
+use crate::support::cli::{claimpool, demo_file, ok};
 use crate::support::postgres;
 
 use serde_json::Value;
@@ -13,14 +13,6 @@ use std::collections::HashSet;
 use std::path::Path;
 
 type Pairs = HashSet<(String, String)>;
-
-fn demo_file(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("demo")
-        .join(name)
-        .display()
-        .to_string()
-}
 
 /// The (claim, doc) pairs of a run file (canonical JSONL).
 fn run_pairs(path: &Path) -> Pairs {

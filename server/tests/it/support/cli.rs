@@ -25,6 +25,15 @@ pub fn claimpool_bin() -> PathBuf {
     }
 }
 
+/// The path of a file of the shipped demo sample (`server/demo/NAME`), as an argument.
+pub fn demo_file(name: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo")
+        .join(name)
+        .display()
+        .to_string()
+}
+
 /// A command of the binary the tests run ([`claimpool_bin`]).
 pub fn command() -> Command {
     Command::new(claimpool_bin())
