@@ -198,27 +198,43 @@ pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
             Named::Cal | Named::CalSearch => None,
         })
         .collect();
-    // The runs' orders share one load of the runs; each comes back in the order asked.
+    // cal's variants: alone, or beside the searcher; they share one index of the corpus.
+    let searchers: Vec<Option<u32>> = orders
+        .iter()
+        .filter_map(|named| match named {
+            Named::Runs(_) => None,
+            Named::Cal => Some(None),
+            Named::CalSearch => Some(Some(args.search_top)),
+        })
+        .collect();
+    // The runs' orders share one load of the runs; each list comes back in the order asked.
     let replayed = if runs.is_empty() {
         Vec::new()
     } else {
         store::judging::simulate(db, project, &runs, args.budget, args.seed).await?
     };
-    let mut replayed = replayed.into_iter();
-    let mut sims = Vec::with_capacity(orders.len());
-    for named in orders {
-        match named {
-            Named::Runs(_) => sims.extend(replayed.next().map(Replayed::from)),
-            Named::Cal | Named::CalSearch => {
-                let searcher = (named == Named::CalSearch).then_some(args.search_top);
-                let lead = Operator::at_the_shell().lead(db, &args.project).await?;
-                let sim =
-                    simulate_cal(db, &lead, args.candidates, searcher, args.budget, args.seed)
-                        .await?;
-                sims.push(Replayed::from(sim));
-            }
-        }
-    }
+    let learned = if searchers.is_empty() {
+        Vec::new()
+    } else {
+        let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+        simulate_cal(
+            db,
+            &lead,
+            args.candidates,
+            &searchers,
+            args.budget,
+            args.seed,
+        )
+        .await?
+    };
+    let (mut replayed, mut learned) = (replayed.into_iter(), learned.into_iter());
+    let sims: Vec<Replayed> = orders
+        .iter()
+        .filter_map(|named| match named {
+            Named::Runs(_) => replayed.next().map(Replayed::from),
+            Named::Cal | Named::CalSearch => learned.next().map(Replayed::from),
+        })
+        .collect();
     let text = if args.json {
         let value = match sims.as_slice() {
             [one] => json(one),

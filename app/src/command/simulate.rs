@@ -12,8 +12,9 @@ use crate::domain::judging::{replay_cal_with_search, CalCandidates, CalReplay, R
 use crate::domain::pool::{Pair, Strategy};
 use crate::error::{ApiError, ApiResult};
 use crate::pipeline::{generate, Retriever};
-use crate::store::{jobs, pool, Db};
-use std::collections::{HashMap, HashSet};
+use crate::store::judging::{self, ReplayInputs};
+use crate::store::{jobs, Db};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The corpus retrievals per claim the `cal` order adds when none is asked for.
@@ -38,27 +39,23 @@ pub struct CalSimulation {
     pub replay: CalReplay,
 }
 
-/// Replays the `cal` order on the lead's project for `budget` judgments, seeded; with
-/// `searcher_top`, beside a simulated searcher who judges each claim's top results.
+/// Replays the `cal` order on the lead's project for `budget` judgments, seeded, once per
+/// entry of `searchers`: alone (None), or beside a simulated searcher who judges each claim's
+/// top N results (Some(N)). The corpus is exported, indexed and searched once for all of them.
 pub async fn simulate_cal(
     db: &Db,
     lead: &Lead,
     candidates_per_claim: usize,
-    searcher_top: Option<u32>,
+    searchers: &[Option<u32>],
     budget: usize,
     seed: u64,
-) -> ApiResult<CalSimulation> {
+) -> ApiResult<Vec<CalSimulation>> {
     let project = lead.project_id();
-    let strategy = pool::settings(db, project)
-        .await?
-        .map_or(Strategy::Confidence, |(strategy, _)| strategy);
-    let loaded = pool::load(db, project, strategy).await?;
-    let truth: HashSet<Pair<u32, u32>> = pool::final_labels(db, project, &loaded)
-        .await?
-        .into_iter()
-        .filter(|(_, label)| label.is_evidence())
-        .map(|(pair, _)| pair)
-        .collect();
+    let ReplayInputs {
+        strategy,
+        loaded,
+        truth,
+    } = judging::replay_inputs(db, project).await?;
     let rankings: Vec<Vec<Pair<u32, u32>>> = loaded
         .ranking
         .pooled()
@@ -76,6 +73,7 @@ pub async fn simulate_cal(
     jobs::export_corpus(db, project, &corpus).await?;
     jobs::export_claims(db, project, &claims).await?;
     let work = dir.path().to_path_buf();
+    let searchers = searchers.to_vec();
     tokio::task::spawn_blocking(move || {
         let retrieved = retrieve(
             &work,
@@ -87,26 +85,28 @@ pub async fn simulate_cal(
         )?;
         let candidates = CalCandidates::new(&rankings, &retrieved)
             .map_err(|e| ApiError::Internal(format!("the CAL candidates: {e}")))?;
-        // The searcher's results are the same BM25 ranking's top, claim by claim.
-        let searched: Vec<Pair<u32, u32>> = match searcher_top {
-            Some(top) => retrieved
-                .iter()
-                .filter(|hit| hit.rank <= top)
-                .map(|hit| hit.pair)
-                .collect(),
-            None => Vec::new(),
+        let simulation = |searcher_top: Option<u32>| {
+            // The searcher's results are the same BM25 ranking's top, claim by claim.
+            let searched: Vec<Pair<u32, u32>> = match searcher_top {
+                Some(top) => retrieved
+                    .iter()
+                    .filter(|hit| hit.rank <= top)
+                    .map(|hit| hit.pair)
+                    .collect(),
+                None => Vec::new(),
+            };
+            CalSimulation {
+                strategy,
+                budget,
+                candidates_per_claim,
+                searcher_top,
+                candidate_pairs: candidates.len(),
+                candidates_outside_runs: candidates.outside_runs(),
+                evidence_pairs: truth.len(),
+                replay: replay_cal_with_search(&candidates, &truth, budget, seed, &searched),
+            }
         };
-        let replay = replay_cal_with_search(&candidates, &truth, budget, seed, &searched);
-        Ok(CalSimulation {
-            strategy,
-            budget,
-            candidates_per_claim,
-            searcher_top,
-            candidate_pairs: candidates.len(),
-            candidates_outside_runs: candidates.outside_runs(),
-            evidence_pairs: truth.len(),
-            replay,
-        })
+        Ok(searchers.into_iter().map(simulation).collect())
     })
     .await
     .map_err(|e| ApiError::Internal(format!("the CAL simulation stopped: {e}")))?

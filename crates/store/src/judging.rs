@@ -1,7 +1,7 @@
 //! Judging orders on a project's stored runs: the replay simulator behind `claimpool simulate`
 //! and the report's discovery curves (issue "judge where the evidence is").
 
-use super::pool::{final_labels, load, settings};
+use super::pool::{final_labels, load, settings, Loaded};
 use super::{Db, StoreError, StoreResult};
 use domain::judging::{replay, Curve, Order, Selector};
 use domain::pool::{Pair, Strategy};
@@ -21,6 +21,34 @@ pub struct Simulation {
     pub curve: Curve,
 }
 
+/// What a replay needs of a project: its pool strategy, its runs, and the truth.
+pub struct ReplayInputs {
+    /// The project's pool strategy (confidence when never built).
+    pub strategy: Strategy,
+    pub loaded: Loaded,
+    /// Pairs with a SUPPORT or CONTRADICT final label (citation evidence included).
+    pub truth: HashSet<Pair<u32, u32>>,
+}
+
+/// Reads [`ReplayInputs`] of a project.
+pub async fn replay_inputs(db: &Db, project_id: i64) -> StoreResult<ReplayInputs> {
+    let strategy = settings(db, project_id)
+        .await?
+        .map_or(Strategy::Confidence, |(strategy, _)| strategy);
+    let loaded = load(db, project_id, strategy).await?;
+    let truth = final_labels(db, project_id, &loaded)
+        .await?
+        .into_iter()
+        .filter(|(_, label)| label.is_evidence())
+        .map(|(pair, _)| pair)
+        .collect();
+    Ok(ReplayInputs {
+        strategy,
+        loaded,
+        truth,
+    })
+}
+
 /// Replays `orders` over the project's pooled systems' full rankings, each with the same
 /// truth and budget; `seed` drives Thompson sampling. One load of the runs serves every order.
 pub async fn simulate(
@@ -30,16 +58,11 @@ pub async fn simulate(
     budget: usize,
     seed: u64,
 ) -> StoreResult<Vec<Simulation>> {
-    let strategy = settings(db, project_id)
-        .await?
-        .map_or(Strategy::Confidence, |(strategy, _)| strategy);
-    let loaded = load(db, project_id, strategy).await?;
-    let truth: HashSet<Pair<u32, u32>> = final_labels(db, project_id, &loaded)
-        .await?
-        .into_iter()
-        .filter(|(_, label)| label.is_evidence())
-        .map(|(pair, _)| pair)
-        .collect();
+    let ReplayInputs {
+        strategy,
+        loaded,
+        truth,
+    } = replay_inputs(db, project_id).await?;
     let ranking = loaded.ranking;
     let orders = orders.to_vec();
     tokio::task::spawn_blocking(move || {

@@ -235,7 +235,7 @@ pub async fn settings(db: &Db, project_id: i64) -> StoreResult<Option<(Strategy,
 }
 
 /// Pairs that have a final label (citation evidence included), with their labels.
-pub async fn final_labels(
+pub(super) async fn final_labels(
     db: &Db,
     project_id: i64,
     loaded: &Loaded,
