@@ -4,9 +4,9 @@
 //! BM25 retrievals over the project's whole corpus (`app::command::simulate`).
 
 use anyhow::Context;
-use app::command::simulate::{simulate_cal, CalSimulation, DEFAULT_CANDIDATES_PER_CLAIM};
+use app::command::simulate::{simulate_cal, CalSimulation, Stopping, DEFAULT_CANDIDATES_PER_CLAIM};
 use app::command::Operator;
-use app::domain::judging::{evidence_at, Curve, Order};
+use app::domain::judging::{evidence_at, CalStop, Curve, Order, RecallTarget};
 use app::domain::pool::Strategy;
 use app::store::{self, judging::Simulation};
 use clap::Args;
@@ -35,13 +35,39 @@ pub struct SimulateArgs {
     /// Judgments to spend
     #[arg(long)]
     budget: usize,
+    /// cal only: also judge with a stopping rule until it stops, at this target recall of the
+    /// candidates' evidence: the order until --stop-switch-after judgments in a row find no
+    /// evidence, then a random sample of the unjudged candidates tested after each pair
+    /// (Callaghan & Müller-Hansen's hypergeometric test) until recall is reached with
+    /// --stop-confidence
+    #[arg(long, value_name = "RECALL")]
+    stop_recall: Option<f64>,
+    /// With --stop-recall: the confidence of the test
+    #[arg(
+        long,
+        value_name = "CONFIDENCE",
+        default_value_t = 0.95,
+        requires = "stop_recall"
+    )]
+    stop_confidence: f64,
+    /// With --stop-recall: judgments in a row without evidence after which the order gives way
+    /// to the random sample
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        requires = "stop_recall"
+    )]
+    stop_switch_after: usize,
     /// Seed of Thompson sampling and of cal
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Print JSON: for one order {"order", "budget", "curve": [{"judgments", "evidence"}, ...]}
     /// with one point per judgment; for several, an array of such objects. cal's adds
     /// "outside_runs" (evidence found among pairs no pooled run ranked), "candidates_per_claim"
-    /// and "candidates_outside_runs"
+    /// and "candidates_outside_runs", and with --stop-recall "stopped_at": {"judgments",
+    /// "evidence", "prioritised", "sampled", "p_value", "stopped_by_test", "candidates_evidence",
+    /// "target_reached_at"}
     #[arg(long)]
     json: bool,
 }
@@ -83,6 +109,8 @@ struct Replayed {
     curve: Curve,
     /// cal's: evidence found outside the runs, retrievals per claim, candidates outside the runs.
     cal: Option<(usize, usize, usize)>,
+    /// cal's stop, with a stopping rule.
+    stopped_at: Option<CalStop>,
 }
 
 impl From<Simulation> for Replayed {
@@ -95,6 +123,7 @@ impl From<Simulation> for Replayed {
             candidate_pairs: sim.candidate_pairs,
             curve: sim.curve,
             cal: None,
+            stopped_at: None,
         }
     }
 }
@@ -117,6 +146,7 @@ impl From<CalSimulation> for Replayed {
                 sim.candidates_outside_runs,
             )),
             curve: sim.replay.curve,
+            stopped_at: sim.stopped_at,
         }
     }
 }
@@ -137,6 +167,9 @@ fn json(sim: &Replayed) -> serde_json::Value {
         object.insert("outside_runs".into(), outside.into());
         object.insert("candidates_per_claim".into(), per_claim.into());
         object.insert("candidates_outside_runs".into(), candidates_outside.into());
+    }
+    if let (Some(stop), Some(object)) = (sim.stopped_at, value.as_object_mut()) {
+        object.insert("stopped_at".into(), serde_json::json!(stop));
     }
     value
 }
@@ -183,6 +216,21 @@ fn table(project: &str, sims: &[Replayed]) -> String {
                 sim.order, sim.candidate_pairs
             );
         }
+        if let Some(stop) = sim.stopped_at {
+            let _ = writeln!(
+                out,
+                "{}: the stopping rule {} after {} judgments ({} by the order, {} sampled, p = {:.4}) with {} evidence pairs, {:.1}% of the candidates' {}",
+                sim.order,
+                if stop.stopped_by_test { "stopped" } else { "never stopped: everything judged" },
+                stop.judgments,
+                stop.prioritised,
+                stop.sampled,
+                stop.p_value,
+                stop.evidence,
+                100.0 * stop.recall(),
+                stop.candidates_evidence
+            );
+        }
     }
     out
 }
@@ -190,6 +238,17 @@ fn table(project: &str, sims: &[Replayed]) -> String {
 /// Runs `claimpool simulate`.
 pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let orders = orders(&args.order)?;
+    let stopping = args
+        .stop_recall
+        .map(|recall| {
+            RecallTarget::new(recall, 1.0 - args.stop_confidence)
+                .map(|target| Stopping {
+                    target,
+                    switch_after: args.stop_switch_after,
+                })
+                .context("--stop-recall must be in (0, 1] and --stop-confidence in (0, 1)")
+        })
+        .transpose()?;
     let project = store::projects::id_by_name(db, &args.project).await?;
     let runs: Vec<Order> = orders
         .iter()
@@ -224,6 +283,7 @@ pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
             &searchers,
             args.budget,
             args.seed,
+            stopping,
         )
         .await?
     };

@@ -8,7 +8,10 @@
 
 use super::Lead;
 use crate::domain::ids::{ClaimId, DocId};
-use crate::domain::judging::{replay_cal_with_search, CalCandidates, CalReplay, Retrieved};
+use crate::domain::judging::{
+    replay_cal_stopping, replay_cal_with_search, CalCandidates, CalReplay, CalStop, RecallTarget,
+    Retrieved,
+};
 use crate::domain::pool::{Pair, Strategy};
 use crate::error::{ApiError, ApiResult};
 use crate::pipeline::{generate, Retriever};
@@ -37,11 +40,24 @@ pub struct CalSimulation {
     /// The truth: pairs with a SUPPORT or CONTRADICT final label.
     pub evidence_pairs: usize,
     pub replay: CalReplay,
+    /// Where the stopping rule stopped, when one was asked for (judged apart from `replay`,
+    /// without its budget).
+    pub stopped_at: Option<CalStop>,
+}
+
+/// A stopping rule for the simulation: the order judges until `switch_after` judgments in a
+/// row find no evidence, then a random sample of the unjudged candidates until the test of
+/// `target` lets judging stop.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopping {
+    pub target: RecallTarget,
+    pub switch_after: usize,
 }
 
 /// Replays the `cal` order on the lead's project for `budget` judgments, seeded, once per
 /// entry of `searchers`: alone (None), or beside a simulated searcher who judges each claim's
 /// top N results (Some(N)). The corpus is exported, indexed and searched once for all of them.
+/// With `stopping`, each also judges with that rule until it stops.
 pub async fn simulate_cal(
     db: &Db,
     lead: &Lead,
@@ -49,6 +65,7 @@ pub async fn simulate_cal(
     searchers: &[Option<u32>],
     budget: usize,
     seed: u64,
+    stopping: Option<Stopping>,
 ) -> ApiResult<Vec<CalSimulation>> {
     let project = lead.project_id();
     let ReplayInputs {
@@ -95,7 +112,20 @@ pub async fn simulate_cal(
                     .collect(),
                 None => Vec::new(),
             };
-            CalSimulation {
+            let stopped_at = stopping
+                .map(|rule| {
+                    replay_cal_stopping(
+                        &candidates,
+                        &truth,
+                        rule.target,
+                        rule.switch_after,
+                        seed,
+                        &searched,
+                    )
+                })
+                .transpose()
+                .map_err(|e| ApiError::Internal(format!("the stopping rule: {e}")))?;
+            Ok(CalSimulation {
                 strategy,
                 budget,
                 candidates_per_claim,
@@ -104,9 +134,10 @@ pub async fn simulate_cal(
                 candidates_outside_runs: candidates.outside_runs(),
                 evidence_pairs: truth.len(),
                 replay: replay_cal_with_search(&candidates, &truth, budget, seed, &searched),
-            }
+                stopped_at,
+            })
         };
-        Ok(searchers.into_iter().map(simulation).collect())
+        searchers.into_iter().map(simulation).collect()
     })
     .await
     .map_err(|e| ApiError::Internal(format!("the CAL simulation stopped: {e}")))?

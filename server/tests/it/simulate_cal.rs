@@ -5,7 +5,7 @@
 //! retrieval the command makes from the database's corpus). The database is of the engine the
 //! tests run on.
 
-use crate::support::cli::{claimpool, demo_file, ok};
+use crate::support::cli::{claimpool, demo_file, failed, ok};
 use crate::support::postgres;
 
 use serde_json::Value;
@@ -193,4 +193,65 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
     let searched: Value = serde_json::from_str(&small("cal-search")).unwrap();
     assert_eq!(searched["order"], "cal-search");
     assert_eq!(searched["curve"].as_array().unwrap().len(), 60);
+
+    // The stopping rule: its counts against the recount; judging everything is its only other
+    // end.
+    let stopping: Value = serde_json::from_str(&ok(claimpool(
+        &db,
+        &[
+            "simulate",
+            "--project",
+            "demo",
+            "--order",
+            "cal",
+            "--candidates",
+            "1000",
+            "--budget",
+            "10",
+            "--stop-recall",
+            "0.9",
+            "--stop-confidence",
+            "0.95",
+            "--stop-switch-after",
+            "20",
+            "--json",
+        ],
+    )))
+    .unwrap();
+    let stop = &stopping["stopped_at"];
+    let holds = found_in_runs + found_outside;
+    assert_eq!(stop["candidates_evidence"], holds);
+    let count = |key: &str| stop[key].as_u64().unwrap() as usize;
+    assert_eq!(count("judgments"), count("prioritised") + count("sampled"));
+    assert!(count("judgments") <= candidates.len());
+    assert!(
+        count("prioritised") >= 20,
+        "the order judges until 20 misses in a row"
+    );
+    assert!(count("evidence") <= holds);
+    if stop["stopped_by_test"] == true {
+        assert!(stop["p_value"].as_f64().unwrap() < 0.05);
+    } else {
+        assert_eq!(count("judgments"), candidates.len());
+    }
+    if count("evidence") as f64 >= 0.9 * holds as f64 {
+        assert!(count("target_reached_at") <= count("judgments"));
+    } else {
+        assert_eq!(stop["target_reached_at"], Value::Null);
+    }
+    let said = failed(claimpool(
+        &db,
+        &[
+            "simulate",
+            "--project",
+            "demo",
+            "--order",
+            "cal",
+            "--budget",
+            "10",
+            "--stop-recall",
+            "1.5",
+        ],
+    ));
+    assert!(said.contains("--stop-recall must be in (0, 1]"), "{said}");
 }

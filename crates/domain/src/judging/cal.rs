@@ -164,6 +164,29 @@ pub fn replay_cal_with_search<C: Key, D: Key>(
     seed: u64,
     searched: &[Pair<C, D>],
 ) -> CalReplay {
+    if budget == 0 {
+        return CalReplay {
+            curve: Curve(Vec::new()),
+            outside_runs: 0,
+            judged: Vec::new(),
+        };
+    }
+    let (judged, labels) = judge_in_turn(candidates, truth, seed, searched, |judged, _| {
+        judged.len() >= budget
+    });
+    replayed(candidates, judged, &labels)
+}
+
+/// The judging of [`replay_cal_with_search`]: the searcher's pairs and the order's proposals in
+/// turn, until `enough(judged, labels)` says so after a judgment or both have nothing left.
+/// Returns the candidates judged, in order, and every candidate's label (None: unjudged).
+pub(super) fn judge_in_turn<C: Key, D: Key>(
+    candidates: &CalCandidates<C, D>,
+    truth: &impl PairSet<C, D>,
+    seed: u64,
+    searched: &[Pair<C, D>],
+    mut enough: impl FnMut(&[usize], &[Option<bool>]) -> bool,
+) -> (Vec<usize>, Vec<Option<bool>>) {
     let truth_of = |row: usize| truth.contains_pair(&candidates.pairs[row]);
     let mut labels: Vec<Option<bool>> = vec![None; candidates.len()];
     let mut search = searched
@@ -172,12 +195,12 @@ pub fn replay_cal_with_search<C: Key, D: Key>(
     let mut order = cal::CalOrder::new(candidates.features(), seed);
     let mut judged = Vec::new();
     let mut order_done = false;
-    while judged.len() < budget {
+    loop {
         let searcher = search.by_ref().find(|&row| labels[row].is_none());
         if let Some(row) = searcher {
             labels[row] = Some(truth_of(row));
             judged.push(row);
-            if judged.len() == budget {
+            if enough(&judged, &labels) {
                 break;
             }
         }
@@ -186,6 +209,9 @@ pub fn replay_cal_with_search<C: Key, D: Key>(
                 cal::Step::Proposal(row) => {
                     labels[row] = Some(truth_of(row));
                     judged.push(row);
+                    if enough(&judged, &labels) {
+                        break;
+                    }
                     continue;
                 }
                 cal::Step::Exhausted => order_done = true,
@@ -195,6 +221,15 @@ pub fn replay_cal_with_search<C: Key, D: Key>(
             break;
         }
     }
+    (judged, labels)
+}
+
+/// The replay of the candidates `judged`, in order, with their `labels`.
+fn replayed<C: Key, D: Key>(
+    candidates: &CalCandidates<C, D>,
+    judged: Vec<usize>,
+    labels: &[Option<bool>],
+) -> CalReplay {
     let mut points = Vec::with_capacity(judged.len());
     let (mut evidence, mut outside_runs) = (0, 0);
     for (n, &row) in judged.iter().enumerate() {

@@ -19,7 +19,8 @@
 //!   features for the [`cal`] learner (autoTAR); its replay counts the evidence found outside
 //!   the runs.
 //! - Stopping ([`RecallTarget`]): Callaghan & Müller-Hansen's (2020) hypergeometric test of a
-//!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`].
+//!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`];
+//!   [`replay_cal_stopping`]: the `cal` order, then the sample, until the test lets it stop.
 //! - Planning ([`plan_recall`] and friends): annotator-hours from the median seconds per item
 //!   and a discovery curve.
 //!
@@ -28,6 +29,7 @@
 
 mod beta;
 mod cal;
+mod cal_stop;
 mod error;
 mod estimate;
 mod hedge;
@@ -43,6 +45,7 @@ mod stopping;
 mod tests;
 
 pub use self::cal::{replay_cal, replay_cal_with_search, CalCandidates, CalReplay, Retrieved};
+pub use cal_stop::{replay_cal_stopping, CalStop};
 pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;

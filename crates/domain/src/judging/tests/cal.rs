@@ -3,8 +3,8 @@
 
 use super::{lists, p};
 use crate::judging::{
-    evidence_at, replay, replay_cal, replay_cal_with_search, CalCandidates, Order, Retrieved,
-    Selector,
+    evidence_at, replay, replay_cal, replay_cal_stopping, replay_cal_with_search, CalCandidates,
+    Order, RecallTarget, Retrieved, Selector,
 };
 use crate::pool::{Pair, Strategy};
 use rand::Rng;
@@ -166,4 +166,67 @@ fn a_searcher_beside_cal_shares_the_budget_and_the_labels() {
         replay_cal_with_search(&cands, &truth, 300, 2, &[]),
         replay_cal(&cands, &truth, 300, 2)
     );
+}
+
+/// 1,000 seeded `cal` runs with the stopping rule (τ = 0.9, α = 0.05), each on its own generated
+/// collection, switching to the random sample after 5 to 120 judgments in a row without
+/// evidence (drawn per run: often before the order has reached the target, so the sample must
+/// do the work). Whenever the test stopped judging, the candidates' evidence found must have
+/// reached τ at least 95% of the time; each count is recounted from the replay's definition.
+#[test]
+fn cal_with_the_stopping_rule_reaches_the_target_recall_with_the_confidence_asked() {
+    let target = RecallTarget::new(0.9, 0.05).unwrap();
+    let runs = 1_000;
+    let (mut stopped, mut met, mut below_at_switch) = (0, 0, 0);
+    let (mut past_target, mut reached) = (0, 0);
+    for seed in 0..runs {
+        let (rankings, retrieved, truth) = collection(1_000 + seed);
+        let cands = CalCandidates::new(&rankings, &retrieved).unwrap();
+        let switch_after = ChaCha8Rng::seed_from_u64(seed).gen_range(5..=120);
+        let stop = replay_cal_stopping(&cands, &truth, target, switch_after, seed, &[]).unwrap();
+        // Recounts: the candidates' evidence, and the judgments' parts.
+        let holds = cands
+            .pairs()
+            .iter()
+            .filter(|pair| truth.contains(*pair))
+            .count();
+        assert_eq!(stop.candidates_evidence, holds);
+        assert_eq!(stop.judgments, stop.prioritised + stop.sampled);
+        assert!(stop.judgments <= cands.len() && stop.evidence <= holds);
+        // The order's phase is what replay_cal judges with that budget.
+        let order = replay_cal(&cands, &truth, stop.prioritised, seed);
+        assert_eq!(order.curve.judgments(), stop.prioritised);
+        below_at_switch += usize::from((order.curve.evidence() as f64) < 0.9 * holds as f64);
+        if stop.stopped_by_test {
+            stopped += 1;
+            met += usize::from(stop.recall() >= 0.9);
+            assert!(stop.p_value < stop.level && stop.level <= 0.025);
+        } else {
+            assert_eq!(
+                stop.judgments,
+                cands.len(),
+                "only judging everything ends untested"
+            );
+        }
+        if let Some(past) = stop.past_target() {
+            reached += 1;
+            past_target += past;
+        }
+        assert_eq!(
+            replay_cal_stopping(&cands, &truth, target, switch_after, seed, &[]).unwrap(),
+            stop,
+            "deterministic for a seed"
+        );
+    }
+    let rate = met as f64 / stopped as f64;
+    eprintln!(
+        "cal + stopping (tau 0.9, alpha 0.05) over {runs} runs: {stopped} stopped by the test, \
+         recall >= tau in {rate:.4} of them; {below_at_switch} switched to the sample below tau; \
+         mean judgments past the target {:.1} (over {reached} runs that reached it)",
+        past_target as f64 / reached.max(1) as f64
+    );
+    assert!(rate >= 0.95, "{rate}");
+    // The rule was exercised: the test stopped most runs, and many switched below the target.
+    assert!(stopped > runs as usize / 2, "{stopped}");
+    assert!(below_at_switch > runs as usize / 10, "{below_at_switch}");
 }
