@@ -44,17 +44,20 @@ const WASM_OPT_ARGS: [&str; 3] = [
     "--enable-nontrapping-float-to-int",
 ];
 
-const USAGE: &str = "usage: cargo xtask site [--release] [--timings]
+const USAGE: &str = "usage: cargo xtask site [--release] [--timings] [--deny-warnings]
 
 Builds the site like `cargo leptos build [--release]`: the wasm front end, wasm-bindgen,
 wasm-opt (release), the stylesheet, and the server binary.
-  --release   release build (front end with the wasm-release profile and wasm-opt)
-  --timings   pass --timings to both cargo builds (reports in target/cargo-timings and
-              target/front/cargo-timings)";
+  --release        release build (front end with the wasm-release profile and wasm-opt)
+  --timings        pass --timings to both cargo builds (reports in target/cargo-timings and
+                   target/front/cargo-timings)
+  --deny-warnings  the workspace's crates compile with warnings as errors, through the rustc
+                   wrapper (xtask/src/rustc_wrapper.rs): the same code, linted";
 
 struct Options {
     release: bool,
     timings: bool,
+    deny_warnings: bool,
 }
 
 fn main() {
@@ -82,8 +85,13 @@ fn run() -> Result<()> {
         }
         _ => bail!("{USAGE}\n\n{}", test_build::USAGE),
     }
-    let [release, timings] = switches(args, ["--release", "--timings"], USAGE)?;
-    let options = Options { release, timings };
+    let [release, timings, deny_warnings] =
+        switches(args, ["--release", "--timings", "--deny-warnings"], USAGE)?;
+    let options = Options {
+        release,
+        timings,
+        deny_warnings,
+    };
     let root = workspace_root();
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
@@ -136,6 +144,9 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
             cargo.arg("--timings");
         }
         cargo.envs(envs.iter().map(|(k, v)| (k, v)));
+        if options.deny_warnings {
+            rustc_wrapper::lint_with(&mut cargo, rustc_wrapper::Lint::DenyWarnings)?;
+        }
         Running::spawn(cargo)?
     };
     front_end(root, target, &pkg, &envs, options)?;
@@ -226,6 +237,9 @@ fn front_end(
         // As cargo-leptos builds the front end (no effect on the wasm; `cargo leptos build
         // --release` then reuses what is compiled in target/front).
         cargo.env("LEPTOS_OUTPUT_NAME", OUTPUT_NAME);
+        if options.deny_warnings {
+            rustc_wrapper::lint_with(&mut cargo, rustc_wrapper::Lint::DenyWarnings)?;
+        }
         run_command(&mut cargo)
     })?;
     let wasm_dir = if options.release {

@@ -1,26 +1,51 @@
-//! The rustc wrapper of `cargo xtask test-build`: test harnesses (the units rustc compiles with
-//! `--test`) are built at opt-level 1 with debug assertions and overflow checks; every other unit
-//! compiles exactly as cargo asks.
+//! The rustc wrapper of `cargo xtask test-build` and of `cargo xtask site --deny-warnings`.
 //!
-//! `make test` builds the tests in the release profile so that they reuse every crate of the release
-//! binary (test_build.rs). Cargo has no per-target profile, so without this the test harnesses
-//! compile at opt-level 3 too: the app's unit tests are the whole app crate compiled a second time,
-//! and with the integration tests and the server's unit tests they took as long as the debug build
-//! this replaced. Cargo leaves the wrapper and the flags it adds out of its fingerprints (checked:
-//! a release build under a wrapper recompiles nothing), so the libraries stay the release build's,
-//! and a later `cargo test --release` runs these harnesses as they are. The test code's own
-//! assertions gain debug assertions and overflow checks, as a debug build had them; the code under
-//! test is the optimised code users run.
+//! # Test harnesses at opt-level 1
+//!
+//! Test harnesses (the units rustc compiles with `--test`) are built at opt-level 1 with debug
+//! assertions and overflow checks. `make test` builds the tests in the release profile so that
+//! they reuse every crate of the release binary (test_build.rs). Cargo has no per-target
+//! profile, so without this the test harnesses compile at opt-level 3 too: the app's unit tests
+//! are the whole app crate compiled a second time, and with the integration tests and the
+//! server's unit tests they took as long as the debug build this replaced. Cargo leaves the
+//! wrapper and the flags it adds out of its fingerprints (checked: a release build under a
+//! wrapper recompiles nothing), so the libraries stay the release build's, and a later
+//! `cargo test --release` runs these harnesses as they are. The test code's own assertions gain
+//! debug assertions and overflow checks, as a debug build had them; the code under test is the
+//! optimised code users run.
+//!
+//! # The lint, inside the builds `make test` makes anyway ([`Lint`])
+//!
+//! `cargo clippy` type-checks every dependency a third time (its check units share nothing with
+//! a build's): on a cold 2-core machine (2026-11-29) the release build beside it took 34.5
+//! minutes, and clippy was still running at 39. Instead the workspace's own units ("ours": cargo passes `--cap-lints`
+//! to every other crate) are linted where they compile:
+//! - [`Lint::DenyWarnings`] (the release site build, server and wasm front end): rustc's lints,
+//!   warnings as errors, in the code users run, features as they build it;
+//! - [`Lint::Clippy`] (the test build): each of our units that compiles there (test harnesses,
+//!   the integration tests, the benchmarks: every library and binary is the release build's,
+//!   already compiled) is compiled by `clippy-driver` with warnings as errors; a crate's test
+//!   harness is the whole crate with its tests, so clippy sees all of it.
+//!
+//! `-D warnings` and clippy change diagnostics only, never the code compiled, so the units stay
+//! the ones users' builds make (and cargo's fingerprints leave them out, as the flags above).
+//! A unit already compiled is not compiled again, so not linted again: on a warm tree the lint
+//! covers what changed; a clean clone (CI) lints everything. `make lint` (`cargo clippy
+//! --all-targets`) remains for developers.
 //!
 //! Cargo runs the wrapper as `WRAPPER RUSTC ARGS...`; an existing RUSTC_WRAPPER (sccache, say) is
-//! kept and run in turn.
+//! kept and run in turn (but for clippy's units, which clippy-driver compiles itself).
 
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 use std::process::Command;
 
 /// Set (to the chained wrapper, or empty) in the environment of the cargo that test-build runs;
 /// its presence makes the xtask binary act as the wrapper.
 pub const MARKER: &str = "CLAIMPOOL_XTASK_RUSTC_WRAPPER";
+
+/// Set to a [`Lint`]'s name to lint our units.
+pub const LINT: &str = "CLAIMPOOL_XTASK_LINT";
 
 /// Added after cargo's own flags (rustc takes the last value of a `-C` option).
 pub const TEST_HARNESS_FLAGS: [&str; 6] = [
@@ -32,23 +57,89 @@ pub const TEST_HARNESS_FLAGS: [&str; 6] = [
     "overflow-checks=on",
 ];
 
+/// How the wrapper lints the workspace's own units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lint {
+    /// rustc's lints, warnings as errors.
+    DenyWarnings,
+    /// clippy's and rustc's lints, warnings as errors.
+    Clippy,
+}
+
+impl Lint {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lint::DenyWarnings => "deny-warnings",
+            Lint::Clippy => "clippy",
+        }
+    }
+
+    fn parse(name: &OsStr) -> Option<Lint> {
+        [Lint::DenyWarnings, Lint::Clippy]
+            .into_iter()
+            .find(|lint| OsStr::new(lint.name()) == name)
+    }
+}
+
+/// Makes `cargo` run its rustc through this wrapper (a wrapper already set kept behind it).
+pub fn wrap(cargo: &mut Command) -> anyhow::Result<()> {
+    let exe =
+        std::env::current_exe().map_err(|e| anyhow::anyhow!("the xtask binary's path: {e}"))?;
+    let chained = std::env::var_os("RUSTC_WRAPPER").unwrap_or_default();
+    cargo.env(MARKER, chained);
+    cargo.env("RUSTC_WRAPPER", exe);
+    Ok(())
+}
+
+/// [`wrap`], linting our units with `lint`.
+pub fn lint_with(cargo: &mut Command, lint: Lint) -> anyhow::Result<()> {
+    wrap(cargo)?;
+    cargo.env(LINT, lint.name());
+    Ok(())
+}
+
 /// If this process was started as cargo's rustc wrapper, runs rustc and returns its exit code.
 pub fn run_if_invoked() -> Option<i32> {
     let chained = std::env::var_os(MARKER)?;
+    let lint = match std::env::var_os(LINT) {
+        None => None,
+        Some(name) => match Lint::parse(&name) {
+            Some(lint) => Some(lint),
+            None => {
+                eprintln!("xtask: {LINT}={} is no lint", name.to_string_lossy());
+                return Some(1);
+            }
+        },
+    };
     let mut args = std::env::args_os().skip(1);
     let Some(rustc) = args.next() else {
         eprintln!("xtask: started as a rustc wrapper without a rustc to run");
         return Some(1);
     };
     let args: Vec<OsString> = args.collect();
-    let mut command = if chained.is_empty() {
+    let unit = Unit::of(&args);
+    let mut command = if lint == Some(Lint::Clippy) && unit == Unit::Ours {
+        // clippy-driver runs as a wrapper itself: `clippy-driver RUSTC ARGS...`. It is the
+        // toolchain's, beside its rustc.
+        let driver = Path::new(&rustc).with_file_name("clippy-driver");
+        if !driver.exists() {
+            eprintln!(
+                "xtask: {} is missing: install clippy (`rustup component add clippy`)",
+                driver.display()
+            );
+            return Some(1);
+        }
+        let mut command = Command::new(driver);
+        command.arg(&rustc);
+        command
+    } else if chained.is_empty() {
         Command::new(&rustc)
     } else {
         let mut command = Command::new(&chained);
         command.arg(&rustc);
         command
     };
-    command.args(rustc_args(&args));
+    command.args(rustc_args(&args, lint));
     match command.status() {
         Ok(status) => Some(status.code().unwrap_or(1)),
         Err(e) => {
@@ -58,11 +149,42 @@ pub fn run_if_invoked() -> Option<i32> {
     }
 }
 
-/// The arguments rustc gets: cargo's, plus the test harness flags for a `--test` unit.
-fn rustc_args(args: &[OsString]) -> Vec<OsString> {
+/// What cargo asks rustc for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// A query (`-vV`, `--print`), no crate.
+    Query,
+    /// A crate of the workspace: cargo caps the lints of every other.
+    Ours,
+    /// A dependency.
+    Theirs,
+}
+
+impl Unit {
+    fn of(args: &[OsString]) -> Unit {
+        let has = |flag: &str| args.iter().any(|a| a.as_os_str() == OsStr::new(flag));
+        let prints = args
+            .iter()
+            .any(|a| a.to_str().is_some_and(|a| a.starts_with("--print")));
+        if !has("--crate-name") || prints {
+            Unit::Query
+        } else if has("--cap-lints") {
+            Unit::Theirs
+        } else {
+            Unit::Ours
+        }
+    }
+}
+
+/// The arguments rustc gets: cargo's, plus the test harness flags for a `--test` unit and
+/// warnings as errors for our units when linting.
+fn rustc_args(args: &[OsString], lint: Option<Lint>) -> Vec<OsString> {
     let mut out = args.to_vec();
     if args.iter().any(|a| a.as_os_str() == OsStr::new("--test")) {
         out.extend(TEST_HARNESS_FLAGS.iter().map(OsString::from));
+    }
+    if lint.is_some() && Unit::of(args) == Unit::Ours {
+        out.extend(["-D", "warnings"].map(OsString::from));
     }
     out
 }
@@ -78,7 +200,7 @@ mod tests {
     #[test]
     fn a_test_harness_gets_the_flags_after_cargos() {
         let args = os(&["--crate-name", "it", "--test", "-C", "opt-level=3"]);
-        let out = rustc_args(&args);
+        let out = rustc_args(&args, None);
         assert_eq!(&out[..args.len()], &args[..]);
         assert_eq!(out[args.len()..], os(&TEST_HARNESS_FLAGS));
     }
@@ -97,7 +219,42 @@ mod tests {
             os(&["-vV"]),
             os(&["-", "--crate-name", "___", "--print=file-names"]),
         ] {
-            assert_eq!(rustc_args(&args), args);
+            assert_eq!(rustc_args(&args, None), args);
         }
+    }
+
+    #[test]
+    fn linting_denies_warnings_in_our_units_only() {
+        let ours = os(&["--crate-name", "domain", "--crate-type", "lib"]);
+        let theirs = os(&["--crate-name", "serde", "--cap-lints", "allow"]);
+        let query = os(&["-", "--crate-name", "___", "--print=file-names"]);
+        assert_eq!(Unit::of(&ours), Unit::Ours);
+        assert_eq!(Unit::of(&theirs), Unit::Theirs);
+        assert_eq!(Unit::of(&query), Unit::Query);
+        assert_eq!(Unit::of(&os(&["-vV"])), Unit::Query);
+        for lint in [Lint::DenyWarnings, Lint::Clippy] {
+            assert_eq!(
+                rustc_args(&ours, Some(lint))[ours.len()..],
+                os(&["-D", "warnings"])
+            );
+            assert_eq!(rustc_args(&theirs, Some(lint)), theirs);
+            assert_eq!(rustc_args(&query, Some(lint)), query);
+        }
+        // A test harness of ours: both.
+        let harness = os(&["--crate-name", "it", "--test"]);
+        let out = rustc_args(&harness, Some(Lint::Clippy));
+        assert_eq!(
+            out[harness.len()..harness.len() + 6],
+            os(&TEST_HARNESS_FLAGS)
+        );
+        assert_eq!(out[harness.len() + 6..], os(&["-D", "warnings"]));
+    }
+
+    #[test]
+    fn lint_names_read_back() {
+        for lint in [Lint::DenyWarnings, Lint::Clippy] {
+            assert_eq!(Lint::parse(OsStr::new(lint.name())), Some(lint));
+        }
+        assert_eq!(Lint::parse(OsStr::new("pedantic")), None);
     }
 }

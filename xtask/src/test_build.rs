@@ -21,26 +21,30 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-pub const USAGE: &str = "usage: cargo xtask test-build [--require-shared] [--timings]
+pub const USAGE: &str = "usage: cargo xtask test-build [--require-shared] [--timings] [--clippy]
 
 Builds the tests as `make unit` runs them: cargo test --release --workspace --exclude xtask --no-run,
 the test harnesses at opt-level 1 with debug assertions (see xtask/src/rustc_wrapper.rs).
   --require-shared  fail if the test build compiled a library or binary of the release binary's
                     build: run right after `cargo xtask site --release`, the tests must reuse them
-  --timings         pass --timings to cargo (report in target/cargo-timings)";
+  --timings         pass --timings to cargo (report in target/cargo-timings)
+  --clippy          build the benchmarks too, and compile the workspace's units with clippy,
+                    warnings as errors (the lint of `make test`: see xtask/src/rustc_wrapper.rs)";
 
 pub struct Options {
     pub require_shared: bool,
     pub timings: bool,
+    pub clippy: bool,
 }
 
 impl Options {
     pub fn parse(args: impl Iterator<Item = String>) -> Result<Options> {
-        let [require_shared, timings] =
-            crate::switches(args, ["--require-shared", "--timings"], USAGE)?;
+        let [require_shared, timings, clippy] =
+            crate::switches(args, ["--require-shared", "--timings", "--clippy"], USAGE)?;
         Ok(Options {
             require_shared,
             timings,
+            clippy,
         })
     }
 }
@@ -67,11 +71,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     if options.timings {
         cargo.arg("--timings");
     }
-    // Test harnesses at opt-level 1 (rustc_wrapper.rs), a wrapper already set kept behind it.
-    let exe = std::env::current_exe().context("the xtask binary's path")?;
-    let chained = std::env::var_os("RUSTC_WRAPPER").unwrap_or_default();
-    cargo.env(crate::rustc_wrapper::MARKER, chained);
-    cargo.env("RUSTC_WRAPPER", exe);
+    // Test harnesses at opt-level 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
+    // with --clippy, our units linted by clippy as they compile.
+    if options.clippy {
+        // The benchmarks too, so that clippy sees them (built, not run).
+        cargo.arg("--all-targets");
+        crate::rustc_wrapper::lint_with(&mut cargo, crate::rustc_wrapper::Lint::Clippy)?;
+    } else {
+        crate::rustc_wrapper::wrap(&mut cargo)?;
+    }
     let tests = units_of(cargo, "cargo test --release --no-run")?;
     println!(
         "xtask: test build: {} units; compiled: {} test targets, {} libraries, binaries or build \
