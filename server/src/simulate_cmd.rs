@@ -37,9 +37,9 @@ pub struct SimulateArgs {
     budget: usize,
     /// cal only: also judge with a stopping rule until it stops, at this target recall of the
     /// candidates' evidence: the order until --stop-switch-after judgments in a row find no
-    /// evidence, then a random sample of the unjudged candidates tested after each pair
-    /// (Callaghan & Müller-Hansen's hypergeometric test) until recall is reached with
-    /// --stop-confidence
+    /// evidence, then a random sample of the unjudged candidates, tested at growing sizes
+    /// (Callaghan & Müller-Hansen's hypergeometric test, look j at level alpha/2^j) until
+    /// recall is reached with --stop-confidence
     #[arg(long, value_name = "RECALL")]
     stop_recall: Option<f64>,
     /// With --stop-recall: the confidence of the test
@@ -66,8 +66,8 @@ pub struct SimulateArgs {
     /// with one point per judgment; for several, an array of such objects. cal's adds
     /// "outside_runs" (evidence found among pairs no pooled run ranked), "candidates_per_claim"
     /// and "candidates_outside_runs", and with --stop-recall "stopped_at": {"judgments",
-    /// "evidence", "prioritised", "sampled", "p_value", "stopped_by_test", "candidates_evidence",
-    /// "target_reached_at"}
+    /// "evidence", "prioritised", "sampled", "p_value", "level", "stopped_by_test",
+    /// "candidates_evidence", "target_reached_at"}
     #[arg(long)]
     json: bool,
 }
@@ -219,13 +219,14 @@ fn table(project: &str, sims: &[Replayed]) -> String {
         if let Some(stop) = sim.stopped_at {
             let _ = writeln!(
                 out,
-                "{}: the stopping rule {} after {} judgments ({} by the order, {} sampled, p = {:.4}) with {} evidence pairs, {:.1}% of the candidates' {}",
+                "{}: the stopping rule {} after {} judgments ({} by the order, {} sampled, p = {:.4} at level {:.4}) with {} evidence pairs, {:.1}% of the candidates' {}",
                 sim.order,
                 if stop.stopped_by_test { "stopped" } else { "never stopped: everything judged" },
                 stop.judgments,
                 stop.prioritised,
                 stop.sampled,
                 stop.p_value,
+                stop.level,
                 stop.evidence,
                 100.0 * stop.recall(),
                 stop.candidates_evidence
