@@ -1,9 +1,10 @@
 //! The rustc wrapper of `cargo xtask test-build` and of `cargo xtask site --deny-warnings`.
 //!
-//! # Test harnesses at opt-level 1
+//! # Test harnesses at opt-level 0 or 1
 //!
-//! Test harnesses (the units rustc compiles with `--test`) are built at opt-level 1 with debug
-//! assertions and overflow checks. `make test` builds the tests in the release profile so that
+//! Test harnesses (the units rustc compiles with `--test`) are built at opt-level 0, or 1 for
+//! the crates whose tests compute ([`COMPUTING_TESTS`]), with debug assertions and overflow
+//! checks. `make test` builds the tests in the release profile so that
 //! they reuse every crate of the release binary (test_build.rs). Cargo has no per-target
 //! profile, so without this the test harnesses compile at opt-level 3 too: the app's unit tests
 //! are the whole app crate compiled a second time, and with the integration tests and the
@@ -25,7 +26,8 @@
 //! - [`Lint::Clippy`] (the test build): each of our units that compiles there (test harnesses,
 //!   the integration tests, the benchmarks: every library and binary is the release build's,
 //!   already compiled) is compiled by `clippy-driver` with warnings as errors; a crate's test
-//!   harness is the whole crate with its tests, so clippy sees all of it.
+//!   harness is the whole crate with its tests, so clippy sees all of it. The benchmarks are
+//!   only checked there (`--emit=metadata`, as `cargo clippy` does): `make test` never runs them.
 //!
 //! `-D warnings` and clippy change diagnostics only, never the code compiled, so the units stay
 //! the ones users' builds make (and cargo's fingerprints leave them out, as the flags above).
@@ -47,15 +49,26 @@ pub const MARKER: &str = "CLAIMPOOL_XTASK_RUSTC_WRAPPER";
 /// Set to a [`Lint`]'s name to lint our units.
 pub const LINT: &str = "CLAIMPOOL_XTASK_LINT";
 
-/// Added after cargo's own flags (rustc takes the last value of a `-C` option).
-pub const TEST_HARNESS_FLAGS: [&str; 6] = [
-    "-C",
-    "opt-level=1",
-    "-C",
-    "debug-assertions=on",
-    "-C",
-    "overflow-checks=on",
-];
+/// Added after cargo's own flags (rustc takes the last value of a `-C` option), with the
+/// harness's opt-level ([`harness_opt_level`]).
+pub const TEST_HARNESS_FLAGS: [&str; 4] = ["-C", "debug-assertions=on", "-C", "overflow-checks=on"];
+
+/// The crates whose unit tests spend their time in the crate's own code (the domain's
+/// estimators and simulations, the pipeline's retrievers, cal's training): their harnesses are
+/// built at opt-level 1. Every other harness (the app's, the server's and the store's unit tests,
+/// the integration tests) spends it in what it calls, compiled as users run it (the release
+/// build's libraries, SQLite's C code, the `claimpool` binary), and is built at opt-level 0:
+/// measured on a cold 2-core machine, see the Makefile's `unit`.
+pub const COMPUTING_TESTS: [&str; 3] = ["domain", "pipeline", "cal"];
+
+/// The opt-level of a test harness, by its crate's name.
+pub fn harness_opt_level(crate_name: &OsStr) -> &'static str {
+    if COMPUTING_TESTS.iter().any(|c| OsStr::new(c) == crate_name) {
+        "opt-level=1"
+    } else {
+        "opt-level=0"
+    }
+}
 
 /// How the wrapper lints the workspace's own units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,12 +194,44 @@ impl Unit {
 fn rustc_args(args: &[OsString], lint: Option<Lint>) -> Vec<OsString> {
     let mut out = args.to_vec();
     if args.iter().any(|a| a.as_os_str() == OsStr::new("--test")) {
+        let crate_name = value_of(args, "--crate-name").unwrap_or_default();
+        out.extend(["-C", harness_opt_level(crate_name)].map(OsString::from));
         out.extend(TEST_HARNESS_FLAGS.iter().map(OsString::from));
     }
     if lint.is_some() && Unit::of(args) == Unit::Ours {
         out.extend(["-D", "warnings"].map(OsString::from));
     }
+    if lint == Some(Lint::Clippy) && is_benchmark(args) {
+        // Type-checked and linted, not compiled to code: `make test` never runs a benchmark,
+        // and their code generation at opt-level 3 was 440 s of the test build (one unit each,
+        // the server's generic code instantiated again in every one).
+        for arg in out.iter_mut() {
+            if arg.to_str().is_some_and(|a| a.starts_with("--emit=")) {
+                *arg = OsString::from("--emit=dep-info,metadata");
+            }
+        }
+    }
     out
+}
+
+/// The value after `flag` in `args`.
+fn value_of<'a>(args: &'a [OsString], flag: &str) -> Option<&'a OsStr> {
+    let at = args
+        .iter()
+        .position(|a| a.as_os_str() == OsStr::new(flag))?;
+    args.get(at + 1).map(|a| a.as_os_str())
+}
+
+/// A benchmark target: its source is a `.rs` file in a `benches` directory of a package.
+fn is_benchmark(args: &[OsString]) -> bool {
+    args.iter().any(|a| {
+        let path = Path::new(a);
+        path.extension() == Some(OsStr::new("rs"))
+            && path
+                .parent()
+                .and_then(|dir| dir.file_name())
+                .is_some_and(|dir| dir == "benches")
+    })
 }
 
 #[cfg(test)]
@@ -202,7 +247,44 @@ mod tests {
         let args = os(&["--crate-name", "it", "--test", "-C", "opt-level=3"]);
         let out = rustc_args(&args, None);
         assert_eq!(&out[..args.len()], &args[..]);
-        assert_eq!(out[args.len()..], os(&TEST_HARNESS_FLAGS));
+        assert_eq!(out[args.len()..args.len() + 2], os(&["-C", "opt-level=0"]));
+        assert_eq!(out[args.len() + 2..], os(&TEST_HARNESS_FLAGS));
+        let domain = os(&["--crate-name", "domain", "--test", "-C", "opt-level=3"]);
+        assert_eq!(
+            rustc_args(&domain, None)[domain.len()..domain.len() + 2],
+            os(&["-C", "opt-level=1"])
+        );
+    }
+
+    #[test]
+    fn clippy_only_checks_the_benchmarks() {
+        let bench = os(&[
+            "--crate-name",
+            "annotate",
+            "--edition=2021",
+            "server/benches/annotate.rs",
+            "--crate-type",
+            "bin",
+            "--emit=dep-info,link",
+        ]);
+        let out = rustc_args(&bench, Some(Lint::Clippy));
+        assert!(out.contains(&OsString::from("--emit=dep-info,metadata")));
+        assert!(!out.contains(&OsString::from("--emit=dep-info,link")));
+        // Built as usual outside the lint, and a test or binary is never a benchmark.
+        assert_eq!(rustc_args(&bench, None), bench);
+        assert_eq!(
+            rustc_args(&bench, Some(Lint::DenyWarnings))[bench.len()..],
+            os(&["-D", "warnings"])
+        );
+        for source in [
+            "server/tests/it/main.rs",
+            "server/src/main.rs",
+            "benches.rs",
+        ] {
+            let mut other = bench.clone();
+            other[3] = OsString::from(source);
+            assert!(rustc_args(&other, Some(Lint::Clippy)).contains(&bench[6]));
+        }
     }
 
     #[test]
@@ -244,7 +326,7 @@ mod tests {
         let harness = os(&["--crate-name", "it", "--test"]);
         let out = rustc_args(&harness, Some(Lint::Clippy));
         assert_eq!(
-            out[harness.len()..harness.len() + 6],
+            out[harness.len() + 2..harness.len() + 6],
             os(&TEST_HARNESS_FLAGS)
         );
         assert_eq!(out[harness.len() + 6..], os(&["-D", "warnings"]));

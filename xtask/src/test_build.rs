@@ -11,7 +11,7 @@
 //! whether it was fresh: the release binary's units (listed by a `cargo build` of it, which is
 //! fresh right after the site build) must all be fresh in the test build.
 //!
-//! The test targets themselves compile at opt-level 1 with debug assertions, through the rustc
+//! The test targets themselves compile at opt-level 0 or 1 with debug assertions, through the rustc
 //! wrapper of rustc_wrapper.rs: the release profile's opt-level 3 made them as slow to build as
 //! the whole debug build.
 
@@ -24,11 +24,11 @@ use std::process::{Command, Stdio};
 pub const USAGE: &str = "usage: cargo xtask test-build [--require-shared] [--timings] [--clippy]
 
 Builds the tests as `make unit` runs them: cargo test --release --workspace --exclude xtask --no-run,
-the test harnesses at opt-level 1 with debug assertions (see xtask/src/rustc_wrapper.rs).
+the test harnesses at opt-level 0 or 1 with debug assertions (see xtask/src/rustc_wrapper.rs).
   --require-shared  fail if the test build compiled a library or binary of the release binary's
                     build: run right after `cargo xtask site --release`, the tests must reuse them
   --timings         pass --timings to cargo (report in target/cargo-timings)
-  --clippy          build the benchmarks too, and compile the workspace's units with clippy,
+  --clippy          check the benchmarks too, and compile the workspace's units with clippy,
                     warnings as errors (the lint of `make test`: see xtask/src/rustc_wrapper.rs)";
 
 pub struct Options {
@@ -71,10 +71,10 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     if options.timings {
         cargo.arg("--timings");
     }
-    // Test harnesses at opt-level 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
+    // Test harnesses at opt-level 0 or 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
     // with --clippy, our units linted by clippy as they compile.
     if options.clippy {
-        // The benchmarks too, so that clippy sees them (built, not run).
+        // The benchmarks too, so that clippy sees them (checked, not built or run).
         cargo.arg("--all-targets");
         crate::rustc_wrapper::lint_with(&mut cargo, crate::rustc_wrapper::Lint::Clippy)?;
     } else {
