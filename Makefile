@@ -18,16 +18,19 @@ demo: setup-build
 # integration tests that run the `claimpool` binary as a user does (the CLI's, kill -9 at random
 # moments, ...) run the release binary just built from this tree, the one users run (CLAIMPOOL_BIN,
 # as the browser tests do).
-# The lint is inside those two builds, not a third one beside them (xtask/src/rustc_wrapper.rs):
-# the release build compiles the workspace's crates with warnings as errors (SITE_FLAGS), and the
-# test build compiles every unit of ours that it compiles (test harnesses, integration tests,
-# benchmarks) with clippy, warnings as errors (TEST_BUILD_FLAGS). `cargo clippy` type-checked every
-# dependency once more: on a cold 2-core machine (2026-11-29), the release build beside it took
-# 34.5 minutes and the lint was still running at 39. `make lint` (cargo clippy --all-targets) is the same lint for developers.
+# The tests compile in the same cargo run as the release binary (SITE_FLAGS --with-tests): cargo
+# compiles test harnesses while the binary's last crates, the app then the server, leave a core
+# idle; the binary's build then compiles nothing (checked), and so does `unit`'s test build.
+# The lint is inside that build, not a third one beside it (xtask/src/rustc_wrapper.rs): the
+# workspace's crates compile with warnings as errors, and its test harnesses, integration tests
+# and benchmarks with clippy, warnings as errors. `cargo clippy` type-checked every dependency
+# once more: on a cold 2-core machine (2026-11-29), the release build beside it took 34.5 minutes
+# and the lint was still running at 39. `make lint` (cargo clippy --all-targets) is the same lint
+# for developers.
 TEST_STEPS := setup fmt build-release unit browser-tests
 test: export CLAIMPOOL_BIN := $(CURDIR)/target/release/claimpool
 test: export TEST_BUILD_FLAGS := --require-shared --clippy
-test: export SITE_FLAGS := --deny-warnings
+test: export SITE_FLAGS := --deny-warnings --with-tests
 test:
 	@times=""; for step in $(TEST_STEPS); do \
 		start=$$(date +%s); echo "make test: $$step"; \

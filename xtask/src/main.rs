@@ -44,7 +44,8 @@ const WASM_OPT_ARGS: [&str; 3] = [
     "--enable-nontrapping-float-to-int",
 ];
 
-const USAGE: &str = "usage: cargo xtask site [--release] [--timings] [--deny-warnings]
+const USAGE: &str =
+    "usage: cargo xtask site [--release] [--timings] [--deny-warnings] [--with-tests]
 
 Builds the site like `cargo leptos build [--release]`: the wasm front end, wasm-bindgen,
 wasm-opt (release), the stylesheet, and the server binary.
@@ -52,12 +53,17 @@ wasm-opt (release), the stylesheet, and the server binary.
   --timings        pass --timings to both cargo builds (reports in target/cargo-timings and
                    target/front/cargo-timings)
   --deny-warnings  the workspace's crates compile with warnings as errors, through the rustc
-                   wrapper (xtask/src/rustc_wrapper.rs): the same code, linted";
+                   wrapper (xtask/src/rustc_wrapper.rs): the same code, linted
+  --with-tests     (release only) the tests too, in the same cargo run as the server, as
+                   `cargo xtask test-build --clippy` builds them (`make test`): cargo then
+                   compiles test harnesses while the server's last crates leave a core idle.
+                   The binary's own build that follows must compile nothing (checked)";
 
 struct Options {
     release: bool,
     timings: bool,
     deny_warnings: bool,
+    with_tests: bool,
 }
 
 fn main() {
@@ -85,12 +91,19 @@ fn run() -> Result<()> {
         }
         _ => bail!("{USAGE}\n\n{}", test_build::USAGE),
     }
-    let [release, timings, deny_warnings] =
-        switches(args, ["--release", "--timings", "--deny-warnings"], USAGE)?;
+    let [release, timings, deny_warnings, with_tests] = switches(
+        args,
+        ["--release", "--timings", "--deny-warnings", "--with-tests"],
+        USAGE,
+    )?;
+    if with_tests && !release {
+        bail!("--with-tests builds the release profile's tests: add --release\n{USAGE}");
+    }
     let options = Options {
         release,
         timings,
         deny_warnings,
+        with_tests,
     };
     let root = workspace_root();
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
@@ -130,28 +143,53 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
     std::fs::create_dir_all(&pkg).with_context(|| format!("creating {}", pkg.display()))?;
     let envs = leptos_envs(root, &site_root);
 
-    // 5. The server, with the environment cargo-leptos gives it, beside steps 1-4.
-    println!("xtask: server (beside the front end)");
-    let server_started = Instant::now();
-    let mut server = {
+    // 5. The server, with the environment cargo-leptos gives it, beside steps 1-4 (with
+    //    --with-tests, the tests' build, which compiles the server binary among them).
+    let server_build = |lint: bool| -> Result<Command> {
         let mut cargo = cargo(root);
         cargo.arg("build");
         cargo.args(server_build_args());
         if options.release {
             cargo.arg("--release");
         }
-        if options.timings {
+        if options.timings && !options.with_tests {
             cargo.arg("--timings");
         }
         cargo.envs(envs.iter().map(|(k, v)| (k, v)));
-        if options.deny_warnings {
+        if lint {
             rustc_wrapper::lint_with(&mut cargo, rustc_wrapper::Lint::DenyWarnings)?;
         }
+        Ok(cargo)
+    };
+    let server_started = Instant::now();
+    let mut server = if options.with_tests {
+        println!("xtask: server and tests (beside the front end)");
+        let mut cargo = test_build::command(root, options.timings, true)?;
+        cargo.envs(envs.iter().map(|(k, v)| (k, v)));
         Running::spawn(cargo)?
+    } else {
+        println!("xtask: server (beside the front end)");
+        Running::spawn(server_build(options.deny_warnings)?)?
     };
     front_end(root, target, &pkg, &envs, options)?;
     println!("xtask: waiting for the server");
     server.wait()?;
+    if options.with_tests {
+        // The binary as `cargo xtask site --release` builds it: every unit of it must be one the
+        // tests' build has just compiled, or users would run a binary CI never built.
+        let built = test_build::units_of(
+            server_build(true)?,
+            "cargo build --release (the server binary)",
+        )?;
+        if !built.compiled.is_empty() {
+            let list: Vec<&str> = built.compiled.iter().map(|u| u.as_str()).collect();
+            bail!(
+                "the server binary's build compiled again what the tests' build had compiled:\n  \
+                 {}\nThe tests' features differ from the binary's (see test_build.rs).",
+                list.join("\n  ")
+            );
+        }
+    }
     println!(
         "xtask: server took {:.1} s",
         server_started.elapsed().as_secs_f64()

@@ -23,10 +23,10 @@
 //! to every other crate) are linted where they compile:
 //! - [`Lint::DenyWarnings`] (the release site build, server and wasm front end): rustc's lints,
 //!   warnings as errors, in the code users run, features as they build it;
-//! - [`Lint::Clippy`] (the test build): each of our units that compiles there (test harnesses,
-//!   the integration tests, the benchmarks: every library and binary is the release build's,
-//!   already compiled) is compiled by `clippy-driver` with warnings as errors; a crate's test
-//!   harness is the whole crate with its tests, so clippy sees all of it. The benchmarks are
+//! - [`Lint::Clippy`] (the test build): our test harnesses, integration tests and benchmarks
+//!   are compiled by `clippy-driver` with warnings as errors (a crate's test harness is the whole
+//!   crate with its tests, so clippy sees all of it); our libraries and binaries, the release
+//!   binary's units, by rustc with warnings as errors ([`is_clippys`]). The benchmarks are
 //!   only checked there (`--emit=metadata`, as `cargo clippy` does): `make test` never runs them.
 //!
 //! `-D warnings` and clippy change diagnostics only, never the code compiled, so the units stay
@@ -131,7 +131,7 @@ pub fn run_if_invoked() -> Option<i32> {
     };
     let args: Vec<OsString> = args.collect();
     let unit = Unit::of(&args);
-    let mut command = if lint == Some(Lint::Clippy) && unit == Unit::Ours {
+    let mut command = if lint == Some(Lint::Clippy) && unit == Unit::Ours && is_clippys(&args) {
         // clippy-driver runs as a wrapper itself: `clippy-driver RUSTC ARGS...`. It is the
         // toolchain's, beside its rustc.
         let driver = Path::new(&rustc).with_file_name("clippy-driver");
@@ -212,6 +212,15 @@ fn rustc_args(args: &[OsString], lint: Option<Lint>) -> Vec<OsString> {
         }
     }
     out
+}
+
+/// The units of ours that clippy compiles under [`Lint::Clippy`]: test harnesses and
+/// benchmarks. A crate's test harness is the whole crate with its tests, so clippy sees every
+/// library and binary there; their plain units (the release binary's) compile with rustc,
+/// warnings as errors, so that clippy's passes never lengthen the release build, whose last
+/// crates (the app, then the server) compile one after the other.
+fn is_clippys(args: &[OsString]) -> bool {
+    args.iter().any(|a| a.as_os_str() == OsStr::new("--test")) || is_benchmark(args)
 }
 
 /// The value after `flag` in `args`.
@@ -330,6 +339,29 @@ mod tests {
             os(&TEST_HARNESS_FLAGS)
         );
         assert_eq!(out[harness.len() + 6..], os(&["-D", "warnings"]));
+    }
+
+    #[test]
+    fn clippy_compiles_test_harnesses_and_benchmarks_only() {
+        let lib = os(&[
+            "--crate-name",
+            "app",
+            "--crate-type",
+            "lib",
+            "app/src/lib.rs",
+        ]);
+        assert!(!is_clippys(&lib));
+        assert!(is_clippys(&os(&[
+            "--crate-name",
+            "app",
+            "--test",
+            "app/src/lib.rs"
+        ])));
+        assert!(is_clippys(&os(&[
+            "--crate-name",
+            "eval",
+            "server/benches/eval.rs"
+        ])));
     }
 
     #[test]

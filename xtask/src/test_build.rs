@@ -65,21 +65,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         None
     };
 
-    let mut cargo = crate::cargo(root);
-    cargo.args(["test", "--release", "--workspace", "--exclude", "xtask"]);
-    cargo.arg("--no-run");
-    if options.timings {
-        cargo.arg("--timings");
-    }
-    // Test harnesses at opt-level 0 or 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
-    // with --clippy, our units linted by clippy as they compile.
-    if options.clippy {
-        // The benchmarks too, so that clippy sees them (checked, not built or run).
-        cargo.arg("--all-targets");
-        crate::rustc_wrapper::lint_with(&mut cargo, crate::rustc_wrapper::Lint::Clippy)?;
-    } else {
-        crate::rustc_wrapper::wrap(&mut cargo)?;
-    }
+    let cargo = command(root, options.timings, options.clippy)?;
     let tests = units_of(cargo, "cargo test --release --no-run")?;
     println!(
         "xtask: test build: {} units; compiled: {} test targets, {} libraries, binaries or build \
@@ -94,15 +80,36 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The test build's cargo command: `cargo test --release --workspace --exclude xtask --no-run`,
+/// through the rustc wrapper.
+pub fn command(root: &Path, timings: bool, clippy: bool) -> Result<Command> {
+    let mut cargo = crate::cargo(root);
+    cargo.args(["test", "--release", "--workspace", "--exclude", "xtask"]);
+    cargo.arg("--no-run");
+    if timings {
+        cargo.arg("--timings");
+    }
+    // Test harnesses at opt-level 0 or 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
+    // with --clippy, our units linted as they compile.
+    if clippy {
+        // The benchmarks too, so that clippy sees them (checked, not built or run).
+        cargo.arg("--all-targets");
+        crate::rustc_wrapper::lint_with(&mut cargo, crate::rustc_wrapper::Lint::Clippy)?;
+    } else {
+        crate::rustc_wrapper::wrap(&mut cargo)?;
+    }
+    Ok(cargo)
+}
+
 /// A unit as cargo's JSON messages name it: package id, target name and kinds.
 type Unit = String;
 
 /// What cargo's `compiler-artifact` messages said of one build.
 #[derive(Default)]
-struct Units {
+pub struct Units {
     all: BTreeSet<Unit>,
     /// Units that compiled (were not fresh), test targets excepted.
-    compiled: BTreeSet<Unit>,
+    pub compiled: BTreeSet<Unit>,
     compiled_tests: usize,
 }
 
@@ -138,7 +145,7 @@ impl Units {
 
 /// Runs a cargo build with JSON messages on stdout (diagnostics and progress rendered on stderr as
 /// usual) and reads its units.
-fn units_of(mut cargo: Command, what: &str) -> Result<Units> {
+pub fn units_of(mut cargo: Command, what: &str) -> Result<Units> {
     cargo.arg("--message-format=json-render-diagnostics");
     cargo.stdout(Stdio::piped());
     let mut child = cargo.spawn().with_context(|| format!("running {what}"))?;
