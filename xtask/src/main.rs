@@ -181,14 +181,7 @@ fn site(root: &Path, target: &Path, options: &Options) -> Result<()> {
             server_build(true)?,
             "cargo build --release (the server binary)",
         )?;
-        if !built.compiled.is_empty() {
-            let list: Vec<&str> = built.compiled.iter().map(|u| u.as_str()).collect();
-            bail!(
-                "the server binary's build compiled again what the tests' build had compiled:\n  \
-                 {}\nThe tests' features differ from the binary's (see test_build.rs).",
-                list.join("\n  ")
-            );
-        }
+        test_build::require_fresh(&built)?;
     }
     println!(
         "xtask: server took {:.1} s",

@@ -109,7 +109,7 @@ type Unit = String;
 pub struct Units {
     all: BTreeSet<Unit>,
     /// Units that compiled (were not fresh), test targets excepted.
-    pub compiled: BTreeSet<Unit>,
+    compiled: BTreeSet<Unit>,
     compiled_tests: usize,
 }
 
@@ -167,14 +167,36 @@ fn require_shared(release: &Units, tests: &Units) -> Result<()> {
     if release.all.is_empty() {
         bail!("cargo listed no units of the release binary: was --message-format honoured?");
     }
-    let again: Vec<&Unit> = tests.compiled.intersection(&release.all).collect();
-    if !again.is_empty() {
-        let list: Vec<&str> = again.iter().map(|u| u.as_str()).collect();
+    none_compiled_again(
+        tests.compiled.intersection(&release.all),
+        "the release test build",
+        "the release binary's build",
+    )
+}
+
+/// The converse of [`require_shared`], for `cargo xtask site --release --with-tests`: the
+/// binary's own build (`built`), run after the tests' build, compiled nothing.
+pub fn require_fresh(built: &Units) -> Result<()> {
+    none_compiled_again(
+        &built.compiled,
+        "the server binary's build",
+        "the tests' build",
+    )
+}
+
+/// Fails, naming them, if `again` holds units that `second` compiled again after `first` had.
+fn none_compiled_again<'a>(
+    again: impl IntoIterator<Item = &'a Unit>,
+    second: &str,
+    first: &str,
+) -> Result<()> {
+    let list: Vec<&str> = again.into_iter().map(|u| u.as_str()).collect();
+    if !list.is_empty() {
         bail!(
-            "the release test build compiled again what the release binary's build had compiled:\n  \
-             {}\nThe tests' features differ from the binary's: compare `cargo tree -e features \
-             -p server` with `cargo tree -e features,dev --workspace --exclude xtask` and ask for \
-             the missing features in server/Cargo.toml (see its comment on hyper).",
+            "{second} compiled again what {first} had compiled:\n  {}\nThe tests' features \
+             differ from the binary's: compare `cargo tree -e features -p server` with `cargo tree \
+             -e features,dev --workspace --exclude xtask` and ask for the missing features in \
+             server/Cargo.toml (see its comment on hyper).",
             list.join("\n  ")
         );
     }
