@@ -135,24 +135,22 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
         "the sample has evidence BM25's top 5 misses"
     );
 
+    // `claimpool simulate --project demo ARGS`.
+    let simulate =
+        |args: &[&str]| claimpool(&db, &[&["simulate", "--project", "demo"], args].concat());
+
     // Budget enough to judge every candidate: cal finds every evidence pair among them; depth,
     // only what the run ranked.
     let budget = (candidates.len() + 10).to_string();
-    let all: Value = serde_json::from_str(&ok(claimpool(
-        &db,
-        &[
-            "simulate",
-            "--project",
-            "demo",
-            "--order",
-            "depth,cal",
-            "--candidates",
-            "1000",
-            "--budget",
-            &budget,
-            "--json",
-        ],
-    )))
+    let all: Value = serde_json::from_str(&ok(simulate(&[
+        "--order",
+        "depth,cal",
+        "--candidates",
+        "1000",
+        "--budget",
+        &budget,
+        "--json",
+    ])))
     .unwrap();
     let (depth, cal) = (&all[0], &all[1]);
     assert_eq!(depth["order"], "depth");
@@ -170,21 +168,9 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
     // A small budget: one point per judgment, the same for the same seed, and the searcher's
     // variant spends the same budget.
     let small = |order: &str| {
-        ok(claimpool(
-            &db,
-            &[
-                "simulate",
-                "--project",
-                "demo",
-                "--order",
-                order,
-                "--budget",
-                "60",
-                "--seed",
-                "4",
-                "--json",
-            ],
-        ))
+        ok(simulate(&[
+            "--order", order, "--budget", "60", "--seed", "4", "--json",
+        ]))
     };
     let once: Value = serde_json::from_str(&small("cal")).unwrap();
     assert_eq!(once["curve"].as_array().unwrap().len(), 60);
@@ -196,27 +182,21 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
 
     // The stopping rule: its counts against the recount; judging everything is its only other
     // end.
-    let stopping: Value = serde_json::from_str(&ok(claimpool(
-        &db,
-        &[
-            "simulate",
-            "--project",
-            "demo",
-            "--order",
-            "cal",
-            "--candidates",
-            "1000",
-            "--budget",
-            "10",
-            "--stop-recall",
-            "0.9",
-            "--stop-confidence",
-            "0.95",
-            "--stop-switch-after",
-            "20",
-            "--json",
-        ],
-    )))
+    let stopping: Value = serde_json::from_str(&ok(simulate(&[
+        "--order",
+        "cal",
+        "--candidates",
+        "1000",
+        "--budget",
+        "10",
+        "--stop-recall",
+        "0.9",
+        "--stop-confidence",
+        "0.95",
+        "--stop-switch-after",
+        "20",
+        "--json",
+    ])))
     .unwrap();
     let stop = &stopping["stopped_at"];
     let holds = found_in_runs + found_outside;
@@ -239,19 +219,13 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
     } else {
         assert_eq!(stop["target_reached_at"], Value::Null);
     }
-    let said = failed(claimpool(
-        &db,
-        &[
-            "simulate",
-            "--project",
-            "demo",
-            "--order",
-            "cal",
-            "--budget",
-            "10",
-            "--stop-recall",
-            "1.5",
-        ],
-    ));
+    let said = failed(simulate(&[
+        "--order",
+        "cal",
+        "--budget",
+        "10",
+        "--stop-recall",
+        "1.5",
+    ]));
     assert!(said.contains("--stop-recall must be in (0, 1]"), "{said}");
 }

@@ -13,10 +13,9 @@
 
 use super::cal::{judge_in_turn, CalCandidates};
 use super::error::JudgingError;
+use super::sample::shuffle_from_front;
 use super::stopping::{RecallTarget, StoppingSample};
 use crate::pool::{Key, Pair, PairSet};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 /// Where judging stopped.
@@ -87,16 +86,11 @@ pub fn replay_cal_stopping<C: Key, D: Key>(
         .filter(|&&row| labels[row] == Some(true))
         .count();
 
-    // The sample: the unjudged candidates in a seeded random order (Fisher–Yates from the
-    // front), judged in turn.
+    // The sample: the unjudged candidates in a seeded random order, judged in turn.
     let mut unjudged: Vec<usize> = (0..candidates.len())
         .filter(|&row| labels[row].is_none())
         .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5354_4f50_5341_4d50);
-    for i in 0..unjudged.len() {
-        let j = rng.gen_range(i..unjudged.len());
-        unjudged.swap(i, j);
-    }
+    shuffle_from_front(&mut unjudged, seed ^ 0x5354_4f50_5341_4d50);
     let evidence_of = |row: usize| truth.contains_pair(&candidates.pairs()[row]);
     let sample = |drawn: usize, drawn_evidence: usize| StoppingSample {
         found: found as u64,
@@ -108,11 +102,10 @@ pub fn replay_cal_stopping<C: Key, D: Key>(
     // a sample without evidence could stop, each later one twice the size, the last at the
     // whole of it.
     let mut look = 1;
-    let mut size = target
-        .look(look)
-        .draws_to_stop(found as u64, unjudged.len() as u64) as usize;
-    let mut level = target.look(look).alpha();
-    let mut decision = target.look(look).test(sample(0, 0))?;
+    let first = target.look(look);
+    let mut size = first.draws_to_stop(found as u64, unjudged.len() as u64) as usize;
+    let mut level = first.alpha();
+    let mut decision = first.test(sample(0, 0))?;
     let mut drawn_evidence = 0;
     for (drawn, &row) in unjudged.iter().enumerate() {
         if decision.stop {
@@ -122,8 +115,9 @@ pub fn replay_cal_stopping<C: Key, D: Key>(
         judged.push(row);
         let drawn = drawn + 1;
         if drawn >= size || drawn == unjudged.len() {
-            level = target.look(look).alpha();
-            decision = target.look(look).test(sample(drawn, drawn_evidence))?;
+            let at = target.look(look);
+            level = at.alpha();
+            decision = at.test(sample(drawn, drawn_evidence))?;
             look += 1;
             size = (2 * drawn).min(unjudged.len());
         }

@@ -342,11 +342,16 @@ fn proportional(sizes: &[(u32, usize)], total: usize) -> Result<Vec<usize>, Judg
 /// sample can grow in increments by taking longer prefixes.
 pub fn shuffled<C: Key, D: Key>(mut pairs: Vec<Pair<C, D>>, seed: u64) -> Vec<Pair<C, D>> {
     pairs.sort_unstable();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // Fisher–Yates from the front, so a prefix is fixed once drawn.
-    for i in 0..pairs.len() {
-        let j = rng.gen_range(i..pairs.len());
-        pairs.swap(i, j);
-    }
+    shuffle_from_front(&mut pairs, seed);
     pairs
+}
+
+/// Puts `items` in a random order, deterministic for `seed`: Fisher–Yates from the front, so
+/// that any prefix is a simple random sample without replacement, fixed once drawn.
+pub fn shuffle_from_front<T>(items: &mut [T], seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for i in 0..items.len() {
+        let j = rng.gen_range(i..items.len());
+        items.swap(i, j);
+    }
 }
