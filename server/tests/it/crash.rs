@@ -131,8 +131,8 @@ fn inputs(dir: &Path) -> Inputs {
 /// `name`.db; on PostgreSQL a new database of the cluster), as `--db` takes it.
 ///
 /// On SQLite the log is checkpointed into the file, which is then copied as it is: `from` is a
-/// step's database or one the killed command ran on, which nothing writes any more. `VACUUM
-/// INTO` rebuilt every table and index instead, about half of this test's CPU (perf).
+/// step's database, which nothing writes any more. `VACUUM INTO` rebuilt every table and index
+/// of each copy instead (the pool/export test alone: 95.9 s with it, 87.2 s without).
 async fn copy_db(from: &str, dir: &Path, name: &str) -> String {
     if postgres::tests_on_postgres() {
         return postgres::copy_database(from);
