@@ -225,17 +225,15 @@ async fn step(db: &Db, project: i64, lead: i64, depth: u32) -> anyhow::Result<()
 
 /// Records a (partial) release of the whole project while a probe writer times its own writes.
 async fn release(db: &Db, project: i64, lead: i64) -> anyhow::Result<()> {
-    let request = store::release::ReleaseRequest {
+    // The release command, as the operator (`claimpool export` at the shell).
+    let operator = app::command::Operator::at_the_shell()
+        .lead(db, "bench")
+        .await?;
+    let release = app::command::release::CreateRelease {
         partial: true,
-        options: Default::default(),
+        ..Default::default()
     };
-    let (created, took, times) = probed(
-        db,
-        project,
-        lead,
-        store::release::create(db, project, request, Some(lead)),
-    )
-    .await?;
+    let (created, took, times) = probed(db, project, lead, release.run(db, &operator)).await?;
     let created = created?;
     anyhow::ensure!(created.new, "the release should be new");
     let parts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM release_parts")

@@ -3,12 +3,13 @@
 //! It reads and computes exactly what the dashboard shows (`app::store::report`).
 
 use anyhow::Context;
+use app::command::report::ProjectReport;
 use app::command::{self, Operator};
 use app::domain::label::Label;
 use app::domain::metrics::ConfusionMatrix;
 use app::domain::pool::Role;
 use app::domain::report::{Report, ReportOptions, Specificity, DEFAULT_BOOTSTRAP_SAMPLES};
-use app::store::{self, report::ProjectReport};
+use app::store;
 use clap::Args;
 use std::fmt::Write as _;
 use std::io::Write as _;

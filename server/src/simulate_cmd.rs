@@ -4,11 +4,14 @@
 //! BM25 retrievals over the project's whole corpus (`app::command::simulate`).
 
 use anyhow::Context;
-use app::command::simulate::{simulate_cal, CalSimulation, Stopping, DEFAULT_CANDIDATES_PER_CLAIM};
+use app::command::simulate::{
+    simulate_cal, simulate_orders, CalSimulation, Simulation, Stopping,
+    DEFAULT_CANDIDATES_PER_CLAIM,
+};
 use app::command::Operator;
 use app::domain::judging::{evidence_at, CalStop, Curve, Order, RecallTarget};
 use app::domain::pool::Strategy;
-use app::store::{self, judging::Simulation};
+use app::store;
 use clap::Args;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -250,7 +253,7 @@ pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
                 .context("--stop-recall must be in (0, 1] and --stop-confidence in (0, 1)")
         })
         .transpose()?;
-    let project = store::projects::id_by_name(db, &args.project).await?;
+    let lead = Operator::at_the_shell().lead(db, &args.project).await?;
     let runs: Vec<Order> = orders
         .iter()
         .filter_map(|named| match named {
@@ -271,12 +274,11 @@ pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let replayed = if runs.is_empty() {
         Vec::new()
     } else {
-        store::judging::simulate(db, project, &runs, args.budget, args.seed).await?
+        simulate_orders(db, &lead, &runs, args.budget, args.seed).await?
     };
     let learned = if searchers.is_empty() {
         Vec::new()
     } else {
-        let lead = Operator::at_the_shell().lead(db, &args.project).await?;
         simulate_cal(
             db,
             &lead,

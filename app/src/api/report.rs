@@ -252,7 +252,7 @@ pub async fn web_report(
 ) -> Result<
     (
         crate::domain::report::ReportOptions,
-        crate::store::report::ProjectReport,
+        crate::command::report::ProjectReport,
     ),
     ApiError,
 > {
@@ -289,11 +289,11 @@ pub async fn load_report(
 #[cfg(feature = "ssr")]
 mod convert {
     use super::*;
+    use crate::command::report::ProjectReport;
     use crate::domain::label::Label;
     use crate::domain::metrics::ConfusionMatrix;
     use crate::domain::pool::Role;
     use crate::domain::report::{ReportOptions, SecondPassMode, Specificity};
-    use crate::store::report::ProjectReport;
 
     fn role(role: Role) -> String {
         match role {
@@ -613,12 +613,11 @@ impl JudgingReplay {
 pub async fn judging_curves(project: String) -> Result<JudgingReplay, ApiError> {
     crate::api::respond(
         async {
+            use crate::command::simulate::{pooled_pairs, simulate_orders};
             use crate::domain::judging::Order;
-            let (db, project_id, _) = crate::api::lead_project(&project).await?;
-            let pooled = crate::store::judging::pooled_pairs(&db, project_id).await?;
-            let budget = (2 * pooled).max(2_000);
-            let sims =
-                crate::store::judging::simulate(&db, project_id, &Order::ALL, budget, 0).await?;
+            let (db, lead) = crate::api::lead(&project).await?;
+            let budget = (2 * pooled_pairs(&db, &lead).await?).max(2_000);
+            let sims = simulate_orders(&db, &lead, &Order::ALL, budget, 0).await?;
             let candidate_pairs = sims.first().map_or(0, |s| s.candidate_pairs);
             let evidence_pairs = sims.first().map_or(0, |s| s.evidence_pairs);
             let curves = sims

@@ -4,19 +4,54 @@
 use super::Lead;
 use crate::domain::judging::RecallTarget;
 use crate::domain::report::ReportOptions;
+use crate::domain::report::{PoolSetting, Report};
+use crate::error::ApiError;
 use crate::error::ApiResult;
 use crate::model::survey::Survey;
 use crate::store::pool::{self, Estimated};
-use crate::store::report::{self, ProjectReport};
+use crate::store::report::{self, ProjectSnapshot};
 use crate::store::{Db, StoreError};
 
-/// The project's report under `options`.
+/// A project's report, with the pool's setting and the pooled systems the current pool does
+/// not include yet.
+#[derive(Clone, Debug)]
+pub struct ProjectReport {
+    /// The report.
+    pub report: Report,
+    /// The pool as last built; `None` before the first build.
+    pub pool: Option<PoolSetting>,
+    /// See [`ProjectSnapshot::not_yet_pooled`].
+    pub not_yet_pooled: Vec<String>,
+}
+
+/// The project's report under `options`: the snapshot read from the store, the report computed
+/// off the async threads (it is CPU work), on a thread of its own at a lower priority so that
+/// annotators' requests come first.
 pub async fn project_report(
     db: &Db,
     lead: &Lead,
     options: ReportOptions,
 ) -> ApiResult<ProjectReport> {
-    Ok(report::report(db, lead.project_id(), options).await?)
+    let ProjectSnapshot {
+        snapshot,
+        not_yet_pooled,
+    } = report::snapshot(db, lead.project_id()).await?;
+    let pool = snapshot.pool;
+    let report =
+        crate::store::background::spawn("report", move || Report::compute(&snapshot, &options))?
+            .join()
+            .await?
+            .map_err(|e| {
+                ApiError::Internal(format!(
+                    "stored data is corrupt: project {} cannot be reported on: {e}",
+                    lead.project()
+                ))
+            })?;
+    Ok(ProjectReport {
+        report,
+        pool,
+        not_yet_pooled,
+    })
 }
 
 /// The pool's depth, None before the first build (the dashboard's default depth step).

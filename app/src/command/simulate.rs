@@ -9,8 +9,8 @@
 use super::Lead;
 use crate::domain::ids::{ClaimId, DocId};
 use crate::domain::judging::{
-    replay_cal_stopping, replay_cal_with_search, CalCandidates, CalReplay, CalStop, RecallTarget,
-    Retrieved,
+    replay, replay_cal_stopping, replay_cal_with_search, CalCandidates, CalReplay, CalStop, Curve,
+    Order, RecallTarget, Retrieved, Selector,
 };
 use crate::domain::pool::{Pair, Strategy};
 use crate::error::{ApiError, ApiResult};
@@ -19,6 +19,65 @@ use crate::store::judging::{self, ReplayInputs};
 use crate::store::{jobs, Db};
 use std::collections::HashMap;
 use std::path::Path;
+
+/// A replay of one order on a project.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Simulation {
+    pub order: Order,
+    /// The ranking the order walks: the project's pool strategy (confidence when never built).
+    pub strategy: Strategy,
+    pub budget: usize,
+    /// The truth: pairs with a SUPPORT or CONTRADICT final label (citation evidence included).
+    pub evidence_pairs: usize,
+    /// Distinct pairs the pooled systems rank (what an order can propose).
+    pub candidate_pairs: usize,
+    pub curve: Curve,
+}
+
+/// Pairs in the lead's project's pool.
+pub async fn pooled_pairs(db: &Db, lead: &Lead) -> ApiResult<usize> {
+    Ok(judging::pooled_pairs(db, lead.project_id()).await?)
+}
+
+/// Replays `orders` over the lead's project's pooled systems' full rankings, each with the same
+/// truth and budget; `seed` drives Thompson sampling. One load of the runs serves every order.
+pub async fn simulate_orders(
+    db: &Db,
+    lead: &Lead,
+    orders: &[Order],
+    budget: usize,
+    seed: u64,
+) -> ApiResult<Vec<Simulation>> {
+    let ReplayInputs {
+        strategy,
+        loaded,
+        truth,
+    } = judging::replay_inputs(db, lead.project_id()).await?;
+    let ranking = loaded.ranking;
+    let orders = orders.to_vec();
+    tokio::task::spawn_blocking(move || {
+        orders
+            .into_iter()
+            .map(|order| {
+                let mut selector = Selector::from_ranking(&ranking, u32::MAX, order, seed)
+                    .map_err(|e| ApiError::Internal(format!("stored data is corrupt: {e}")))?;
+                let candidate_pairs = selector.len();
+                let evidence_pairs = truth.len();
+                let curve = replay(&mut selector, &truth, budget);
+                Ok(Simulation {
+                    order,
+                    strategy,
+                    budget,
+                    evidence_pairs,
+                    candidate_pairs,
+                    curve,
+                })
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the simulation stopped: {e}")))?
+}
 
 /// The corpus retrievals per claim the `cal` order adds when none is asked for.
 pub const DEFAULT_CANDIDATES_PER_CLAIM: usize = 100;

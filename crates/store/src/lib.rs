@@ -20,6 +20,8 @@ mod import_copy;
 pub mod import_writer;
 pub mod jobs;
 pub mod judging;
+#[cfg(test)]
+mod layering;
 pub mod pool;
 pub mod postgres;
 pub mod projects;

@@ -16,7 +16,8 @@
 //!
 //! The archive is written in parts, hidden until whole ([`super::release_parts`]).
 //!
-//! Numbering ([`create`]): releases are numbered 1, 2, ... per project and never change. When
+//! Numbering (the release command, `app::command::release`, which builds the archive and then
+//! calls [`record`]): releases are numbered 1, 2, ... per project and never change. When
 //! the state and the options give the same files as the latest release (the same manifest, which
 //! holds the SHA-256 of every file), that release is returned and nothing is recorded; otherwise
 //! the next number is recorded, with an audit event. Options are part of the state released: the
@@ -31,24 +32,13 @@ use domain::ids::{ClaimId, DocId};
 use domain::label::{Label, Probability};
 use domain::pool::Role;
 use domain::release::{
-    file_stem, sha256_hex, ClaimText, FinalLabel, PoolSettings, ReleaseCounts, ReleaseDate,
-    ReleaseFiles, ReleaseInput, ReleaseOptions, SpecificityNote, SystemInfo,
+    file_stem, ClaimText, FinalLabel, PoolSettings, ReleaseCounts, ReleaseDate, ReleaseInput,
+    ReleaseOptions, SpecificityNote, SystemInfo,
 };
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU32;
-
-/// At most this many unjudged pairs are named when a release is refused.
-pub const EXAMPLES: usize = 5;
-
-/// What to release.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReleaseRequest {
-    /// Release even though some pooled pairs have no final label yet.
-    pub partial: bool,
-    pub options: ReleaseOptions,
-}
 
 /// A recorded release, as lists show it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,16 +57,6 @@ pub struct Release {
     /// Size of the archive in bytes.
     pub archive_bytes: i64,
     pub counts: ReleaseCounts,
-}
-
-/// The outcome of [`create`].
-#[derive(Debug)]
-pub struct Created {
-    pub release: Release,
-    /// `false` when the state equals the latest release's, which is returned unchanged.
-    pub new: bool,
-    /// The release's files, byte for byte those of the recorded archive.
-    pub files: ReleaseFiles,
 }
 
 /// How far annotation of the pool has come.
@@ -145,7 +125,7 @@ pub async fn input(db: &Db, project_id: i64) -> StoreResult<ReleaseInput> {
 /// [`input`] for a release written with `options`: the model assessors' labels only with
 /// `model_qrels` (refused when the project has none), and then the release dates from the
 /// latest of the other changes and the latest assessor's registration.
-async fn input_with(
+pub async fn input_with(
     db: &Db,
     project_id: i64,
     options: &ReleaseOptions,
@@ -497,37 +477,8 @@ pub async fn completeness(db: &Db, project_id: i64) -> StoreResult<Completeness>
     })
 }
 
-/// Refuses a release while pooled pairs lack a final label, unless it is asked to be partial.
-fn check_complete(input: &ReleaseInput, partial: bool) -> StoreResult<()> {
-    let unjudged = &input.unjudged_pooled;
-    if unjudged.is_empty() || partial {
-        return Ok(());
-    }
-    let examples: Vec<String> = unjudged
-        .iter()
-        .take(EXAMPLES)
-        .map(|(claim, doc)| format!("claim {claim} / doc {doc}"))
-        .collect();
-    let more = if unjudged.len() > EXAMPLES {
-        ", …"
-    } else {
-        ""
-    };
-    Err(StoreError::Conflict(format!(
-        "{} pooled pair{} no final label yet (e.g. {}{more}): finish annotating, or make a \
-         partial release",
-        unjudged.len(),
-        if unjudged.len() == 1 {
-            " has"
-        } else {
-            "s have"
-        },
-        examples.join(", ")
-    )))
-}
-
 /// The latest release's number and manifest.
-async fn latest(db: &Db, project_id: i64) -> StoreResult<Option<(u32, String)>> {
+pub async fn latest(db: &Db, project_id: i64) -> StoreResult<Option<(u32, String)>> {
     let row: Option<(i64, String)> = sqlx::query_as(
         "SELECT number, manifest FROM releases WHERE project_id = $1 ORDER BY number DESC LIMIT 1",
     )
@@ -538,118 +489,53 @@ async fn latest(db: &Db, project_id: i64) -> StoreResult<Option<(u32, String)>> 
         .transpose()
 }
 
-/// What the blocking step decided: the files, their number, and the archive when new.
-struct Built {
-    files: ReleaseFiles,
-    number: u32,
-    /// `None` when the files equal the latest release's.
-    archive: Option<Vec<u8>>,
+/// A new release, built and hashed by the command layer, to record.
+pub struct NewArchive<'a> {
+    pub number: u32,
+    /// Some pooled pairs have no final label.
+    pub partial: bool,
+    /// The manifest, which holds the SHA-256 of every file.
+    pub manifest: &'a str,
+    /// SHA-256 of the archive.
+    pub sha256: &'a str,
+    /// The `.tar.gz` archive.
+    pub archive: &'a [u8],
+    /// The user recorded as releasing it (None: the operator).
+    pub actor_id: Option<i64>,
+    /// The audit event's value.
+    pub audit: serde_json::Value,
 }
 
-/// Writes the files (at the latest number first, to compare with the latest release) and, when
-/// they are new, the archive. CPU work: callers run it on a blocking thread.
-fn build(
-    mut input: ReleaseInput,
-    options: ReleaseOptions,
-    latest: Option<(u32, String)>,
-) -> StoreResult<Built> {
-    let invalid = |e: domain::release::ReleaseError| StoreError::Invalid(e.to_string());
-    let mut at = |number: u32| {
-        input.number = NonZeroU32::new(number).ok_or_else(|| corrupt("release number 0"))?;
-        ReleaseFiles::build(&input, &options).map_err(invalid)
-    };
-    if let Some((number, manifest)) = &latest {
-        let files = at(*number)?;
-        if files.manifest() == manifest.as_bytes() {
-            return Ok(Built {
-                files,
-                number: *number,
-                archive: None,
-            });
-        }
-    }
-    let number = match latest {
-        Some((n, _)) => n
-            .checked_add(1)
-            .ok_or_else(|| StoreError::Invalid("too many releases".into()))?,
-        None => 1,
-    };
-    let files = at(number)?;
-    let archive = files
-        .to_tar_gz()
-        .map_err(|e| StoreError::Fault(format!("cannot write the archive: {e}")))?;
-    Ok(Built {
-        files,
-        number,
-        archive: Some(archive),
-    })
-}
-
-/// Releases the project's current state: the latest release when nothing changed since, else a
-/// new one (see the module notes). Refused while pooled pairs lack a final label, unless
-/// `request.partial`; the error says how many and names a few.
-pub async fn create(
-    db: &Db,
-    project_id: i64,
-    request: ReleaseRequest,
-    actor_id: Option<i64>,
-) -> StoreResult<Created> {
-    let input = input_with(db, project_id, &request.options).await?;
-    check_complete(&input, request.partial)?;
-    let latest = latest(db, project_id).await?;
-    let built = tokio::task::spawn_blocking(move || build(input, request.options, latest))
-        .await
-        .map_err(|e| StoreError::Fault(format!("building the release stopped: {e}")))??;
-    let Some(archive) = built.archive else {
-        return Ok(Created {
-            release: get(db, project_id, built.number).await?,
-            new: false,
-            files: built.files,
-        });
-    };
-    let sha256 = sha256_hex(&archive);
-    let manifest = String::from_utf8(built.files.manifest().to_vec())
-        .map_err(|e| corrupt(format!("the manifest is not UTF-8: {e}")))?;
-    let partial = built.files.counts().unjudged_pooled_pairs > 0;
+/// Records a new release of the project: its archive in parts, hidden until whole, then its
+/// row and audit event together. Nothing stays of a release whose parts could not be written.
+pub async fn record(db: &Db, project_id: i64, new: NewArchive<'_>) -> StoreResult<()> {
     let writing = release_parts::start(
         db,
         &NewRelease {
             project_id,
-            number: built.number,
-            partial,
-            manifest: &manifest,
-            sha256: &sha256,
-            archive_bytes: archive.len(),
-            actor_id,
+            number: new.number,
+            partial: new.partial,
+            manifest: new.manifest,
+            sha256: new.sha256,
+            archive_bytes: new.archive.len(),
+            actor_id: new.actor_id,
         },
     )
     .await?;
-    if let Err(e) = writing.write(db, &archive).await {
+    if let Err(e) = writing.write(db, new.archive).await {
         writing.abandon(db).await?;
         return Err(e);
     }
     let event = AuditEvent {
         project_id: Some(project_id),
-        actor_id,
+        actor_id: new.actor_id,
         action: "release",
         entity: "release",
-        entity_id: Some(built.number.to_string()),
+        entity_id: Some(new.number.to_string()),
         old_value: None,
-        new_value: json(&serde_json::json!({
-            "number": built.number,
-            "partial": partial,
-            "qrels_unjudged": request.options.qrels_unjudged,
-            "model_qrels": request.options.model_qrels,
-            "sha256": sha256,
-            "counts": built.files.counts(),
-        })),
+        new_value: json(&new.audit),
     };
-    writing.finish(db, event).await?;
-    Ok(Created {
-        release: get(db, project_id, built.number).await?,
-        new: true,
-        files: built.files,
-    })
+    writing.finish(db, event).await
 }
 
 const RELEASE_COLUMNS: &str = "number, partial, manifest, created_at, sha256, archive_bytes";

@@ -1,6 +1,7 @@
 //! The lead report's input, read from the database: one project's [`Snapshot`] (claims,
 //! citation evidence, every system's predictions, the pool's setting, final labels,
-//! specificity relations and the annotations that stand), and the report computed from it.
+//! specificity relations and the annotations that stand), from which the report command
+//! (`app::command::report`) computes the report.
 //!
 //! Eight queries in one read transaction, each one pass over one table group with integer
 //! keys; the external ids of the documents named are read last, by key (a corpus may hold
@@ -16,9 +17,9 @@ use domain::label::{Label, Probability};
 use domain::metrics::{Confidence, Prediction};
 use domain::pool::{Pair, Role};
 use domain::report::{
-    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale, Report,
-    ReportOptions, SecondPassMode, Seconds, Snapshot, Specificity, SpecificityNote, Stage,
-    SystemPrediction, SystemSnapshot,
+    AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale,
+    SecondPassMode, Seconds, Snapshot, Specificity, SpecificityNote, Stage, SystemPrediction,
+    SystemSnapshot,
 };
 use futures::TryStreamExt;
 use sqlx::AnyConnection;
@@ -32,18 +33,6 @@ pub struct ProjectSnapshot {
     pub snapshot: Snapshot,
     /// Systems with the pooled role added after the last pool build (in the snapshot as
     /// evaluation-only until the pool is grown with them).
-    pub not_yet_pooled: Vec<String>,
-}
-
-/// A project's report, with the pool's setting and the pooled systems the current pool does
-/// not include yet.
-#[derive(Clone, Debug)]
-pub struct ProjectReport {
-    /// The report.
-    pub report: Report,
-    /// The pool as last built; `None` before the first build.
-    pub pool: Option<PoolSetting>,
-    /// See [`ProjectSnapshot::not_yet_pooled`].
     pub not_yet_pooled: Vec<String>,
 }
 
@@ -161,29 +150,6 @@ pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> 
             annotations,
             second_pass_mode,
         },
-        not_yet_pooled,
-    })
-}
-
-/// Reads the snapshot and computes the report (off the async threads: it is CPU work).
-pub async fn report(
-    db: &Db,
-    project_id: i64,
-    options: ReportOptions,
-) -> StoreResult<ProjectReport> {
-    let ProjectSnapshot {
-        snapshot,
-        not_yet_pooled,
-    } = snapshot(db, project_id).await?;
-    let pool = snapshot.pool;
-    // On a thread of its own at a lower priority: annotators' requests come first.
-    let report = super::background::spawn("report", move || Report::compute(&snapshot, &options))?
-        .join()
-        .await?
-        .map_err(|e| corrupt(format!("project #{project_id} cannot be reported on: {e}")))?;
-    Ok(ProjectReport {
-        report,
-        pool,
         not_yet_pooled,
     })
 }

@@ -1049,15 +1049,12 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
             )
             .await;
             let grown_during_import = !import_done.load(SeqCst);
-            let released = app::store::release::create(
-                &db,
-                project,
-                app::store::release::ReleaseRequest {
-                    partial: true,
-                    options: Default::default(),
-                },
-                None,
-            )
+            let lead = common::operator_lead(&db, project).await;
+            let released = app::command::release::CreateRelease {
+                partial: true,
+                ..Default::default()
+            }
+            .run(&db, &lead)
             .await;
             let released_during_import = !import_done.load(SeqCst);
             lead_done.store(true, SeqCst);

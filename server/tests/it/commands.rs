@@ -30,7 +30,7 @@ const COMMANDED_WRITES: &[&str] = &[
     "accounts::set_password(",
     "accounts::set_role(",
     "accounts::set_active(",
-    "release::create(",
+    "release::record(",
     "assessors::create(",
 ];
 

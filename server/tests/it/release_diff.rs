@@ -221,13 +221,7 @@ async fn undo(
 }
 
 async fn release(app: &TestApp, project: i64) -> u32 {
-    let request = app::store::release::ReleaseRequest {
-        partial: true,
-        options: Default::default(),
-    };
-    let created = app::store::release::create(&app.db, project, request, None)
-        .await
-        .unwrap();
+    let created = common::release_partial(&app.db, project).await;
     assert!(created.new);
     created.release.number
 }

@@ -408,9 +408,13 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let gold = split_claims(&data, &claims_file);
     let project = import_project(db, &data, &claims_file).await;
     // Before the first build: no curve, the pooled systems still pooled, citation evidence.
-    let before = app::store::report::report(db, project, options(20, 1))
-        .await
-        .unwrap();
+    let before = app::command::report::project_report(
+        db,
+        &common::operator_lead(db, project).await,
+        options(20, 1),
+    )
+    .await
+    .unwrap();
     assert!(before.pool.is_none() && before.not_yet_pooled.is_empty());
     assert!(before.report.depth_curve.0.is_empty());
     assert_eq!(before.report.evidence.citation, gold.citation.len() as u64);
@@ -454,9 +458,13 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     judge(db, project, &judged).await;
 
     let options = options(200, 7);
-    let computed = app::store::report::report(db, project, options)
-        .await
-        .unwrap();
+    let computed = app::command::report::project_report(
+        db,
+        &common::operator_lead(db, project).await,
+        options,
+    )
+    .await
+    .unwrap();
     let report = &computed.report;
     assert!(computed.not_yet_pooled.is_empty());
 
@@ -947,9 +955,13 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         SystemRole::Pooled,
     )
     .await;
-    let later = app::store::report::report(db, project, options)
-        .await
-        .unwrap();
+    let later = app::command::report::project_report(
+        db,
+        &common::operator_lead(db, project).await,
+        options,
+    )
+    .await
+    .unwrap();
     assert_eq!(later.not_yet_pooled, ["hybrid-a780"]);
     let role = later
         .report

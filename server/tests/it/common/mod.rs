@@ -37,6 +37,32 @@ pub async fn open_db(arg: &str) -> Db {
     store::db::connect(&target).await.expect("open db")
 }
 
+/// The operator (the shell's authority) as the lead of the project with row id `project`, for
+/// tests that run a lead's command on a project they made in the store.
+pub async fn operator_lead(db: &Db, project: i64) -> app::command::Lead {
+    let name: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
+        .bind(project)
+        .fetch_one(db)
+        .await
+        .expect("the project");
+    app::command::Operator::at_the_shell()
+        .lead(db, &name)
+        .await
+        .expect("the operator leads every project")
+}
+
+/// Records a release of the project's state, partial if need be, as the operator.
+pub async fn release_partial(db: &Db, project: i64) -> app::command::release::Created {
+    let lead = operator_lead(db, project).await;
+    app::command::release::CreateRelease {
+        partial: true,
+        ..Default::default()
+    }
+    .run(db, &lead)
+    .await
+    .expect("a release")
+}
+
 /// How long a test waits for the answer to one request before the request fails.
 const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
