@@ -32,6 +32,10 @@ pub enum ApiError {
     /// The request's input is wrong; the message says which field and why.
     #[error("{0}")]
     Invalid(String),
+    /// One named input of a command is wrong: the pages show `field: message`, the command line
+    /// names its option (`--field: message`).
+    #[error("{}: {message}", .field.label())]
+    Field { field: Field, message: String },
     /// The request conflicts with the current state (a duplicate, a stale item).
     #[error("{0}")]
     Conflict(String),
@@ -45,6 +49,61 @@ pub enum ApiError {
     /// Transport and encoding errors of the server-function machinery.
     #[error("{0}")]
     ServerFn(ServerFnErrorErr),
+}
+
+/// A command's input that an error names ([`ApiError::Field`]): a form's field, the command
+/// line's option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Format,
+    Role,
+    LabelOrder,
+    Annotator,
+    Stage,
+    NegativeSamplingRatio,
+    Strategy,
+    Depth,
+    Order,
+    Seed,
+    Budget,
+    Name,
+    UserName,
+    NewPassword,
+    Command,
+    Assessor,
+    Samples,
+    Count,
+    System,
+    Reannotate,
+}
+
+impl Field {
+    /// How messages name the field.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Format => "format",
+            Field::Role => "role",
+            Field::LabelOrder => "label order",
+            Field::Annotator => "annotator",
+            Field::Stage => "stage",
+            Field::NegativeSamplingRatio => "negative sampling ratio",
+            Field::Strategy => "strategy",
+            Field::Depth => "depth",
+            Field::Order => "order",
+            Field::Seed => "seed",
+            Field::Budget => "budget",
+            Field::Name => "name",
+            Field::UserName => "user name",
+            Field::NewPassword => "new password",
+            Field::Command => "command",
+            Field::Assessor => "assessor",
+            Field::Samples => "samples",
+            Field::Count => "count",
+            Field::System => "system",
+            Field::Reannotate => "reannotate",
+        }
+    }
 }
 
 impl FromServerFnError for ApiError {
@@ -67,7 +126,7 @@ impl ApiError {
             ApiError::Throttled { .. } | ApiError::Busy => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::Invalid(_) | ApiError::Field { .. } => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Internal(_) | ApiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -121,12 +180,21 @@ impl From<crate::store::StoreError> for ApiError {
 }
 
 impl ApiError {
-    /// The same error with its message rewritten (for the kinds that carry one).
-    pub fn map_message(self, f: impl Fn(&str) -> String) -> ApiError {
+    /// The input `field` is wrong: `message` says why.
+    pub fn field(field: Field, message: impl std::fmt::Display) -> ApiError {
+        ApiError::Field {
+            field,
+            message: message.to_string(),
+        }
+    }
+
+    /// The same error about the input `field`: an invalid input becomes [`ApiError::Field`];
+    /// other errors pass unchanged.
+    pub fn about(self, field: Field) -> ApiError {
         match self {
-            ApiError::Invalid(m) => ApiError::Invalid(f(&m)),
-            ApiError::Conflict(m) => ApiError::Conflict(f(&m)),
-            ApiError::NotFound(m) => ApiError::NotFound(f(&m)),
+            ApiError::Invalid(message) | ApiError::Field { message, .. } => {
+                ApiError::Field { field, message }
+            }
             other => other,
         }
     }
@@ -157,6 +225,17 @@ mod tests {
         let io: ApiError =
             crate::store::StoreError::Fault("writing /tmp/x: disk full".into()).into();
         assert!(!io.opaque().to_string().contains("disk"));
+        let field = ApiError::field(Field::LabelOrder, "REFUTE is given twice");
+        assert_eq!(field.to_string(), "label order: REFUTE is given twice");
+        assert_eq!(field.status(), axum::http::StatusCode::BAD_REQUEST);
+        assert_eq!(
+            ApiError::Invalid("is empty".into()).about(Field::Name),
+            ApiError::field(Field::Name, "is empty")
+        );
+        assert_eq!(
+            ApiError::NotFound("project x".into()).about(Field::Name),
+            ApiError::NotFound("project x".into())
+        );
         for kept in [
             ApiError::Invalid("line 3, field doc_id: not a number".into()),
             ApiError::Forbidden("this needs the lead role".into()),

@@ -174,7 +174,7 @@ async fn main() -> anyhow::Result<()> {
                 } else {
                     format!("sys-{system}")
                 }),
-                role: import::SystemRole::Pooled,
+                role: app::domain::pool::Role::Pooled,
                 description: String::new(),
                 negative_sampling_ratio: None,
             },
@@ -269,7 +269,7 @@ async fn main() -> anyhow::Result<()> {
                     options: Default::default(),
                     system: import::SystemSpec {
                         name: Some(format!("import-{k}")),
-                        role: import::SystemRole::EvaluationOnly,
+                        role: app::domain::pool::Role::EvaluationOnly,
                         description: String::new(),
                         negative_sampling_ratio: None,
                     },

@@ -185,7 +185,7 @@ async fn main() -> anyhow::Result<()> {
                 options: RunReadOptions::default(),
                 system: import::SystemSpec {
                     name: Some(format!("system-{s}")),
-                    role: import::SystemRole::Pooled,
+                    role: app::domain::pool::Role::Pooled,
                     description: String::new(),
                     negative_sampling_ratio: None,
                 },

@@ -120,7 +120,7 @@ async fn project(
             options: Default::default(),
             system: import::SystemSpec {
                 name: Some(format!("system-{s}")),
-                role: import::SystemRole::Pooled,
+                role: app::domain::pool::Role::Pooled,
                 description: String::new(),
                 negative_sampling_ratio: None,
             },

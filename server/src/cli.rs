@@ -5,6 +5,7 @@ use crate::{demo, http};
 use anyhow::{bail, Context};
 use app::command::{Lead, Operator};
 use app::domain::account::NewPassword;
+use app::error::Field;
 use app::store;
 use clap::{Args, Parser, Subcommand};
 use std::io::{Read, Write};
@@ -795,29 +796,40 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
 
 /// A command's option error, named as the command line spells the option (`--role: ...`).
 fn option_error(e: app::error::ApiError) -> anyhow::Error {
-    let text = e.to_string();
-    // (the field a command's error names, the command line's option)
-    let named = [
-        ("format", "format"),
-        ("role", "role"),
-        ("label order", "label-order"),
-        ("annotator", "annotator"),
-        ("stage", "stage"),
-        ("negative sampling ratio", "negative-sampling-ratio"),
-        ("strategy", "strategy"),
-        ("depth", "depth"),
-        ("order", "order"),
-        ("seed", "seed"),
-        ("budget", "budget"),
-        ("name", "name"),
-        ("user name", "username"),
-    ]
-    .iter()
-    .find_map(|(field, option)| {
-        text.strip_prefix(&format!("{field}: "))
-            .map(|rest| format!("--{option}: {rest}"))
-    });
-    anyhow::anyhow!(named.unwrap_or(text))
+    match e {
+        app::error::ApiError::Field { field, message } => match option(field) {
+            Some(option) => anyhow::anyhow!("--{option}: {message}"),
+            None => anyhow::anyhow!("{}: {message}", field.label()),
+        },
+        other => anyhow::anyhow!(other),
+    }
+}
+
+/// The command line's option for a command's input, where the error names it by its option.
+fn option(field: Field) -> Option<&'static str> {
+    Some(match field {
+        Field::Format => "format",
+        Field::Role => "role",
+        Field::LabelOrder => "label-order",
+        Field::Annotator => "annotator",
+        Field::Stage => "stage",
+        Field::NegativeSamplingRatio => "negative-sampling-ratio",
+        Field::Strategy => "strategy",
+        Field::Depth => "depth",
+        Field::Order => "order",
+        Field::Seed => "seed",
+        Field::Budget => "budget",
+        Field::Name => "name",
+        Field::UserName => "username",
+        // Positional arguments, or inputs the pages name.
+        Field::NewPassword
+        | Field::Command
+        | Field::Assessor
+        | Field::Samples
+        | Field::Count
+        | Field::System
+        | Field::Reannotate => return None,
+    })
 }
 
 /// The operator at this shell as the lead of `project`.
@@ -1118,5 +1130,27 @@ mod priority_tests {
         assert_eq!(after, before.max(super::SHELL_NICE), "import run");
         let (before, after) = nice_after(&["claimpool", "serve"]);
         assert_eq!(after, before, "serve");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use app::error::ApiError;
+
+    #[test]
+    fn an_input_error_names_the_option_by_the_inputs_type() {
+        let e = option_error(ApiError::field(Field::LabelOrder, "REFUTE is given twice"));
+        assert_eq!(e.to_string(), "--label-order: REFUTE is given twice");
+        let e = option_error(ApiError::field(Field::UserName, "is empty"));
+        assert_eq!(e.to_string(), "--username: is empty");
+        // Inputs without an option of that name keep the name the pages use.
+        let e = option_error(ApiError::field(Field::Samples, "at least 2"));
+        assert_eq!(e.to_string(), "samples: at least 2");
+        // Other errors pass as they are, whatever their text looks like.
+        let e = option_error(ApiError::Invalid("role: looks like a field".into()));
+        assert_eq!(e.to_string(), "role: looks like a field");
+        let e = option_error(ApiError::NotFound("project x".into()));
+        assert_eq!(e.to_string(), "not found: project x");
     }
 }

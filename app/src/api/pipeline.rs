@@ -115,7 +115,8 @@ pub async fn start_pipeline(
                 "external" => ScorerChoice::External { command },
                 other => return Err(ApiError::Invalid(format!("unknown scorer {other:?}"))),
             };
-            crate::store::import::SystemRole::parse(&role)?;
+            crate::domain::pool::Role::parse(&role)
+                .map_err(|e| ApiError::Invalid(e.to_string()))?;
             let params = PipelineJobParams {
                 retriever,
                 k,

@@ -4,7 +4,7 @@
 
 use super::Admin;
 use crate::domain::account::{NewPassword, Role, User, Username};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::store::{self, Db};
 
 /// A password to set: one the caller chose, or a fresh one-time password to show once.
@@ -37,8 +37,7 @@ pub struct CreateUser {
 impl CreateUser {
     pub fn parse(username: &str, role: &str, password: PasswordChoice) -> ApiResult<CreateUser> {
         Ok(CreateUser {
-            username: Username::parse(username)
-                .map_err(|e| ApiError::Invalid(format!("user name: {e}")))?,
+            username: Username::parse(username).map_err(|e| ApiError::field(Field::UserName, e))?,
             role: parse_role(role)?,
             password,
         })
@@ -55,7 +54,7 @@ impl CreateUser {
 
 /// `admin`, `lead` or `annotator`.
 pub fn parse_role(text: &str) -> ApiResult<Role> {
-    Role::parse(text.trim()).map_err(|e| ApiError::Invalid(format!("role: {e}")))
+    Role::parse(text.trim()).map_err(|e| ApiError::field(Field::Role, e))
 }
 
 /// Sets `username`'s password (ending their sessions); returns the password set.
@@ -96,8 +95,7 @@ impl ChangeOwnPassword {
     pub fn parse(current: &str, new: &str) -> ApiResult<ChangeOwnPassword> {
         Ok(ChangeOwnPassword {
             current: current.to_owned(),
-            new: NewPassword::parse(new)
-                .map_err(|e| ApiError::Invalid(format!("new password: {e}")))?,
+            new: NewPassword::parse(new).map_err(|e| ApiError::field(Field::NewPassword, e))?,
         })
     }
 

@@ -8,7 +8,7 @@ use super::{Lead, Operator};
 use crate::domain::assessor::{self, AssessorReport, AssessorSummary, StoredPrediction};
 use crate::domain::formats::RunRecord;
 use crate::domain::ids::{ClaimId, DocId};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::model::annotate::SuggestionsView;
 use crate::pipeline::external::{self, Candidate, ClaimRequest, ExternalCommand, ExternalError};
 use crate::store::assessors::{self, NewLabel, NewSource, PooledClaim};
@@ -29,14 +29,14 @@ impl AddAssessor {
     pub fn parse(system: &str, name: Option<&str>) -> ApiResult<AddAssessor> {
         let system = system.trim();
         if system.is_empty() {
-            return Err(ApiError::Invalid("system: is empty".into()));
+            return Err(ApiError::field(Field::System, "is empty"));
         }
         let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
             Some(name) => name,
             None => system,
         };
         let name = assessor::check_name(name)
-            .map_err(|e| ApiError::Invalid(format!("name: {e}")))?
+            .map_err(|e| ApiError::field(Field::Name, e))?
             .to_owned();
         Ok(AddAssessor {
             system: system.to_owned(),
@@ -115,13 +115,13 @@ impl AddCommandAssessor {
     /// [`ExternalCommand::parse`]) and the assessor's name.
     pub fn parse(line: &str, name: Option<&str>) -> ApiResult<AddCommandAssessor> {
         let command =
-            ExternalCommand::parse(line).map_err(|e| ApiError::Invalid(format!("command: {e}")))?;
+            ExternalCommand::parse(line).map_err(|e| ApiError::field(Field::Command, e))?;
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| ApiError::Invalid("name: is needed for a command assessor".into()))?;
+            .ok_or_else(|| ApiError::field(Field::Name, "is needed for a command assessor"))?;
         let name = assessor::check_name(name)
-            .map_err(|e| ApiError::Invalid(format!("name: {e}")))?
+            .map_err(|e| ApiError::field(Field::Name, e))?
             .to_owned();
         Ok(AddCommandAssessor {
             line: line.trim().to_owned(),
@@ -292,7 +292,7 @@ impl SetSuggestions {
             None => None,
             Some(name) => Some(
                 assessor::check_name(name)
-                    .map_err(|e| ApiError::Invalid(format!("assessor: {e}")))?
+                    .map_err(|e| ApiError::field(Field::Assessor, e))?
                     .to_owned(),
             ),
         };

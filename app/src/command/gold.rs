@@ -3,7 +3,7 @@
 
 use super::Lead;
 use crate::domain::gold_checks::{GoldError, GoldSettings, Source};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::model::gold::GoldOverview;
 use crate::store::{self, Db};
 
@@ -49,16 +49,17 @@ impl AddGold {
         let count = match count.trim() {
             "" | "all" => None,
             t => Some(t.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                ApiError::Invalid(format!(
-                    "count: {t} is not a positive whole number (or all)"
-                ))
+                ApiError::field(
+                    Field::Count,
+                    format!("{t} is not a positive whole number (or all)"),
+                )
             })?),
         };
         let seed = match seed.trim() {
             "" => 0,
             t => t
                 .parse::<u64>()
-                .map_err(|_| ApiError::Invalid(format!("seed: {t} is not a whole number")))?,
+                .map_err(|_| ApiError::field(Field::Seed, format!("{t} is not a whole number")))?,
         };
         Ok(AddGold {
             source,
@@ -87,9 +88,10 @@ pub async fn set_reannotation(db: &Db, lead: &Lead, on: &str) -> ApiResult<()> {
         "on" | "true" | "yes" | "1" => true,
         "off" | "false" | "no" | "0" => false,
         t => {
-            return Err(ApiError::Invalid(format!(
-                "reannotate: {t} is neither on nor off"
-            )))
+            return Err(ApiError::field(
+                Field::Reannotate,
+                format!("{t} is neither on nor off"),
+            ))
         }
     };
     Ok(store::annotate::gold::set_reannotation(db, lead.audit_id(), lead.project_id(), on).await?)

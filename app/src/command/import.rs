@@ -7,9 +7,10 @@
 use super::Lead;
 use crate::domain::annotation::Stage;
 use crate::domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
-use crate::error::{ApiError, ApiResult};
+use crate::domain::pool::Role;
+use crate::error::{ApiError, ApiResult, Field};
 use crate::store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
-use crate::store::import::{self, ImportReport, RunImport, SystemRole, SystemSpec};
+use crate::store::import::{self, ImportReport, RunImport, SystemSpec};
 use crate::store::Db;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -62,7 +63,7 @@ pub enum ImportWhat {
 pub struct RunOptions {
     /// None: the file names its systems.
     pub system: Option<String>,
-    pub role: SystemRole,
+    pub role: Role,
     /// None: detected from the file.
     pub format: Option<RunFormat>,
     pub label_order: LabelOrder,
@@ -108,8 +109,8 @@ fn blank(text: Option<&str>) -> Option<&str> {
     text.map(str::trim).filter(|t| !t.is_empty())
 }
 
-fn invalid(field: &str, message: impl std::fmt::Display) -> ApiError {
-    ApiError::Invalid(format!("{field}: {message}"))
+fn invalid(field: Field, message: impl std::fmt::Display) -> ApiError {
+    ApiError::field(field, message)
 }
 
 fn corpus_format_name(format: CorpusFormat) -> &'static str {
@@ -131,7 +132,7 @@ impl TryFrom<ImportWhat> for ImportKind {
                     Some("beir") => Some(CorpusFormat::Beir),
                     Some(other) => {
                         return Err(invalid(
-                            "format",
+                            Field::Format,
                             format!("{other:?} is no corpus format (scifact or beir)"),
                         ))
                     }
@@ -149,19 +150,22 @@ impl TryFrom<ImportWhat> for ImportKind {
             } => {
                 if let Some(r) = negative_sampling_ratio.filter(|r| !(r.is_finite() && *r >= 0.0)) {
                     return Err(invalid(
-                        "negative sampling ratio",
+                        Field::NegativeSamplingRatio,
                         format!("{r} is not a ratio (a number >= 0)"),
                     ));
                 }
                 ImportKind::Run(RunOptions {
                     system: blank(system.as_deref()).map(str::to_owned),
-                    role: SystemRole::parse(role.trim()).map_err(|e| invalid("role", e))?,
+                    role: Role::parse(role.trim()).map_err(|e| invalid(Field::Role, e))?,
                     format: blank(format.as_deref())
-                        .map(|t| t.parse::<RunFormat>().map_err(|e| invalid("format", e)))
+                        .map(|t| {
+                            t.parse::<RunFormat>()
+                                .map_err(|e| invalid(Field::Format, e))
+                        })
                         .transpose()?,
                     label_order: match blank(label_order.as_deref()) {
                         None => LabelOrder::default(),
-                        Some(t) => t.parse().map_err(|e| invalid("label order", e))?,
+                        Some(t) => t.parse().map_err(|e| invalid(Field::LabelOrder, e))?,
                     },
                     description: description.trim().to_owned(),
                     negative_sampling_ratio,
@@ -175,13 +179,17 @@ impl TryFrom<ImportWhat> for ImportKind {
             } => {
                 let annotator = annotator.trim();
                 if annotator.is_empty() {
-                    return Err(invalid("annotator", "whose judgments these are"));
+                    return Err(invalid(Field::Annotator, "whose judgments these are"));
+                }
+                let stage = Stage::parse(&stage).map_err(|e| invalid(Field::Stage, e))?;
+                if !matches!(stage, Stage::First | Stage::Second | Stage::Final) {
+                    return Err(invalid(Field::Stage, "imports are first, second or final"));
                 }
                 ImportKind::Judgments {
                     annotator: annotator.to_owned(),
-                    stage: Stage::parse(&stage).map_err(|e| invalid("stage", e))?,
+                    stage,
                     format: blank(format.as_deref())
-                        .map(|t| JudgmentsFormat::parse(t).map_err(|e| invalid("format", e)))
+                        .map(|t| JudgmentsFormat::parse(t).map_err(|e| invalid(Field::Format, e)))
                         .transpose()?,
                 }
             }
@@ -476,7 +484,7 @@ mod tests {
         let ImportKind::Run(run) = &job.what else {
             panic!("not a run: {:?}", job.what)
         };
-        assert_eq!(run.role, SystemRole::EvaluationOnly);
+        assert_eq!(run.role, Role::EvaluationOnly);
         assert_eq!(run.format, Some(RunFormat::Trec));
         assert_eq!(run.label_order, LabelOrder::default());
     }

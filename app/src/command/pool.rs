@@ -4,7 +4,7 @@
 
 use super::Lead;
 use crate::domain::pool::{DepthStep, Strategy};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::store::pool::{
     self as pools, BuildOptions, BuildReport, SampleReport, SampleRequest, StatsReport,
 };
@@ -18,16 +18,16 @@ pub struct BuildPool {
 }
 
 fn strategy(text: &str) -> ApiResult<Strategy> {
-    pools::parse_strategy(text.trim())
-        .map_err(|e| ApiError::from(e).map_message(|m| format!("strategy: {m}")))
+    pools::parse_strategy(text.trim()).map_err(|e| ApiError::from(e).about(Field::Strategy))
 }
 
 impl BuildPool {
     /// `strategy` is `confidence` or `per-claim`; a depth of at least 1.
     pub fn parse(strategy_text: &str, depth: u32) -> ApiResult<BuildPool> {
         if depth == 0 {
-            return Err(ApiError::Invalid(
-                "depth: a pool takes at least each system's top pair (depth >= 1)".into(),
+            return Err(ApiError::field(
+                Field::Depth,
+                "a pool takes at least each system's top pair (depth >= 1)",
             ));
         }
         Ok(BuildPool {

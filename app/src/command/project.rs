@@ -4,7 +4,7 @@
 use super::{Creator, Lead};
 use crate::domain::account::{ProjectRole, Role};
 use crate::domain::judging::{JudgingSettings, Order};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::model::{Member, ProjectSummary};
 use crate::store::annotate::JudgingChange;
 use crate::store::{self, Db};
@@ -20,7 +20,7 @@ pub struct CreateProject {
 impl CreateProject {
     pub fn parse(name: &str, description: &str) -> ApiResult<CreateProject> {
         let name = store::projects::check_name(name)
-            .map_err(|e| ApiError::from(e).map_message(|m| format!("name: {m}")))?
+            .map_err(|e| ApiError::from(e).about(Field::Name))?
             .to_owned();
         Ok(CreateProject {
             name,
@@ -60,8 +60,7 @@ impl AddMember {
     pub fn parse(username: &str, role: &str) -> ApiResult<AddMember> {
         Ok(AddMember {
             username: username.trim().to_owned(),
-            role: ProjectRole::parse(role.trim())
-                .map_err(|e| ApiError::Invalid(format!("role: {e}")))?,
+            role: ProjectRole::parse(role.trim()).map_err(|e| ApiError::field(Field::Role, e))?,
         })
     }
 
@@ -107,20 +106,20 @@ pub struct Judging {
 impl SetJudging {
     /// The page's form: every field given as text (`seed` and `budget` blank: 0 and none).
     pub fn parse_form(order: &str, seed: &str, budget: &str) -> ApiResult<SetJudging> {
-        let number = |field: &str, text: &str| {
+        let number = |field: Field, text: &str| {
             text.parse::<u64>().map_err(|e| {
-                ApiError::Invalid(format!("{field}: {text:?} is not a whole number ({e})"))
+                ApiError::field(field, format!("{text:?} is not a whole number ({e})"))
             })
         };
         Ok(SetJudging {
             order: Some(parse_order(order)?),
             seed: Some(match seed.trim() {
                 "" => 0,
-                text => number("seed", text)?,
+                text => number(Field::Seed, text)?,
             }),
             budget: Some(match budget.trim() {
                 "" => None,
-                text => Some(number("budget", text)?),
+                text => Some(number(Field::Budget, text)?),
             }),
         })
     }
@@ -144,6 +143,9 @@ impl SetJudging {
             settings.seed = seed;
         }
         if let Some(budget) = self.budget {
+            if budget.is_some_and(|b| i64::try_from(b).is_err()) {
+                return Err(ApiError::field(Field::Budget, "too large"));
+            }
             settings.budget = budget;
         }
         let change: JudgingChange =
@@ -154,7 +156,7 @@ impl SetJudging {
 
 /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson` or `hedge`.
 pub fn parse_order(text: &str) -> ApiResult<Order> {
-    Order::parse(text.trim()).map_err(|e| ApiError::Invalid(format!("order: {e}")))
+    Order::parse(text.trim()).map_err(|e| ApiError::field(Field::Order, e))
 }
 
 /// The project's judging settings and first passes spent and held.

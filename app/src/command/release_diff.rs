@@ -4,7 +4,7 @@
 
 use super::Lead;
 use crate::domain::release::{DiffError, ReleaseContents};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Field};
 use crate::model::release_diff::{DiffBootstrap, ReleaseDiff};
 use crate::store::Db;
 
@@ -24,10 +24,13 @@ impl CompareReleases {
     pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<ReleaseDiff> {
         let CompareReleases { a, b, bootstrap } = self;
         if bootstrap.samples < 2 {
-            return Err(ApiError::Invalid(format!(
-                "samples: the bootstrap needs at least 2 resamples, not {}",
-                bootstrap.samples
-            )));
+            return Err(ApiError::field(
+                Field::Samples,
+                format!(
+                    "the bootstrap needs at least 2 resamples, not {}",
+                    bootstrap.samples
+                ),
+            ));
         }
         let project = lead.project_id();
         let (_, archive_a) = crate::store::release::archive(db, project, a).await?;
@@ -40,7 +43,7 @@ impl CompareReleases {
         .join()
         .await?;
         computed.map_err(|e| match e {
-            DiffError::Samples(e) => ApiError::Invalid(format!("samples: {e}")),
+            DiffError::Samples(e) => ApiError::field(Field::Samples, e),
             other => ApiError::Internal(other.to_string()),
         })
     }

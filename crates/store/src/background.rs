@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 const NICENESS: i32 = 10;
 
 /// What the name of every bulk thread starts with (the test clusters' panic hook, in
-/// `server/tests/it/support/postgres.rs`, tells a bulk job's panic from a test's by it).
+/// `crates/testdata/src/postgres.rs`, tells a bulk job's panic from a test's by it).
 const THREAD_PREFIX: &str = "bulk: ";
 
 /// A job running on its own thread; [`Background::join`] waits for its result.

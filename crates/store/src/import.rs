@@ -32,6 +32,7 @@ use domain::formats::{
 };
 use domain::ids::{ClaimId, DocId};
 use domain::label::Label;
+use domain::pool::Role;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, Connection, Executor};
@@ -85,36 +86,9 @@ pub struct ImportReport {
 pub struct SystemSpec {
     /// The name; None when the file names its systems (parquet `model`, canonical `system`).
     pub name: Option<String>,
-    pub role: SystemRole,
+    pub role: Role,
     pub description: String,
     pub negative_sampling_ratio: Option<f64>,
-}
-
-/// Pooled systems shape the pool; evaluation-only systems are only scored against it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SystemRole {
-    Pooled,
-    EvaluationOnly,
-}
-
-impl SystemRole {
-    pub fn parse(text: &str) -> Result<SystemRole, StoreError> {
-        match text {
-            "pooled" => Ok(SystemRole::Pooled),
-            "evaluation-only" => Ok(SystemRole::EvaluationOnly),
-            other => Err(StoreError::Invalid(format!(
-                "unknown system role {other:?} (expected pooled or evaluation-only)"
-            ))),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SystemRole::Pooled => "pooled",
-            SystemRole::EvaluationOnly => "evaluation-only",
-        }
-    }
 }
 
 /// Problems found in a file, for a rejection that names each.

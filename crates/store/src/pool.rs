@@ -171,11 +171,7 @@ fn load_from(conn: &Reader<'_>, project_id: i64, strategy: Strategy) -> StoreRes
         "SELECT id, name, role FROM systems WHERE project_id = $1 AND ready = 1 ORDER BY name",
         &[project_id],
         |row| {
-            let role = if row.text(2)? == "pooled" {
-                Role::Pooled
-            } else {
-                Role::EvaluationOnly
-            };
+            let role = Role::parse(row.text(2)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             systems.push((row.integer(0)?, row.text(1)?.to_owned(), role));
             Ok(())
         },

@@ -107,10 +107,7 @@ fn positive(what: &str, value: i64) -> StoreResult<u32> {
 }
 
 fn role(text: &str) -> StoreResult<Role> {
-    [Role::Pooled, Role::EvaluationOnly]
-        .into_iter()
-        .find(|r| r.as_str() == text)
-        .ok_or_else(|| corrupt(format!("system role {text:?}")))
+    Role::parse(text).map_err(corrupt)
 }
 
 /// The state of a project, as a release of it would hold it: numbered 1 (callers renumber),

@@ -284,15 +284,15 @@ async fn systems(
     let mut index = HashMap::with_capacity(rows.len());
     let mut not_yet_pooled = Vec::new();
     for (id, name, role) in rows {
-        let role = match role.as_str() {
+        let stored = Role::parse(&role).map_err(|e| corrupt(format!("system {name:?}: {e}")))?;
+        let role = match stored {
             // Before the first build every pooled system is pooled (at depth 0).
-            "pooled" if built_with.is_none_or(|names| names.contains(&name)) => Role::Pooled,
-            "pooled" => {
+            Role::Pooled if built_with.is_none_or(|names| names.contains(&name)) => Role::Pooled,
+            Role::Pooled => {
                 not_yet_pooled.push(name.clone());
                 Role::EvaluationOnly
             }
-            "evaluation-only" => Role::EvaluationOnly,
-            other => return Err(corrupt(format!("system {name:?}: role {other:?}"))),
+            Role::EvaluationOnly => Role::EvaluationOnly,
         };
         index.insert(id, systems.len());
         systems.push(SystemSnapshot {

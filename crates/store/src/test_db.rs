@@ -5,8 +5,7 @@
 
 use super::{Db, DbTarget};
 
-#[path = "../../../server/tests/it/support/postgres.rs"]
-mod cluster;
+use testdata::postgres as cluster;
 
 pub(crate) use cluster::{held_writer_locks, tests_on_postgres, until_writer_locks_are_freed};
 

@@ -1,5 +1,10 @@
-//! Test support: the real SciFact release and runs beside the repository (`../shared/data`,
-//! or `CLAIMPOOL_DATA_DIR`), which CI has and users' machines do not: tests skip without it.
+//! Test support, for the workspace's tests and benchmarks only (a dev-dependency, never in the
+//! binary): the real SciFact release and runs beside the repository (`../shared/data`, or
+//! `CLAIMPOOL_DATA_DIR`), which CI has and users' machines do not: tests skip without it; and
+//! the throwaway PostgreSQL cluster of the store's tests, the integration tests and the
+//! benchmarks ([`postgres`]).
+
+pub mod postgres;
 
 use std::path::{Path, PathBuf};
 

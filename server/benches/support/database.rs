@@ -7,8 +7,7 @@
 //!   commit is flushed to disk;
 //! - `--db postgres://USER@HOST/DB`: an empty database on a server of your own.
 
-#[path = "../../tests/it/support/postgres.rs"]
-mod postgres;
+use testdata::postgres;
 
 use app::store::{self, Db, DbTarget};
 use std::path::Path;

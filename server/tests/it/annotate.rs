@@ -83,7 +83,7 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         options: Default::default(),
         system: app::store::import::SystemSpec {
             name: Some("secret-system".into()),
-            role: app::store::import::SystemRole::Pooled,
+            role: app::domain::pool::Role::Pooled,
             description: String::new(),
             negative_sampling_ratio: None,
         },
@@ -1014,7 +1014,7 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
                 options: Default::default(),
                 system: app::store::import::SystemSpec {
                     name: None,
-                    role: app::store::import::SystemRole::EvaluationOnly,
+                    role: app::domain::pool::Role::EvaluationOnly,
                     description: String::new(),
                     negative_sampling_ratio: None,
                 },

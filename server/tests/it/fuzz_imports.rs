@@ -9,7 +9,8 @@ use crate::common;
 
 use app::domain::annotation::Stage;
 use app::domain::formats::{CorpusFormat, RunFormat};
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::domain::pool::Role as SystemRole;
+use app::store::import::{self, RunImport, SystemSpec};
 use app::store::{Db, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -5,7 +5,8 @@ use crate::common;
 
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions, RunReader};
 use app::domain::ids::{ClaimId, DocId};
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::domain::pool::Role as SystemRole;
+use app::store::import::{self, RunImport, SystemSpec};
 use app::store::pool as pools;
 use app::store::Db;
 use std::cmp::Ordering;

@@ -6,7 +6,8 @@
 use crate::common;
 
 use app::domain::metrics::ClaimResampler;
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::domain::pool::Role as SystemRole;
+use app::store::import::{self, RunImport, SystemSpec};
 use common::TestApp;
 use reqwest::StatusCode;
 use serde_json::Value;

@@ -4,7 +4,8 @@
 use crate::common;
 
 use app::domain::account::Role;
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::domain::pool::Role as SystemRole;
+use app::store::import::{self, RunImport, SystemSpec};
 use common::{error_message, TestApp};
 use reqwest::StatusCode;
 use sha2::{Digest, Sha256};

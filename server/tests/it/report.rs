@@ -10,8 +10,9 @@ use crate::common;
 use crate::support::snapshot_db;
 
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
+use app::domain::pool::Role as SystemRole;
 use app::domain::report::{Report, ReportOptions};
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::store::import::{self, RunImport, SystemSpec};
 use app::store::pool as pools;
 use app::store::Db;
 use reqwest::StatusCode;

@@ -7,7 +7,8 @@
 use crate::common;
 
 use app::domain::formats::RunReadOptions;
-use app::store::import::{self, RunImport, SystemRole, SystemSpec};
+use app::domain::pool::Role as SystemRole;
+use app::store::import::{self, RunImport, SystemSpec};
 use app::store::Db;
 use std::path::{Path, PathBuf};
 

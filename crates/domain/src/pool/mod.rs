@@ -35,7 +35,7 @@ pub use judged::{split_judged, JudgedSplit};
 pub use order::{RankedRun, Strategy};
 pub use pair::{Key, Pair, PairSet};
 pub use ranking::Ranking;
-pub use run::{Role, Score, ScoredPair, SystemRun};
+pub use run::{Role, Score, ScoredPair, SystemRun, UnknownRole};
 pub use stats::{
     PoolStats, PriorEvidenceBySystem, PriorEvidenceStats, SystemContribution, SystemCountRow,
 };

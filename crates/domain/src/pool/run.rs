@@ -85,7 +85,28 @@ impl Role {
             Role::EvaluationOnly => "evaluation-only",
         }
     }
+
+    /// Parses the spelling of [`Role::as_str`] (forms, the command line, stored rows).
+    pub fn parse(text: &str) -> Result<Role, UnknownRole> {
+        [Role::Pooled, Role::EvaluationOnly]
+            .into_iter()
+            .find(|role| role.as_str() == text)
+            .ok_or_else(|| UnknownRole(text.to_owned()))
+    }
 }
+
+impl std::str::FromStr for Role {
+    type Err = UnknownRole;
+
+    fn from_str(text: &str) -> Result<Role, UnknownRole> {
+        Role::parse(text)
+    }
+}
+
+/// A system role that is neither `pooled` nor `evaluation-only`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown system role {0:?} (expected pooled or evaluation-only)")]
+pub struct UnknownRole(pub String);
 
 /// A system's run, checked: a non-empty name, each pair at most once, at most `u32::MAX` pairs.
 #[derive(Clone, Debug)]

@@ -163,11 +163,6 @@ pub async fn import_judgments(
     spec: JudgmentsImport,
     actor_id: Option<i64>,
 ) -> StoreResult<ImportReport> {
-    if !matches!(spec.stage, Stage::First | Stage::Second | Stage::Final) {
-        return Err(StoreError::Invalid(
-            "stage: imports are first, second or final".into(),
-        ));
-    }
     // A crashed import of this file no longer stands in the way.
     import_writer::reclaim_abandoned(db).await?;
     let format = spec.format.unwrap_or_else(|| detect(&spec.path));

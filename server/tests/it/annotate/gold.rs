@@ -56,7 +56,7 @@ async fn setup_with(
         options: Default::default(),
         system: app::store::import::SystemSpec {
             name: Some("sys".into()),
-            role: app::store::import::SystemRole::Pooled,
+            role: app::domain::pool::Role::Pooled,
             description: String::new(),
             negative_sampling_ratio: None,
         },

@@ -68,7 +68,7 @@ async fn setup(
             options: Default::default(),
             system: app::store::import::SystemSpec {
                 name: Some(format!("secret-system-{s}")),
-                role: app::store::import::SystemRole::Pooled,
+                role: app::domain::pool::Role::Pooled,
                 description: String::new(),
                 negative_sampling_ratio: None,
             },

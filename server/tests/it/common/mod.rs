@@ -207,7 +207,7 @@ impl TestApp {
                 options: Default::default(),
                 system: store::import::SystemSpec {
                     name: Some("s".into()),
-                    role: store::import::SystemRole::Pooled,
+                    role: app::domain::pool::Role::Pooled,
                     description: String::new(),
                     negative_sampling_ratio: None,
                 },

@@ -210,3 +210,20 @@ fn runs_and_rankings_refuse_bad_input() {
         Err(PoolError::DuplicateSystem("A".into()))
     );
 }
+
+#[test]
+fn a_role_reads_back_from_its_stored_spelling_and_nothing_else() {
+    for role in [Role::Pooled, Role::EvaluationOnly] {
+        assert_eq!(Role::parse(role.as_str()), Ok(role));
+        assert_eq!(role.as_str().parse::<Role>(), Ok(role));
+    }
+    assert_eq!(Role::parse("pooled"), Ok(Role::Pooled));
+    assert_eq!(Role::parse("evaluation-only"), Ok(Role::EvaluationOnly));
+    for wrong in ["", "Pooled", "evaluation_only", "eval", " pooled"] {
+        let err = Role::parse(wrong).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("unknown system role {wrong:?} (expected pooled or evaluation-only)")
+        );
+    }
+}

@@ -7,8 +7,6 @@
 //! Without PostgreSQL the tests that need it are skipped with a message, unless
 //! `CLAIMPOOL_PG_REQUIRED` is set (as `make test` and CI do): then they fail.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
