@@ -9,7 +9,7 @@
 //! only shrinks).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The rules, each with the source fragments that break it.
 const RULES: &[(&str, &[&str])] = &[
@@ -102,17 +102,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("the store's sources") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The file's text up to its test module (tests may do anything).
 fn product_text(text: &str) -> &str {
     let end = ["#[cfg(test)]\nmod tests", "#[cfg(test)]\nmod test"]
@@ -163,8 +152,7 @@ fn takes_a_path(text: &str) -> bool {
 /// Every (file, rule) the store's product code breaks.
 fn breaks() -> BTreeSet<(String, &'static str)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &mut files);
+    let files = testdata::rust_sources(&root);
     assert!(files.len() > 40, "{} store sources", files.len());
     let mut found = BTreeSet::new();
     for path in files {

@@ -31,3 +31,25 @@ pub fn json_lines(path: &Path) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// Every `.rs` file under `dir`, depth first, sorted (for the source checks of the store's and
+/// the server's tests).
+pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}

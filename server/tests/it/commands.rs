@@ -49,18 +49,6 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every `.rs` file under `dir`, as paths relative to the workspace.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("a source directory") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The file's text without its test modules (a `#[cfg(test)]` module runs in no entry point).
 fn product_text(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("a source file");
@@ -73,9 +61,8 @@ fn product_text(path: &Path) -> String {
 #[test]
 fn entry_points_act_only_through_commands() {
     let root = root();
-    let mut files = Vec::new();
-    sources(&root.join("app/src"), &mut files);
-    sources(&root.join("server/src"), &mut files);
+    let mut files = testdata::rust_sources(&root.join("app/src"));
+    files.extend(testdata::rust_sources(&root.join("server/src")));
     // The entry points' crates (the domain, store and pipeline crates cannot name a command or
     // be one): 86 files when the store left the app crate.
     assert!(files.len() > 60, "found only {} source files", files.len());
