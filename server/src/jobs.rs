@@ -125,6 +125,11 @@ struct Progress<'a> {
 /// write transaction would hold SQLite's write lock that the progress write waits for (the job
 /// then failed with "database is locked" after the busy timeout). A progress write or cancel
 /// check that fails is logged and tried again at the next tick; it never fails the work.
+///
+/// Dropped before the work ends (the server stopping with the job running), it asks the work
+/// to stop: the work's blocking thread would otherwise hold up the runtime's shutdown until the
+/// job's end (a runtime waits for its blocking threads), and an external command would outlive
+/// the server.
 async fn supervise<T>(
     db: &Db,
     job_id: i64,
@@ -132,12 +137,25 @@ async fn supervise<T>(
     work: impl std::future::Future<Output = T>,
 ) -> (T, Option<Stopped>) {
     let stopped = std::sync::Mutex::new(None);
+    let mut unfinished = StopOnDrop(Some(progress.stop));
     let finished = tokio::select! {
         finished = work => finished,
         never = watch(db, job_id, &progress, &stopped) => match never {},
     };
+    unfinished.0 = None;
     let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
     (finished, stopped)
+}
+
+/// Asks a job's work to stop when dropped while it holds the work's stop (see [`supervise`]).
+struct StopOnDrop<'a>(Option<&'a (dyn Fn() + Sync)>);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0 {
+            stop();
+        }
+    }
 }
 
 /// [`supervise`]'s watch over a running job, every [`TICK`] until the work ends: writes its

@@ -422,8 +422,12 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
             .starts_with("stopped after 3 seconds, the server's limit for a job"),
         "{next:?}"
     );
+    // The rest are cancelled, the one the worker may have taken by now as well: the test ends
+    // with no job running.
     for id in &queued[1..queued.len() - 1] {
         cancel(*id).await;
+        let ended = wait(&app, &lead, *id).await;
+        assert_eq!(ended.status, "cancelled", "{ended:?}");
     }
     let systems: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM systems")
         .fetch_one(&app.db)
@@ -457,4 +461,69 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
     .map(|(x, y)| (x.to_owned(), y.clone()))
     .collect();
     assert_eq!(audit, expected);
+}
+
+/// A server stopped while a job's external command runs (its runtime dropped, as at the end of
+/// `claimpool serve`) stops at once and leaves no command behind: the command is killed, not
+/// waited for. Before, the runtime waited for the job's thread, that is for the command's end
+/// (here ten minutes; it hung a CI run).
+#[test]
+fn a_server_stopped_during_a_job_kills_its_command_and_does_not_wait_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let hang = format!(
+        "hang=sh -c 'echo $$ > {}; exec sleep 600'",
+        pid_file.display()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pid: String = runtime.block_on(async {
+        let settings = PipelineSettings::from_options(&[hang], &[], None).unwrap();
+        let app = TestApp::spawn_with_jobs(settings).await;
+        demo_project(&app).await;
+        app.add_lead("lead", "demo").await;
+        let lead = app.logged_in("lead").await;
+        let fields = [
+            ("project", "demo"),
+            ("retriever", "bm25"),
+            ("k", "5"),
+            ("scorer", "external"),
+            ("command", "hang"),
+            ("system", "h"),
+            ("role", "pooled"),
+        ];
+        let res = start(&app, &lead, &fields).await;
+        assert!(
+            res.status().is_success(),
+            "{}",
+            common::error_message(res).await
+        );
+        for _ in 0..1200 {
+            match std::fs::read_to_string(&pid_file) {
+                Ok(pid) if pid.ends_with('\n') => return pid.trim().to_owned(),
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        panic!("the job's command did not start in a minute");
+    });
+    let alive = || {
+        std::process::Command::new("kill")
+            .args(["-0", &pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(alive(), "the command runs");
+    let stopping = std::time::Instant::now();
+    drop(runtime);
+    assert!(
+        stopping.elapsed() < Duration::from_secs(60),
+        "the runtime waited {:?} for the job",
+        stopping.elapsed()
+    );
+    assert!(!alive(), "the job's command {pid} outlived the server");
 }
