@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
 DEMO_ADDR ?= 127.0.0.1:3000
 
-.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e browser-tests fmt lint
+.PHONY: demo test setup setup-build setup-browser setup-models setup-postgres build build-release unit e2e browser-tests bench-delivery fmt lint
 
 demo: setup-build
 	cargo xtask site --release
@@ -119,3 +119,8 @@ e2e: build-release
 # The browser tests alone, against the release site already built.
 browser-tests:
 	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/release/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test
+
+# The annotation page's first load under DevTools' Fast 4G and Slow 4G network profiles: bytes
+# and time until hydrated, on the release site already built (end2end/bench/delivery.bench.ts).
+bench-delivery:
+	cd end2end && CLAIMPOOL_BIN=$(CURDIR)/target/release/claimpool LEPTOS_SITE_ROOT=$(CURDIR)/target/site npx playwright test -c bench.config.ts

@@ -35,12 +35,13 @@ pub fn site_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("target/site"))
 }
 
-/// Leptos options for a server on `addr`.
-pub fn leptos_options(addr: SocketAddr) -> LeptosOptions {
+/// Leptos options for a server on `addr` whose pages name the site's package `pkg_dir`
+/// ([`crate::assets::Assets::pkg_dir`]).
+pub fn leptos_options(addr: SocketAddr, pkg_dir: &str) -> LeptosOptions {
     LeptosOptions::builder()
         .output_name("claimpool")
         .site_root(site_root().to_string_lossy().into_owned())
-        .site_pkg_dir("pkg")
+        .site_pkg_dir(pkg_dir)
         .site_addr(addr)
         .build()
 }
@@ -116,7 +117,8 @@ pub async fn router_with(
             tower_sessions::cookie::time::Duration::hours(12),
         ));
 
-    let leptos_options = leptos_options(addr);
+    let assets = Arc::new(crate::assets::Assets::load(&site_root().join("pkg"))?);
+    let leptos_options = leptos_options(addr, &assets.pkg_dir());
     let state = AppState {
         leptos_options: leptos_options.clone(),
         db,
@@ -126,7 +128,16 @@ pub async fn router_with(
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
-    let router = Router::new()
+    let mut router = Router::new();
+    if assets.loaded() {
+        router = router
+            .route(
+                "/v/{version}/pkg/{file}",
+                get(crate::assets::versioned).with_state(assets.clone()),
+            )
+            .route("/pkg/{file}", get(crate::assets::plain).with_state(assets));
+    }
+    let router = router
         .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
         .merge(crate::api_v1::router(&state))
         .leptos_routes_with_context(
@@ -203,7 +214,7 @@ fn page_access(path: &str) -> PageAccess {
             .decode_utf8_lossy()
             .into_owned()
     };
-    if path == "/login" || under("/pkg") || under("/api") || path == "/favicon.ico" {
+    if path == "/login" || under("/pkg") || under("/v") || under("/api") || path == "/favicon.ico" {
         PageAccess::Open
     } else if under("/admin") {
         PageAccess::Role(Role::Admin)
@@ -692,6 +703,10 @@ mod tests {
         };
         assert_eq!(page_access("/login"), PageAccess::Open);
         assert_eq!(page_access("/pkg/claimpool.js"), PageAccess::Open);
+        assert_eq!(
+            page_access("/v/0123456789abcdef/pkg/claimpool.wasm"),
+            PageAccess::Open
+        );
         assert_eq!(page_access("/api/login"), PageAccess::Open);
         assert_eq!(page_access("/admin/users"), PageAccess::Role(Role::Admin));
         assert_eq!(page_access("/lead"), PageAccess::Role(Role::Lead));

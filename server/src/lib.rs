@@ -2,6 +2,7 @@
 
 pub mod api_v1;
 pub mod assessor_cmd;
+pub mod assets;
 pub mod cli;
 pub mod db_cmd;
 pub mod demo;

@@ -12,12 +12,15 @@
 //! 3. for a release, npm binaryen's `wasm-opt -Oz` on `claimpool.wasm` (Debian's older wasm-opt
 //!    writes a module that never hydrates);
 //! 4. `style/main.css` as `target/site/pkg/claimpool.css`;
-//! 5. the server, `target/{release,debug}/claimpool`.
+//! 5. the server, `target/{release,debug}/claimpool`;
+//! 6. for a release, brotli and gzip copies of the files of 2–4 and their manifest
+//!    (compress.rs), which the server sends instead of compressing each response.
 //!
 //! The server (5) builds at the same time as 1–4: its largest crate, the app with `ssr`, spends
 //! minutes in rustc's single-threaded front end, and the front end's build and wasm-opt use the
 //! other core meanwhile.
 
+mod compress;
 mod rustc_wrapper;
 mod test_build;
 
@@ -333,7 +336,16 @@ fn front_end(
     std::fs::copy(root.join(STYLE_FILE), &css)
         .with_context(|| format!("copying {STYLE_FILE} to {}", css.display()))?;
 
-    Ok(())
+    // 6. Release only: the compressed copies the server sends (compress.rs).
+    if options.release {
+        step("compress", || {
+            let (plain, br) = compress::precompress(pkg)?;
+            println!("xtask: {plain} bytes of js, wasm and css, {br} with brotli");
+            Ok(())
+        })
+    } else {
+        compress::remove(pkg)
+    }
 }
 
 /// What cargo-leptos sets for both cargo builds, but `LEPTOS_OUTPUT_NAME`. Only that one changes

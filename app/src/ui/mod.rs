@@ -25,7 +25,7 @@ mod sample;
 mod widgets;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::path;
 
@@ -41,6 +41,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" href="data:," />
                 <AutoReload options=options.clone() />
+                // The package's path names its content's version under a release build
+                // (server/src/assets.rs), so the stylesheet is linked here, beside the scripts.
+                <link
+                    rel="stylesheet"
+                    id="leptos"
+                    href=format!("/{}/claimpool.css", options.site_pkg_dir)
+                />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -62,7 +69,6 @@ pub fn App() -> AnyView {
         }
     });
     view! {
-        <Stylesheet id="leptos" href="/pkg/claimpool.css" />
         <Title formatter=page_title />
         <Router>
             <Routes fallback=|| view! { <widgets::NotFound /> }>
