@@ -1135,7 +1135,11 @@ fn the_cli_wants_exactly_one_of_system_and_command() {
 fn only_the_command_line_can_register_a_command_assessor() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut naming = Vec::new();
-    let mut stack = vec![root.join("app/src"), root.join("server/src")];
+    let mut stack = vec![
+        root.join("app/src"),
+        root.join("crates/commands/src"),
+        root.join("server/src"),
+    ];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -1158,6 +1162,9 @@ fn only_the_command_line_can_register_a_command_assessor() {
     naming.sort();
     assert_eq!(
         naming,
-        ["app/src/command/assessor.rs", "server/src/assessor_cmd.rs"]
+        [
+            "crates/commands/src/assessor.rs",
+            "server/src/assessor_cmd.rs"
+        ]
     );
 }
