@@ -1,18 +1,18 @@
-//! Authentication: argon2id password hashes, login with throttling, the one rule that resolves a
-//! request's caller (API token or session, [`request_user`]), and the role check every server
-//! function and page runs on the server.
+//! Authentication on a request: the session, the one rule that resolves a request's caller (API
+//! token or session, [`request_user`]), and the role check every server function and page runs
+//! on the server. What reads the store (passwords, the throttled login, the account of a session
+//! or token, project membership) is the commands crate's (`commands::login`, `commands::access`),
+//! re-exported here.
 
-use crate::domain::account::{
-    may_act_in_project, Admission, NewPassword, ProjectRole, Role, ThrottlePolicy, User,
-    MAX_LOGIN_NAME_CHARS, MAX_PASSWORD_CHARS,
-};
+use crate::domain::account::{ProjectRole, Role, User};
 use crate::error::{ApiError, ApiResult};
-use crate::store::{self, Db, StoreError};
-use argon2::password_hash::{
-    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
-};
-use argon2::Argon2;
+use commands::Db;
 use tower_sessions::Session;
+
+/// The checks behind sessions and tokens, in the commands crate (they read the store).
+pub use commands::access::{project_access, project_access_at, ProjectCaller};
+/// Passwords and the throttled login check, in the commands crate.
+pub use commands::login::{check_login, hash_password, one_time_password, password_matches};
 
 /// The session key holding the logged-in user's id.
 pub const SESSION_USER: &str = "user_id";
@@ -20,232 +20,9 @@ pub const SESSION_USER: &str = "user_id";
 /// ends the session.
 pub const SESSION_VERSION: &str = "credentials_version";
 
-/// Hashes a password with argon2id (the crate's default algorithm and parameters).
-pub fn hash_password(password: &NewPassword) -> Result<String, StoreError> {
-    let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(password.expose().as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|e| StoreError::Fault(format!("cannot hash the password: {e}")))
-}
-
-fn verify_password(hash: &str, password: &str) -> bool {
-    PasswordHash::new(hash)
-        .map(|parsed| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok()
-        })
-        .unwrap_or(false)
-}
-
-/// A fresh one-time password from the operating system's random source.
-pub fn one_time_password() -> ApiResult<NewPassword> {
-    use argon2::password_hash::rand_core::RngCore;
-    let mut bytes = [0u8; 15];
-    OsRng.fill_bytes(&mut bytes);
-    NewPassword::parse(&crate::domain::account::one_time_password(bytes))
-        .map_err(|e| ApiError::Internal(format!("one-time password: {e}")))
-}
-
-/// Whether `password` is `username`'s (through the capped verifications).
-pub async fn password_matches(db: &Db, username: &str, password: &str) -> ApiResult<bool> {
-    if password.chars().count() > MAX_PASSWORD_CHARS {
-        return Ok(false);
-    }
-    let Some((_, hash)) = store::users::credentials(db, username).await? else {
-        return Ok(false);
-    };
-    verify_capped(hash, password.to_owned()).await
-}
-
-/// A hash to verify against when the user name does not exist, so that a wrong name and a
-/// wrong password take the same time.
-fn dummy_hash() -> &'static str {
-    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DUMMY.get_or_init(|| {
-        NewPassword::parse("not-a-real-password")
-            .ok()
-            .and_then(|p| hash_password(&p).ok())
-            .unwrap_or_default()
-    })
-}
-
-/// At most this many password hashes are verified at once (argon2id takes ~19 MiB and a core's
-/// worth of time each); up to [`MAX_WAITING_LOGINS`] more wait for a turn (a lab of annotators
-/// behind one address signing in at once), others are refused as [`ApiError::Busy`], which
-/// counts for nothing.
-const CONCURRENT_VERIFICATIONS: usize = 2;
-const MAX_WAITING_LOGINS: usize = 256;
-/// The longest a login waits for attempts in flight to end before it is answered `Busy`.
-const MAX_IN_FLIGHT_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-/// How often a login waiting for attempts in flight looks again.
-const IN_FLIGHT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
-static VERIFICATIONS: tokio::sync::Semaphore =
-    tokio::sync::Semaphore::const_new(CONCURRENT_VERIFICATIONS);
-static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// A login waiting for a verification turn (counted in [`WAITING`] until dropped).
-struct Waiting;
-
-impl Waiting {
-    fn enter() -> ApiResult<Waiting> {
-        use std::sync::atomic::Ordering;
-        if WAITING.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_LOGINS {
-            WAITING.fetch_sub(1, Ordering::SeqCst);
-            return Err(ApiError::Busy);
-        }
-        Ok(Waiting)
-    }
-}
-
-impl Drop for Waiting {
-    fn drop(&mut self) {
-        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-/// Verifies a password on a blocking thread, within the cap on concurrent verifications.
-async fn verify_capped(hash: String, password: String) -> ApiResult<bool> {
-    let waiting = Waiting::enter()?;
-    let permit = VERIFICATIONS
-        .acquire()
-        .await
-        .map_err(|e| ApiError::Internal(format!("login semaphore: {e}")))?;
-    drop(waiting);
-    verify_with(permit, hash, password).await
-}
-
-/// Verifies a password on a blocking thread that holds `permit` until the hash is computed,
-/// even when the request is dropped meanwhile.
-async fn verify_with(
-    permit: tokio::sync::SemaphorePermit<'static>,
-    hash: String,
-    password: String,
-) -> ApiResult<bool> {
-    tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        verify_password(&hash, &password)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("password check failed: {e}")))
-}
-
-/// A login attempt counted in flight ([`store::users::begin_login_attempt`]): ended as the
-/// success or failure it was, or, if its request goes away before that (the client never hears
-/// the answer), forgotten.
-struct InFlight {
-    db: Db,
-    id: i64,
-    ended: bool,
-}
-
-impl InFlight {
-    async fn end(mut self, success: bool) -> ApiResult<()> {
-        // Ended from here on, even if the write fails: the row stays in flight then and counts
-        // as failed once it is older than a check can take.
-        self.ended = true;
-        Ok(store::users::end_login_attempt(&self.db, self.id, success).await?)
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if self.ended {
-            return;
-        }
-        let (db, id) = (self.db.clone(), self.id);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(e) = store::users::forget_login_attempt(&db, id).await {
-                    tracing::warn!(error = %e, attempt = id, "forgetting an unanswered login");
-                }
-            });
-        }
-    }
-}
-
-fn throttled(username: &str, retry_after_ms: i64) -> ApiError {
-    ApiError::Throttled {
-        username: username.to_owned(),
-        retry_after_secs: (retry_after_ms + 999) / 1000,
-    }
-}
-
-/// Checks a login from `client` (its address). Names and passwords no account can have are
-/// refused before any work; a login the throttle refuses is refused before it waits for a
-/// verification turn; in its turn it is counted in flight, atomically with the throttle check,
-/// then verified, then counted as the success or failure it was (see [`ThrottlePolicy`]). A
-/// login answered [`ApiError::Busy`] counts for nothing.
-pub async fn check_login(db: &Db, username: &str, password: &str, client: &str) -> ApiResult<User> {
-    if username.chars().count() > MAX_LOGIN_NAME_CHARS
-        || password.chars().count() > MAX_PASSWORD_CHARS
-        || username.is_empty()
-    {
-        return Err(ApiError::BadCredentials);
-    }
-    let policy = ThrottlePolicy::default();
-    if let Admission::Refuse { retry_after_ms } =
-        store::users::login_admission(db, username, client, &policy, store::now_ms()).await?
-    {
-        return Err(throttled(username, retry_after_ms));
-    }
-    let found = store::users::credentials(db, username).await?;
-    let (hash, user) = match found {
-        Some((user, hash)) => (hash, Some(user)),
-        None => (dummy_hash().to_owned(), None),
-    };
-    let waiting = Waiting::enter()?;
-    let deadline = tokio::time::Instant::now() + MAX_IN_FLIGHT_WAIT;
-    let (permit, attempt) = loop {
-        let permit = VERIFICATIONS
-            .acquire()
-            .await
-            .map_err(|e| ApiError::Internal(format!("login semaphore: {e}")))?;
-        match store::users::begin_login_attempt(db, username, client, &policy, store::now_ms())
-            .await?
-        {
-            Ok(id) => {
-                let attempt = InFlight {
-                    db: db.clone(),
-                    id,
-                    ended: false,
-                };
-                break (permit, attempt);
-            }
-            Err(Admission::Refuse { retry_after_ms }) => {
-                return Err(throttled(username, retry_after_ms))
-            }
-            Err(_) => {
-                // Attempts in flight would reach a limit: wait until they have ended.
-                drop(permit);
-                if tokio::time::Instant::now() >= deadline {
-                    return Err(ApiError::Busy);
-                }
-                tokio::time::sleep(IN_FLIGHT_POLL).await;
-            }
-        }
-    };
-    drop(waiting);
-    let ok = verify_with(permit, hash, password.to_owned()).await?;
-    match user.filter(|u| ok && u.active) {
-        Some(user) => {
-            attempt.end(true).await?;
-            Ok(user)
-        }
-        None => {
-            attempt.end(false).await?;
-            Err(ApiError::BadCredentials)
-        }
-    }
-}
-
 /// Logs the user into the session, with a fresh session id (no fixation).
 pub async fn start_session(session: &Session, db: &Db, user: &User) -> ApiResult<()> {
-    let version = store::accounts::for_session(db, user.id)
-        .await?
-        .map(|(_, version)| version)
-        .unwrap_or_default();
+    let version = commands::access::credentials_version(db, user).await?;
     session
         .cycle_id()
         .await
@@ -279,10 +56,7 @@ pub async fn session_user(session: &Session, db: &Db) -> ApiResult<Option<User>>
         .await
         .map_err(|e| ApiError::Internal(format!("session: {e}")))?
         .unwrap_or_default();
-    Ok(store::accounts::for_session(db, id)
-        .await?
-        .filter(|(user, current)| user.active && *current == version)
-        .map(|(user, _)| user))
+    Ok(commands::access::session_user(db, id, version).await?)
 }
 
 /// The client address of a request as the server resolved it: the socket's peer, or, when the
@@ -338,10 +112,7 @@ pub async fn request_user(
     db: &Db,
 ) -> ApiResult<Option<User>> {
     match authorization(headers) {
-        Some(Ok(token)) => store::api_tokens::user_for(db, token)
-            .await?
-            .map(Some)
-            .ok_or(ApiError::BadToken),
+        Some(Ok(token)) => Ok(Some(commands::access::token_user(db, token).await?)),
         Some(Err(())) => Err(ApiError::BadToken),
         None => session_user(session, db).await,
     }
@@ -405,92 +176,9 @@ pub async fn require(role: Role) -> ApiResult<User> {
     }
 }
 
-/// Proof that a user may act in a project as a given [`ProjectRole`]: obtainable only from
-/// [`require_project`] (a server function's caller) or [`project_access`] (a page's), which
-/// check the account and the membership on the server. Everything that touches one project
-/// takes its project id from here.
-#[derive(Clone, Debug)]
-pub struct ProjectCaller {
-    user: User,
-    project_id: i64,
-    project: String,
-    role: ProjectRole,
-}
-
-impl ProjectCaller {
-    pub fn user(&self) -> &User {
-        &self.user
-    }
-
-    pub fn project_id(&self) -> i64 {
-        self.project_id
-    }
-
-    pub fn project(&self) -> &str {
-        &self.project
-    }
-
-    /// Whether the caller leads the project (leads and admins).
-    pub fn is_lead(&self) -> bool {
-        self.role == ProjectRole::Lead
-    }
-}
-
-/// Whether `user` may act in the project named `project` as `required`: 404 for a project that
-/// does not exist, 403 for one the user may not act in.
-pub async fn project_access(
-    db: &Db,
-    user: User,
-    project: &str,
-    required: ProjectRole,
-) -> ApiResult<ProjectCaller> {
-    let membership = store::projects::membership_by_name(db, project, user.id).await?;
-    check_project(user, membership, required)
-}
-
-/// [`project_access`] to the project with id `project_id`.
-pub async fn project_access_at(
-    db: &Db,
-    user: User,
-    project_id: i64,
-    required: ProjectRole,
-) -> ApiResult<ProjectCaller> {
-    let membership = store::projects::membership_at(db, project_id, user.id).await?;
-    check_project(user, membership, required)
-}
-
-fn check_project(
-    user: User,
-    membership: store::projects::Membership,
-    required: ProjectRole,
-) -> ApiResult<ProjectCaller> {
-    let store::projects::Membership {
-        project_id,
-        project,
-        role: member,
-    } = membership;
-    if !may_act_in_project(user.role, member, required) {
-        return Err(ApiError::Forbidden(match required {
-            ProjectRole::Lead => format!("you do not lead the project {project:?}"),
-            ProjectRole::Annotator => format!("you are not a member of the project {project:?}"),
-        }));
-    }
-    let role = match (user.role, member) {
-        (Role::Admin, _) => ProjectRole::Lead,
-        (_, Some(role)) => role,
-        (_, None) => required,
-    };
-    Ok(ProjectCaller {
-        user,
-        project_id,
-        project,
-        role,
-    })
-}
-
 /// The logged-in caller of a server function, who must be able to act in `project` as
 /// `required` (see [`project_access`]).
 pub async fn require_project(project: &str, required: ProjectRole) -> ApiResult<ProjectCaller> {
     let user = current_user().await?.ok_or(ApiError::Unauthenticated)?;
-    project_access(&crate::state::db()?, user, project, required).await
+    Ok(project_access(&crate::state::db()?, user, project, required).await?)
 }

@@ -1,6 +1,7 @@
 //! The error every server function returns: a kind the page can act on, and a message a person
 //! can read. On the server each kind also sets the HTTP status of the response.
 
+pub use crate::domain::field::Field;
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
@@ -49,61 +50,6 @@ pub enum ApiError {
     /// Transport and encoding errors of the server-function machinery.
     #[error("{0}")]
     ServerFn(ServerFnErrorErr),
-}
-
-/// A command's input that an error names ([`ApiError::Field`]): a form's field, the command
-/// line's option.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Field {
-    Format,
-    Role,
-    LabelOrder,
-    Annotator,
-    Stage,
-    NegativeSamplingRatio,
-    Strategy,
-    Depth,
-    Order,
-    Seed,
-    Budget,
-    Name,
-    UserName,
-    NewPassword,
-    Command,
-    Assessor,
-    Samples,
-    Count,
-    System,
-    Reannotate,
-}
-
-impl Field {
-    /// How messages name the field.
-    pub fn label(self) -> &'static str {
-        match self {
-            Field::Format => "format",
-            Field::Role => "role",
-            Field::LabelOrder => "label order",
-            Field::Annotator => "annotator",
-            Field::Stage => "stage",
-            Field::NegativeSamplingRatio => "negative sampling ratio",
-            Field::Strategy => "strategy",
-            Field::Depth => "depth",
-            Field::Order => "order",
-            Field::Seed => "seed",
-            Field::Budget => "budget",
-            Field::Name => "name",
-            Field::UserName => "user name",
-            Field::NewPassword => "new password",
-            Field::Command => "command",
-            Field::Assessor => "assessor",
-            Field::Samples => "samples",
-            Field::Count => "count",
-            Field::System => "system",
-            Field::Reannotate => "reannotate",
-        }
-    }
 }
 
 impl FromServerFnError for ApiError {
@@ -166,15 +112,30 @@ fn fault_id() -> String {
     format!("{:08x}", rand::random::<u32>())
 }
 
+/// A command's error as the server functions answer it: the same kind, one to one.
 #[cfg(feature = "ssr")]
-impl From<crate::store::StoreError> for ApiError {
-    fn from(err: crate::store::StoreError) -> ApiError {
+impl From<commands::CommandError> for ApiError {
+    fn from(err: commands::CommandError) -> ApiError {
+        use commands::CommandError as E;
         match err {
-            crate::store::StoreError::NotFound(what) => ApiError::NotFound(what),
-            crate::store::StoreError::Conflict(what) => ApiError::Conflict(what),
-            crate::store::StoreError::Invalid(what) => ApiError::Invalid(what),
-            crate::store::StoreError::Forbidden(what) => ApiError::Forbidden(what),
-            other => ApiError::Internal(other.to_string()),
+            E::Unauthenticated => ApiError::Unauthenticated,
+            E::Forbidden(what) => ApiError::Forbidden(what),
+            E::BadCredentials => ApiError::BadCredentials,
+            E::BadToken => ApiError::BadToken,
+            E::Throttled {
+                username,
+                retry_after_secs,
+            } => ApiError::Throttled {
+                username,
+                retry_after_secs,
+            },
+            E::Busy => ApiError::Busy,
+            E::NotFound(what) => ApiError::NotFound(what),
+            E::Invalid(what) => ApiError::Invalid(what),
+            E::Field { field, message } => ApiError::Field { field, message },
+            E::Conflict(what) => ApiError::Conflict(what),
+            E::Overloaded(what) => ApiError::Overloaded(what),
+            E::Internal(what) => ApiError::Internal(what),
         }
     }
 }
@@ -219,12 +180,22 @@ mod tests {
             fault.status(),
             axum::http::StatusCode::INTERNAL_SERVER_ERROR
         );
-        let sql: ApiError = crate::store::StoreError::Sql(sqlx::Error::PoolTimedOut).into();
-        assert_eq!(sql.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
-        assert!(!sql.opaque().to_string().contains("pool"));
         let io: ApiError =
-            crate::store::StoreError::Fault("writing /tmp/x: disk full".into()).into();
+            commands::CommandError::Internal("writing /tmp/x: disk full".into()).into();
+        assert_eq!(io.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
         assert!(!io.opaque().to_string().contains("disk"));
+        let throttled: ApiError = commands::CommandError::Throttled {
+            username: "ann".into(),
+            retry_after_secs: 3,
+        }
+        .into();
+        assert_eq!(
+            throttled,
+            ApiError::Throttled {
+                username: "ann".into(),
+                retry_after_secs: 3
+            }
+        );
         let field = ApiError::field(Field::LabelOrder, "REFUTE is given twice");
         assert_eq!(field.to_string(), "label order: REFUTE is given twice");
         assert_eq!(field.status(), axum::http::StatusCode::BAD_REQUEST);

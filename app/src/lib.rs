@@ -1,5 +1,5 @@
-//! claimpool's application crate: pages, server functions and storage (the domain logic is the
-//! `domain` crate's).
+//! claimpool's application crate: pages and server functions (the domain logic is the `domain`
+//! crate's; every read and write goes through the `commands` crate, which alone calls the store).
 //!
 //! Built twice: with `ssr` for the server (everything) and with `hydrate` for the browser
 //! (pages, the shared model and the server-function client stubs).
@@ -16,15 +16,11 @@ pub use domain::model;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
-pub mod command;
-#[cfg(feature = "ssr")]
 pub mod csp;
 #[cfg(feature = "ssr")]
 pub use pipeline;
 #[cfg(feature = "ssr")]
 pub mod state;
-#[cfg(feature = "ssr")]
-pub use store;
 
 pub use ui::{shell, App};
 

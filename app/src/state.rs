@@ -2,8 +2,8 @@
 //! (Leptos context).
 
 use crate::error::{ApiError, ApiResult};
-use crate::store::Db;
 use axum::extract::FromRef;
+use commands::Db;
 use leptos::prelude::LeptosOptions;
 
 #[derive(Clone, FromRef)]

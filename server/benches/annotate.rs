@@ -31,11 +31,11 @@ mod database;
 mod machine;
 
 use app::domain::account::{NewPassword, Role, Username};
-use app::store::{self, import};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
+use store::{self, import};
 
 const SAMPLE: &str = include_str!("../demo/corpus.jsonl");
 

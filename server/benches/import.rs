@@ -9,12 +9,12 @@
 //! `--engine postgres` (or `--db postgres://…`) runs both on PostgreSQL: see support/database.rs.
 
 use app::domain::formats::{CorpusFormat, RunReadOptions};
-use app::store::{self, import, pool};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
+use store::{self, import, pool};
 
 #[path = "support/database.rs"]
 mod database;

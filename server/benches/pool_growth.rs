@@ -25,8 +25,6 @@ mod machine;
 
 use app::domain::account::{NewPassword, ProjectRole, Role, Username};
 use app::domain::annotation::SecondPassMode;
-use app::store::annotate::Actor;
-use app::store::{self, import, pool, Db};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,6 +33,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use store::annotate::Actor;
+use store::{self, import, pool, Db};
 
 /// Pooled systems of the generated project.
 const SYSTEMS: usize = 3;
@@ -226,10 +226,8 @@ async fn step(db: &Db, project: i64, lead: i64, depth: u32) -> anyhow::Result<()
 /// Records a (partial) release of the whole project while a probe writer times its own writes.
 async fn release(db: &Db, project: i64, lead: i64) -> anyhow::Result<()> {
     // The release command, as the operator (`claimpool export` at the shell).
-    let operator = app::command::Operator::at_the_shell()
-        .lead(db, "bench")
-        .await?;
-    let release = app::command::release::CreateRelease {
+    let operator = commands::Operator::at_the_shell().lead(db, "bench").await?;
+    let release = commands::release::CreateRelease {
         partial: true,
         ..Default::default()
     };

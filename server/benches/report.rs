@@ -1,7 +1,7 @@
 //! Lead report benchmark (issue "Lead dashboards"): the full report of a project of
 //! SciFact-Open size — 300 claims, 5 pooled systems, about 50,000 predictions, about 1,000
 //! judged pairs, depths 25…250, all 120 orderings, 1,000 bootstrap resamples — from reading
-//! the database (`app::store::report::snapshot`) through `Report::compute`. Target < 1 s.
+//! the database (`store::report::snapshot`) through `Report::compute`. Target < 1 s.
 //!
 //! `cargo bench -p server --bench report [-- --repeats N] [--permutations N]`
 //!
@@ -86,7 +86,7 @@ fn main() -> anyhow::Result<()> {
         let mut last = None;
         for _ in 0..repeats.max(1) {
             let start = Instant::now();
-            let loaded = app::store::report::snapshot(&db, project).await?;
+            let loaded = store::report::snapshot(&db, project).await?;
             let loaded_at = start.elapsed();
             let report = Report::compute(&loaded.snapshot, &options)?;
             let done = start.elapsed();

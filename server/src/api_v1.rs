@@ -12,7 +12,6 @@
 
 use app::api::Access;
 use app::auth::ProjectCaller;
-use app::command::Lead;
 use app::domain::account::{ProjectRole, Role, User};
 use app::error::ApiError;
 use app::state::AppState;
@@ -24,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::RequestExt;
 use axum::{Json, Router};
+use commands::Lead;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -409,9 +409,15 @@ impl From<ApiError> for Failure {
     }
 }
 
-impl From<app::store::StoreError> for Failure {
-    fn from(e: app::store::StoreError) -> Self {
+impl From<commands::CommandError> for Failure {
+    fn from(e: commands::CommandError) -> Self {
         Failure(e.into())
+    }
+}
+
+impl From<store::StoreError> for Failure {
+    fn from(e: store::StoreError) -> Self {
+        Failure(commands::CommandError::from(e).into())
     }
 }
 

@@ -4,11 +4,10 @@
 //! shell's operator (audited with no user). Only here can a command assessor be registered: no
 //! page or API route starts a command.
 
-use app::command::assessor::{self, AddAssessor, AddCommandAssessor, SetSuggestions};
-use app::command::Operator;
 use app::domain::assessor::AssessorSource;
-use app::store;
 use clap::{ArgGroup, Subcommand};
+use commands::assessor::{self, AddAssessor, AddCommandAssessor, SetSuggestions};
+use commands::Operator;
 
 #[derive(Subcommand)]
 pub enum AssessorCommand {
@@ -64,7 +63,8 @@ fn print(text: &str) -> anyhow::Result<()> {
 }
 
 /// A command-layer error with its field named as the option that gave it.
-fn option_error(e: app::error::ApiError) -> anyhow::Error {
+fn option_error(e: impl Into<app::error::ApiError>) -> anyhow::Error {
+    let e: app::error::ApiError = e.into();
     anyhow::anyhow!(e
         .to_string()
         .replacen("system: ", "--system: ", 1)

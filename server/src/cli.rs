@@ -3,11 +3,10 @@
 
 use crate::{demo, http};
 use anyhow::{bail, Context};
-use app::command::{Lead, Operator};
 use app::domain::account::NewPassword;
 use app::error::Field;
-use app::store;
 use clap::{Args, Parser, Subcommand};
+use commands::{Lead, Operator};
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -535,7 +534,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             role,
             password_stdin,
         }) => {
-            use app::command::account::{CreateUser, PasswordChoice};
+            use commands::account::{CreateUser, PasswordChoice};
             if !password_stdin {
                 bail!("give --password-stdin and the password on standard input");
             }
@@ -554,7 +553,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             username,
             password_stdin,
         }) => {
-            use app::command::account::{set_password, PasswordChoice};
+            use commands::account::{set_password, PasswordChoice};
             if !password_stdin {
                 bail!("give --password-stdin and the password on standard input");
             }
@@ -565,7 +564,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::User(UserCommand::Role { username, role }) => {
-            use app::command::account::{parse_role, set_role};
+            use commands::account::{parse_role, set_role};
             let role = parse_role(&role).context("the role")?;
             let db = open_db(&db_or_default()?).await?;
             let user = set_role(&db, &Operator::at_the_shell().admin(), &username, role).await?;
@@ -575,28 +574,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User(UserCommand::Deactivate { username }) => {
             let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
-            app::command::account::set_active(&db, &admin, &username, false).await?;
+            commands::account::set_active(&db, &admin, &username, false).await?;
             emit!("deactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::Reactivate { username }) => {
             let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
-            app::command::account::set_active(&db, &admin, &username, true).await?;
+            commands::account::set_active(&db, &admin, &username, true).await?;
             emit!("reactivated {username}");
             Ok(())
         }
         Command::User(UserCommand::List) => {
             let db = open_db(&db_or_default()?).await?;
             let admin = Operator::at_the_shell().admin();
-            for user in app::command::account::users(&db, &admin).await? {
+            for user in commands::account::users(&db, &admin).await? {
                 let state = if user.active { "" } else { " (inactive)" };
                 emit!("{}\t{}{state}", user.username, user.role);
             }
             Ok(())
         }
         Command::Project(ProjectCommand::Create { name, description }) => {
-            let create = app::command::project::CreateProject::parse(&name, &description)
+            let create = commands::project::CreateProject::parse(&name, &description)
                 .map_err(option_error)?;
             let db = open_db(&db_or_default()?).await?;
             let id = create.run(&db, &Operator::at_the_shell().creator()).await?;
@@ -648,7 +647,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             budget,
             no_budget,
         }) => {
-            use app::command::project::{judging, parse_order, SetJudging};
+            use commands::project::{judging, parse_order, SetJudging};
             let change = SetJudging {
                 order: order
                     .as_deref()
@@ -682,7 +681,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             emit!(
                 "{}",
                 serde_json::to_string_pretty(
-                    &app::command::project::list(&db, &Operator::at_the_shell().creator()).await?
+                    &commands::project::list(&db, &Operator::at_the_shell().creator()).await?
                 )?
             );
             Ok(())
@@ -700,7 +699,7 @@ fn password_from_stdin() -> anyhow::Result<NewPassword> {
 }
 
 async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
-    use app::command::project::{members, remove_member, AddMember};
+    use commands::project::{members, remove_member, AddMember};
     match command {
         MemberCommand::Add {
             project,
@@ -731,7 +730,7 @@ async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
 }
 
 async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
-    use app::command::import::{Import, ImportKind, ImportWhat};
+    use commands::import::{Import, ImportKind, ImportWhat};
     let (project, file, what) = match command {
         ImportCommand::Corpus {
             project,
@@ -795,7 +794,8 @@ async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
 }
 
 /// A command's option error, named as the command line spells the option (`--role: ...`).
-fn option_error(e: app::error::ApiError) -> anyhow::Error {
+fn option_error(e: impl Into<app::error::ApiError>) -> anyhow::Error {
+    let e: app::error::ApiError = e.into();
     match e {
         app::error::ApiError::Field { field, message } => match option(field) {
             Some(option) => anyhow::anyhow!("--{option}: {message}"),
@@ -838,7 +838,7 @@ async fn shell_lead(db: &store::Db, project: &str) -> anyhow::Result<Lead> {
 }
 
 async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
-    use app::command::pool::{self as pools, AddSample, BuildPool, PreviewPool};
+    use commands::pool::{self as pools, AddSample, BuildPool, PreviewPool};
     match command {
         PoolCommand::Build {
             project,
@@ -912,7 +912,7 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_stats(report: &app::store::pool::StatsReport) -> anyhow::Result<()> {
+fn print_stats(report: &store::pool::StatsReport) -> anyhow::Result<()> {
     let s = &report.stats;
     emit!(
         "pool: {} pairs ({} strategy, depth {}); judged {}, evidence {}",

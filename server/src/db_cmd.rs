@@ -2,9 +2,9 @@
 
 use crate::release_cmd::say;
 use anyhow::{bail, Context};
-use app::store::{self, DbTarget};
 use clap::Subcommand;
 use std::path::PathBuf;
+use store::{self, DbTarget};
 
 #[derive(Subcommand)]
 pub enum DbCommand {

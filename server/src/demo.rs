@@ -1,10 +1,10 @@
 //! The demo: a fresh database with the shipped SciFact sample, demo accounts, and the project.
 
 use anyhow::Context;
-use app::command::Operator;
 use app::domain::account::{NewPassword, ProjectRole, Role};
-use app::store::{self, Db};
+use commands::Operator;
 use std::path::Path;
+use store::{self, Db};
 
 pub const DEFAULT_DB: &str = "claimpool-demo.db";
 pub const PROJECT: &str = "scifact-demo";
@@ -124,10 +124,10 @@ const CLAIMS: &str = include_str!("../demo/claims.jsonl");
 
 /// Fills an empty database with the demo accounts, the project and its sample.
 pub async fn seed(db: &Db) -> anyhow::Result<()> {
-    use app::command::account::{CreateUser, PasswordChoice};
-    use app::command::import::{Import, ImportKind, ImportWhat};
-    use app::command::pool::BuildPool;
-    use app::command::project::{AddMember, CreateProject};
+    use commands::account::{CreateUser, PasswordChoice};
+    use commands::import::{Import, ImportKind, ImportWhat};
+    use commands::pool::BuildPool;
+    use commands::project::{AddMember, CreateProject};
     // `claimpool demo` runs at the shell, on the database file it creates.
     let operator = Operator::at_the_shell();
     CreateProject::parse(

@@ -1,17 +1,17 @@
 //! Beyond the judged depth (issue 15): `claimpool eval --estimate` (a run's Horvitz–Thompson
 //! estimates from a project's judged sample) and the report's section on the sample, the
 //! stopping test and the planner, as text. Every figure is the survey's
-//! (`app::store::pool::survey`, computed by `app::domain::report::survey`).
+//! (`store::pool::survey`, computed by `app::domain::report::survey`).
 
 use crate::release_cmd::EstimateArgs;
 use anyhow::Context;
-use app::command::Operator;
 use app::domain::judging::RecallTarget;
 use app::domain::report::survey::{Stopping, Survey};
 use app::model::survey::{BudgetView, EstimateView};
-use app::store::{self, pool::Estimated};
+use commands::Operator;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use store::{self, pool::Estimated};
 
 /// The stopping test's target, checked (`--target-recall`, `--alpha`).
 pub fn target(recall: f64, alpha: f64) -> anyhow::Result<RecallTarget> {
@@ -26,7 +26,7 @@ pub async fn eval_estimate(db: &store::Db, args: EstimateArgs) -> anyhow::Result
         name: args.name,
         pairs: args.pairs,
     };
-    let survey = app::command::report::survey(db, &lead, target, estimated)
+    let survey = commands::report::survey(db, &lead, target, estimated)
         .await?
         .map_err(|why| anyhow::anyhow!(why))
         .with_context(|| format!("estimating from the sample of project {}", args.project))?;

@@ -2,11 +2,10 @@
 //! items, admitting a candidate by hand, and every annotator's figures — through the command
 //! layer as the shell's operator (audited with no user).
 
-use app::command::gold::{self, AddGold, SetGold};
-use app::command::Operator;
 use app::model::gold::{GoldFigures, GoldOverview};
-use app::store;
 use clap::Subcommand;
+use commands::gold::{self, AddGold, SetGold};
+use commands::Operator;
 
 #[derive(Subcommand)]
 pub enum GoldCommand {
@@ -73,7 +72,8 @@ fn print(text: &str) -> anyhow::Result<()> {
 }
 
 /// A command-layer error with its field named as the option that gave it.
-fn option_error(e: app::error::ApiError) -> anyhow::Error {
+fn option_error(e: impl Into<app::error::ApiError>) -> anyhow::Error {
+    let e: app::error::ApiError = e.into();
     anyhow::anyhow!(e
         .to_string()
         .replacen("gold_every: ", "--every: ", 1)

@@ -6,7 +6,6 @@ use app::auth::ProjectCaller;
 use app::domain::account::{ProjectRole, Role};
 use app::pipeline::job::PipelineSettings;
 use app::state::AppState;
-use app::store::Db;
 use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
@@ -18,6 +17,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use store::Db;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
@@ -172,8 +172,8 @@ pub async fn router_with(
 }
 
 /// The sessions' store: the table `sessions` of the database.
-async fn session_store(db: &Db) -> anyhow::Result<app::store::sessions::Sessions> {
-    app::store::sessions::Sessions::open(db)
+async fn session_store(db: &Db) -> anyhow::Result<store::sessions::Sessions> {
+    store::sessions::Sessions::open(db)
         .await
         .context("opening the session table")
 }
@@ -339,7 +339,7 @@ async fn guard_pages(
                     req.extensions_mut().insert(caller);
                 }
                 Err(e) => {
-                    let e = e.opaque();
+                    let e = app::error::ApiError::from(e).opaque();
                     if e.status().is_server_error() {
                         tracing::error!(error = %e, "page guard");
                     }
@@ -512,7 +512,7 @@ async fn report_csv_text(
     }
     let (_, computed) = app::api::report::web_report(
         &state.db,
-        &app::command::Lead::of(caller)?,
+        &commands::Lead::of(caller)?,
         &state.heavy,
         query.step,
         query.bootstrap,
@@ -558,15 +558,12 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
     for (what, reclaimed) in [
         (
             "imports",
-            app::store::import_writer::reclaim_abandoned(&db).await,
+            store::import_writer::reclaim_abandoned(&db).await,
         ),
-        (
-            "pool builds",
-            app::store::pool::reclaim_abandoned(&db).await,
-        ),
+        ("pool builds", store::pool::reclaim_abandoned(&db).await),
         (
             "releases",
-            app::store::release_parts::reclaim_abandoned(&db).await,
+            store::release_parts::reclaim_abandoned(&db).await,
         ),
     ] {
         let abandoned = reclaimed

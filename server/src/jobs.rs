@@ -7,13 +7,13 @@
 //! message; a failed job imports nothing.
 
 use anyhow::Context;
-use app::command::import::{Import, ImportKind, ImportWhat};
-use app::command::Lead;
 use app::pipeline::job::{run_job, JobFiles, PipelineJobParams, PipelineSettings, JOB_TIMEOUT};
-use app::store::{jobs, Db};
+use commands::import::{Import, ImportKind, ImportWhat};
+use commands::Lead;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use store::{jobs, Db};
 
 /// Why a job stopped before its end.
 #[derive(Debug)]
@@ -83,7 +83,7 @@ async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
     let id = job.id;
     let outcome = match job.kind.as_str() {
         jobs::PIPELINE => pipeline(db, settings, &job).await,
-        app::command::import::IMPORT => {
+        commands::import::IMPORT => {
             import(db, settings.job_timeout.unwrap_or(JOB_TIMEOUT), &job).await
         }
         other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
@@ -206,7 +206,7 @@ async fn watch(
 /// progress the bytes of the file read; a cancel (or the time limit) stops the reading, and
 /// the import then fails and writes nothing. The upload's directory is removed at the end.
 async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<serde_json::Value> {
-    let params: app::command::import::ImportJob =
+    let params: commands::import::ImportJob =
         serde_json::from_str(&job.params).context("the job's parameters")?;
     let _upload = RemoveUpload(&params);
     let project = job.project_id.context("the job has no project")?;
@@ -243,7 +243,7 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
 }
 
 /// Removes an import job's upload when the job ends, however it ends.
-struct RemoveUpload<'a>(&'a app::command::import::ImportJob);
+struct RemoveUpload<'a>(&'a commands::import::ImportJob);
 
 impl Drop for RemoveUpload<'_> {
     fn drop(&mut self) {
@@ -353,10 +353,10 @@ mod tests {
     #[tokio::test]
     async fn a_tick_during_the_works_write_transaction_waits_for_the_work() {
         let dir = tempfile::tempdir().expect("a directory");
-        let db = app::store::open(&dir.path().join("jobs.db"))
+        let db = store::open(&dir.path().join("jobs.db"))
             .await
             .expect("a database");
-        let project = app::store::projects::create(&db, "p", "", None)
+        let project = store::projects::create(&db, "p", "", None)
             .await
             .expect("a project");
         let slot = jobs::reserve(&db).await.expect("a place in the queue");

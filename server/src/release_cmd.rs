@@ -6,7 +6,6 @@ use anyhow::Context;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::metrics::BootstrapSamples;
 use app::domain::release::{check_target_dir, read_run, BootstrapRequest};
-use app::store;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -166,10 +165,10 @@ struct Exported<'a> {
 /// files into `--out`. A refused directory is checked before anything is recorded.
 pub async fn export(db: &store::Db, args: ExportArgs) -> anyhow::Result<()> {
     check_target_dir(&args.out, args.force).context("--out")?;
-    let lead = app::command::Operator::at_the_shell()
+    let lead = commands::Operator::at_the_shell()
         .lead(db, &args.project)
         .await?;
-    let created = app::command::release::CreateRelease {
+    let created = commands::release::CreateRelease {
         partial: args.partial,
         unjudged: args.unjudged,
         model_qrels: args.model_qrels,

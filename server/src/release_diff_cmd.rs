@@ -2,17 +2,16 @@
 //! project (pairs whose final label changed, added, withdrawn) and each evaluated system's
 //! precision, recall and F1 under both, with the difference and its paired bootstrap 95%
 //! interval over claims. The same command as the lead's diff page
-//! (`app::command::release_diff::CompareReleases`).
+//! (`commands::release_diff::CompareReleases`).
 
 use anyhow::Context;
-use app::command::release_diff::CompareReleases;
-use app::command::Operator;
 use app::model::release_diff::{
     DiffBootstrap, DiffScores, ReleaseDiff, ScoreDifference, DEFAULT_DIFF_SAMPLES,
     DEFAULT_DIFF_SEED,
 };
-use app::store;
 use clap::{Args, Subcommand};
+use commands::release_diff::CompareReleases;
+use commands::Operator;
 use std::fmt::Write as _;
 
 /// `claimpool release ...`.

@@ -4,10 +4,10 @@
 
 use app::auth::ProjectCaller;
 use app::state::AppState;
-use app::store::{self, StoreError};
 use axum::extract::{Extension, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use store::{self, StoreError};
 
 /// The route, in axum's path syntax.
 pub const DOWNLOAD_ROUTE: &str = "/lead/projects/{name}/releases/{number}/download";

@@ -1,16 +1,15 @@
 //! `claimpool report`: the lead report of a project (pool depth and system-count curves,
 //! leave-one-out, systems, evidence, annotation and agreement), as JSON or as readable tables.
-//! It reads and computes exactly what the dashboard shows (`app::store::report`).
+//! It reads and computes exactly what the dashboard shows (`store::report`).
 
 use anyhow::Context;
-use app::command::report::ProjectReport;
-use app::command::{self, Operator};
 use app::domain::label::Label;
 use app::domain::metrics::ConfusionMatrix;
 use app::domain::pool::Role;
 use app::domain::report::{Report, ReportOptions, Specificity, DEFAULT_BOOTSTRAP_SAMPLES};
-use app::store;
 use clap::Args;
+use commands::report::ProjectReport;
+use commands::Operator;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
@@ -47,16 +46,17 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("--{e}"))?;
     let target = crate::estimate_cmd::target(args.target_recall, args.alpha)?;
     let lead = Operator::at_the_shell().lead(db, &args.project).await?;
-    let computed = command::report::project_report(db, &lead, options).await?;
+    let computed = commands::report::project_report(db, &lead, options).await?;
     // The sample's estimates, the stopping test and the planner; why not, when they cannot be
     // computed (no pool yet, a pool changed since the sample).
     let estimated = store::pool::Estimated::Project;
-    let (survey, survey_note) = match command::report::survey(db, &lead, target, estimated).await? {
+    let (survey, survey_note) = match commands::report::survey(db, &lead, target, estimated).await?
+    {
         Ok(survey) => (Some(survey), None),
         Err(note) => (None, Some(note)),
     };
     // Model assessors against the people (issue 16); empty without one.
-    let assessors = command::assessor::report(db, &lead).await?;
+    let assessors = commands::assessor::report(db, &lead).await?;
     if !computed.not_yet_pooled.is_empty() {
         eprintln!(
             "note: pooled systems added after the last pool build are counted as evaluation-only until the pool is grown: {}",

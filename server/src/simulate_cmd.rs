@@ -1,18 +1,17 @@
 //! `claimpool simulate`: replays judging orders over a project's pooled runs, with the project's
 //! final labels (citation evidence included) as the truth, and prints the discovery curves.
 //! `cal` (named, not part of `all`) judges beyond the runs: its candidates add each claim's top
-//! BM25 retrievals over the project's whole corpus (`app::command::simulate`).
+//! BM25 retrievals over the project's whole corpus (`commands::simulate`).
 
 use anyhow::Context;
-use app::command::simulate::{
+use app::domain::judging::{evidence_at, CalStop, Curve, Order, RecallTarget};
+use app::domain::pool::Strategy;
+use clap::Args;
+use commands::simulate::{
     simulate_cal, simulate_orders, CalSimulation, Simulation, Stopping,
     DEFAULT_CANDIDATES_PER_CLAIM,
 };
-use app::command::Operator;
-use app::domain::judging::{evidence_at, CalStop, Curve, Order, RecallTarget};
-use app::domain::pool::Strategy;
-use app::store;
-use clap::Args;
+use commands::Operator;
 use std::fmt::Write as _;
 use std::io::Write as _;
 

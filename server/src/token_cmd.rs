@@ -3,7 +3,6 @@
 //! operator: audited with no actor.
 
 use anyhow::Context;
-use app::store;
 use clap::Subcommand;
 use std::io::Write;
 

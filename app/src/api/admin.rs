@@ -9,7 +9,7 @@ pub async fn list_users() -> Result<Vec<User>, ApiError> {
     crate::api::respond(
         async {
             let (db, admin) = admin().await?;
-            crate::command::account::users(&db, &admin).await
+            Ok(commands::account::users(&db, &admin).await?)
         }
         .await,
     )
@@ -25,9 +25,9 @@ pub struct OneTimePassword {
 /// The database and the admin of a browser session: an API token cannot manage accounts
 /// (issue 35, [`crate::api::needs_session`]).
 #[cfg(feature = "ssr")]
-async fn admin() -> Result<(crate::store::Db, crate::command::Admin), ApiError> {
+async fn admin() -> Result<(commands::Db, commands::Admin), ApiError> {
     let user = crate::auth::require_session(crate::domain::account::Role::Admin).await?;
-    Ok((crate::state::db()?, crate::command::Admin::of(&user)?))
+    Ok((crate::state::db()?, commands::Admin::of(&user)?))
 }
 
 /// Creates an account with `role` and a one-time password, returned once (the user changes it
@@ -36,7 +36,7 @@ async fn admin() -> Result<(crate::store::Db, crate::command::Admin), ApiError> 
 pub async fn create_user(username: String, role: String) -> Result<OneTimePassword, ApiError> {
     crate::api::respond(
         async {
-            use crate::command::account::{CreateUser, PasswordChoice};
+            use commands::account::{CreateUser, PasswordChoice};
             let (db, admin) = admin().await?;
             let (user, password) = CreateUser::parse(&username, &role, PasswordChoice::OneTime)?
                 .run(&db, &admin)
@@ -55,7 +55,7 @@ pub async fn create_user(username: String, role: String) -> Result<OneTimePasswo
 pub async fn reset_password(username: String) -> Result<OneTimePassword, ApiError> {
     crate::api::respond(
         async {
-            use crate::command::account::{set_password, PasswordChoice};
+            use commands::account::{set_password, PasswordChoice};
             let (db, admin) = admin().await?;
             let password = set_password(&db, &admin, &username, PasswordChoice::OneTime).await?;
             Ok(OneTimePassword {
@@ -73,8 +73,8 @@ pub async fn set_user_role(username: String, role: String) -> Result<User, ApiEr
     crate::api::respond(
         async {
             let (db, admin) = admin().await?;
-            let role = crate::command::account::parse_role(&role)?;
-            crate::command::account::set_role(&db, &admin, &username, role).await
+            let role = commands::account::parse_role(&role)?;
+            Ok(commands::account::set_role(&db, &admin, &username, role).await?)
         }
         .await,
     )
@@ -86,7 +86,7 @@ pub async fn set_user_active(username: String, active: bool) -> Result<User, Api
     crate::api::respond(
         async {
             let (db, admin) = admin().await?;
-            crate::command::account::set_active(&db, &admin, &username, active).await
+            Ok(commands::account::set_active(&db, &admin, &username, active).await?)
         }
         .await,
     )

@@ -13,16 +13,7 @@ mod ssr {
     use super::*;
     use crate::auth::ProjectCaller;
     use crate::domain::account::ProjectRole;
-    use crate::store::annotate::Actor;
-    use crate::store::Db;
-
-    /// The caller as the store knows them: a project's lead may act on any of its items.
-    pub fn actor(caller: &ProjectCaller) -> Actor {
-        Actor {
-            id: caller.user().id,
-            is_lead: caller.is_lead(),
-        }
-    }
+    use commands::Db;
 
     pub(crate) use crate::api::project_caller as caller;
 
@@ -36,35 +27,13 @@ mod ssr {
         let user = crate::auth::current_user()
             .await?
             .ok_or(ApiError::Unauthenticated)?;
-        let project = crate::store::annotate::project_of_entry(&db, entry_id).await?;
-        let caller = crate::auth::project_access_at(&db, user, project, role).await?;
+        let caller = commands::annotate::caller_of_entry(&db, user, entry_id, role).await?;
         Ok((db, caller))
     }
 
     /// The caller's queue head; no item before they confirmed the current guidelines.
     pub async fn head(db: &Db, caller: &ProjectCaller) -> Result<QueueHead, ApiError> {
-        let mut head =
-            crate::store::annotate::queue_head(db, actor(caller), caller.project_id()).await?;
-        if head.guidelines_to_confirm.is_some() {
-            head.current = None;
-            head.next = None;
-        }
-        Ok(head)
-    }
-
-    /// A pair of the caller's project, or not found.
-    pub async fn check_entry(
-        db: &Db,
-        caller: &ProjectCaller,
-        entry_id: i64,
-    ) -> Result<(), ApiError> {
-        if crate::store::annotate::project_of_entry(db, entry_id).await? != caller.project_id() {
-            return Err(ApiError::NotFound(format!(
-                "pair #{entry_id} in {}",
-                caller.project()
-            )));
-        }
-        Ok(())
+        Ok(commands::annotate::queue_head(db, caller).await?)
     }
 }
 
@@ -93,10 +62,10 @@ pub async fn submit_item(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
-            crate::store::annotate::submit(
+            commands::annotate::submit(
                 &db,
-                ssr::actor(&caller),
-                crate::store::annotate::Target::Assignment(assignment_id),
+                &caller,
+                assignment_id,
                 &form.to_draft(),
                 seconds_spent,
             )
@@ -114,8 +83,7 @@ pub async fn undo_last(project: String) -> Result<QueueHead, ApiError> {
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
-            crate::store::annotate::undo_last(&db, ssr::actor(&caller), caller.project_id())
-                .await?;
+            commands::annotate::undo_last(&db, &caller).await?;
             ssr::head(&db, &caller).await
         }
         .await,
@@ -129,7 +97,7 @@ pub async fn skip_item(project: String, assignment_id: i64) -> Result<QueueHead,
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
-            crate::store::annotate::skip(&db, ssr::actor(&caller), assignment_id).await?;
+            commands::annotate::skip(&db, &caller, assignment_id).await?;
             ssr::head(&db, &caller).await
         }
         .await,
@@ -147,7 +115,7 @@ pub async fn flag_item(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
-            crate::store::annotate::flag(&db, ssr::actor(&caller), assignment_id, &note).await?;
+            commands::annotate::flag(&db, &caller, assignment_id, &note).await?;
             ssr::head(&db, &caller).await
         }
         .await,
@@ -162,10 +130,7 @@ pub async fn add_comment(entry_id: i64, body: String) -> Result<Vec<CommentView>
             let (db, caller) =
                 ssr::caller_of_entry(crate::domain::account::ProjectRole::Annotator, entry_id)
                     .await?;
-            Ok(
-                crate::store::annotate::add_comment(&db, ssr::actor(&caller), entry_id, &body)
-                    .await?,
-            )
+            Ok(commands::annotate::add_comment(&db, &caller, entry_id, &body).await?)
         }
         .await,
     )
@@ -178,7 +143,7 @@ pub async fn my_projects() -> Result<Vec<(String, i64)>, ApiError> {
         async {
             let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
-            Ok(crate::store::work::projects_of(&db, user.id).await?)
+            Ok(commands::work::projects_of(&db, &user).await?)
         }
         .await,
     )
@@ -191,7 +156,7 @@ pub async fn annotation_summary(project: String) -> Result<AnnotationOverview, A
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            Ok(crate::store::annotate::overview(&db, caller.project_id()).await?)
+            Ok(commands::annotate::overview(&db, &caller).await?)
         }
         .await,
     )
@@ -208,14 +173,7 @@ pub async fn set_annotator_active(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            Ok(crate::store::annotate::set_active(
-                &db,
-                caller.project_id(),
-                &username,
-                active,
-                Some(caller.user().id),
-            )
-            .await?)
+            Ok(commands::annotate::set_active(&db, &caller, &username, active).await?)
         }
         .await,
     )
@@ -228,7 +186,7 @@ pub async fn open_items(project: String) -> Result<Vec<OpenItemRow>, ApiError> {
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            Ok(crate::store::annotate::open_items(&db, caller.project_id()).await?)
+            Ok(commands::annotate::open_items(&db, &caller).await?)
         }
         .await,
     )
@@ -245,14 +203,7 @@ pub async fn reassign_item(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            Ok(crate::store::annotate::reassign_item(
-                &db,
-                caller.project_id(),
-                assignment_id,
-                &to,
-                ssr::actor(&caller),
-            )
-            .await?)
+            Ok(commands::annotate::reassign_item(&db, &caller, assignment_id, &to).await?)
         }
         .await,
     )
@@ -267,13 +218,7 @@ pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), A
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
             let mode = crate::domain::annotation::SecondPassMode::parse(&mode)
                 .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            Ok(crate::store::annotate::set_mode(
-                &db,
-                caller.project_id(),
-                mode,
-                ssr::actor(&caller),
-            )
-            .await?)
+            Ok(commands::annotate::set_mode(&db, &caller, mode).await?)
         }
         .await,
     )
@@ -291,7 +236,7 @@ pub async fn set_judging_order(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            let change = crate::command::project::SetJudging::parse_form(&order, &seed, &budget)?;
+            let change = commands::project::SetJudging::parse_form(&order, &seed, &budget)?;
             Ok(change.run(&db, &lead).await?.unwrap_or_default())
         }
         .await,
@@ -305,8 +250,8 @@ pub async fn pair_for_lead(project: String, entry_id: i64) -> Result<ItemView, A
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            ssr::check_entry(&db, &caller, entry_id).await?;
-            Ok(crate::store::annotate::item_for_lead(&db, ssr::actor(&caller), entry_id).await?)
+            commands::annotate::check_entry(&db, &caller, entry_id).await?;
+            Ok(commands::annotate::item_for_lead(&db, &caller, entry_id).await?)
         }
         .await,
     )
@@ -324,11 +269,11 @@ pub async fn adjudicate(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Lead, &project).await?;
-            ssr::check_entry(&db, &caller, entry_id).await?;
-            Ok(crate::store::annotate::submit(
+            commands::annotate::check_entry(&db, &caller, entry_id).await?;
+            Ok(commands::annotate::adjudicate(
                 &db,
-                ssr::actor(&caller),
-                crate::store::annotate::Target::LeadAdjudication { entry_id },
+                &caller,
+                entry_id,
                 &form.to_draft(),
                 seconds_spent,
             )

@@ -65,7 +65,7 @@ pub async fn change_password(current: String, new: String) -> Result<(), ApiErro
         async {
             let user =
                 crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
-            let change = crate::command::account::ChangeOwnPassword::parse(&current, &new)?;
+            let change = commands::account::ChangeOwnPassword::parse(&current, &new)?;
             let version = change.run(&crate::state::db()?, &user).await?;
             crate::auth::keep_session(&crate::auth::session().await?, version).await
         }

@@ -12,7 +12,7 @@ pub async fn load_gold(project: String) -> Result<GoldOverview, ApiError> {
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::gold::overview(&db, &lead).await
+            Ok(commands::gold::overview(&db, &lead).await?)
         }
         .await,
     )
@@ -31,9 +31,11 @@ pub async fn set_gold(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::gold::SetGold::parse_form(&every, &training, &graded, &pass)?
-                .run(&db, &lead)
-                .await
+            Ok(
+                commands::gold::SetGold::parse_form(&every, &training, &graded, &pass)?
+                    .run(&db, &lead)
+                    .await?,
+            )
         }
         .await,
     )
@@ -51,9 +53,9 @@ pub async fn add_gold(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::gold::AddGold::parse(&source, &count, &seed)?
+            Ok(commands::gold::AddGold::parse(&source, &count, &seed)?
                 .run(&db, &lead)
-                .await
+                .await?)
         }
         .await,
     )
@@ -65,7 +67,7 @@ pub async fn set_reannotation(project: String, reannotate: String) -> Result<(),
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::gold::set_reannotation(&db, &lead, &reannotate).await
+            Ok(commands::gold::set_reannotation(&db, &lead, &reannotate).await?)
         }
         .await,
     )
@@ -77,7 +79,7 @@ pub async fn admit_candidate(project: String, username: String) -> Result<(), Ap
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::gold::admit(&db, &lead, &username).await
+            Ok(commands::gold::admit(&db, &lead, &username).await?)
         }
         .await,
     )

@@ -16,16 +16,10 @@ pub async fn view_guidelines(project: String) -> Result<Option<GuidelinesView>, 
                 &project,
             )
             .await?;
-            let Some(current) = crate::store::guidelines::current(&db, caller.project_id()).await?
-            else {
+            let Some(current) = commands::guidelines::current(&db, &caller).await? else {
                 return Ok(None);
             };
-            let confirmed = crate::store::guidelines::has_confirmed_current(
-                &db,
-                caller.project_id(),
-                caller.user().id,
-            )
-            .await?;
+            let confirmed = commands::guidelines::has_confirmed_current(&db, &caller).await?;
             Ok(Some(GuidelinesView {
                 version: current.version,
                 html: crate::domain::guidelines::render_html(&current.markdown),
@@ -48,13 +42,7 @@ pub async fn confirm_guidelines(project: String, version: i64) -> Result<(), Api
                 &project,
             )
             .await?;
-            Ok(crate::store::guidelines::confirm(
-                &db,
-                caller.project_id(),
-                caller.user().id,
-                version,
-            )
-            .await?)
+            Ok(commands::guidelines::confirm(&db, &caller, version).await?)
         }
         .await,
     )
@@ -65,11 +53,13 @@ pub async fn confirm_guidelines(project: String, version: i64) -> Result<(), Api
 pub async fn lead_guidelines(project: String) -> Result<GuidelinesEditor, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = crate::api::lead_project(&project).await?;
-            let current = crate::store::guidelines::current(&db, id).await?;
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            let current = commands::guidelines::current(&db, &caller).await?;
             Ok(GuidelinesEditor {
                 current: current.map(|g| (g.version, g.markdown)),
-                history: crate::store::guidelines::history(&db, id).await?,
+                history: commands::guidelines::history(&db, &caller).await?,
             })
         }
         .await,
@@ -82,8 +72,10 @@ pub async fn lead_guidelines(project: String) -> Result<GuidelinesEditor, ApiErr
 pub async fn save_guidelines(project: String, markdown: String) -> Result<i64, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, user) = crate::api::lead_project(&project).await?;
-            Ok(crate::store::guidelines::save(&db, id, &markdown, Some(user.id)).await?)
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            Ok(commands::guidelines::save(&db, &caller, &markdown).await?)
         }
         .await,
     )

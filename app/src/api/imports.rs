@@ -48,8 +48,8 @@ impl JobRow {
 }
 
 #[cfg(feature = "ssr")]
-fn row(job: crate::store::jobs::Job, started_by: Option<String>) -> JobRow {
-    use crate::command::import::{ImportJob, IMPORT};
+fn row(job: commands::jobs::Job, started_by: Option<String>) -> JobRow {
+    use commands::import::{ImportJob, IMPORT};
     let result: Option<serde_json::Value> = job
         .result
         .as_deref()
@@ -110,8 +110,12 @@ fn counted(n: u64, one: &str, many: &str) -> String {
 
 /// The job `id` of the project, as the list shows it.
 #[cfg(feature = "ssr")]
-async fn one(db: &crate::store::Db, project_id: i64, id: i64) -> Result<JobRow, ApiError> {
-    crate::store::jobs::listed(db, project_id, Some(id), 1)
+async fn one(
+    db: &commands::Db,
+    caller: &crate::auth::ProjectCaller,
+    id: i64,
+) -> Result<JobRow, ApiError> {
+    commands::jobs::listed(db, caller, Some(id), 1)
         .await?
         .into_iter()
         .find(|(job, _)| job.id == id)
@@ -143,20 +147,17 @@ async fn queue(data: MultipartData) -> Result<JobRow, ApiError> {
 /// alike): the job owns the upload's directory from here and removes it when it ends.
 #[cfg(feature = "ssr")]
 pub(crate) async fn queue_saved(
-    db: &crate::store::Db,
+    db: &commands::Db,
     saved: crate::api::upload::SavedUpload,
-    what: crate::command::import::ImportKind,
+    what: commands::import::ImportKind,
     limits: &crate::state::UploadLimits,
 ) -> Result<JobRow, ApiError> {
-    use crate::command::import::IMPORT;
     let job = saved.job(what, limits)?;
-    let (project, user) = (saved.caller.project_id(), saved.caller.user().clone());
     let params = serde_json::to_value(&job)
         .map_err(|e| ApiError::Internal(format!("the job's parameters: {e}")))?;
     let dir = saved.dir.keep();
-    match crate::store::jobs::create(db, saved.slot, project, IMPORT, &params, Some(user.id)).await
-    {
-        Ok(id) => one(db, project, id).await,
+    match commands::jobs::create_import(db, &saved.caller, saved.slot, &params).await {
+        Ok(id) => one(db, &saved.caller, id).await,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
             Err(e.into())
@@ -172,7 +173,7 @@ pub(crate) async fn queue_saved(
 /// browser's upload.
 #[cfg(feature = "ssr")]
 pub async fn queue_body(
-    db: &crate::store::Db,
+    db: &commands::Db,
     caller: crate::auth::ProjectCaller,
     kind: &str,
     options: std::collections::HashMap<String, String>,
@@ -185,7 +186,7 @@ pub async fn queue_body(
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| format!("{kind}.jsonl"));
-    let slot = crate::store::jobs::reserve(db).await?;
+    let slot = commands::jobs::reserve(db, &caller).await?;
     let saved =
         crate::api::upload::save_body(caller, slot, options, &file_name, body, limits).await?;
     queue_saved(db, saved, what, limits).await
@@ -194,11 +195,11 @@ pub async fn queue_body(
 /// The job `id` of the caller's project (any kind), as the jobs list shows it.
 #[cfg(feature = "ssr")]
 pub async fn job_of(
-    db: &crate::store::Db,
+    db: &commands::Db,
     caller: &crate::auth::ProjectCaller,
     id: i64,
 ) -> Result<JobRow, ApiError> {
-    one(db, caller.project_id(), id).await
+    one(db, caller, id).await
 }
 
 /// The project's 20 latest jobs of every kind, newest first.
@@ -206,8 +207,10 @@ pub async fn job_of(
 pub async fn project_jobs(project: String) -> Result<Vec<JobRow>, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, _) = crate::api::lead_project(&project).await?;
-            Ok(crate::store::jobs::listed(&db, project_id, None, 20)
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            Ok(commands::jobs::listed(&db, &caller, None, 20)
                 .await?
                 .into_iter()
                 .map(|(job, by)| row(job, by))
@@ -237,17 +240,18 @@ pub async fn project_job(project: String, id: i64) -> Result<JobRow, ApiError> {
 pub async fn cancel_job(project: String, id: i64) -> Result<JobRow, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, user) = crate::api::lead_project(&project).await?;
-            let job = crate::store::jobs::cancel(&db, project_id, id, Some(user.id)).await?;
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            let job = commands::jobs::cancel(&db, &caller, id).await?;
             // A queued import cancelled before it ran: nobody else removes its upload.
-            if job.kind == crate::command::import::IMPORT && job.started_at.is_none() {
-                if let Ok(params) =
-                    serde_json::from_str::<crate::command::import::ImportJob>(&job.params)
+            if job.kind == commands::import::IMPORT && job.started_at.is_none() {
+                if let Ok(params) = serde_json::from_str::<commands::import::ImportJob>(&job.params)
                 {
                     params.remove_upload();
                 }
             }
-            one(&db, project_id, id).await
+            one(&db, &caller, id).await
         }
         .await,
     )

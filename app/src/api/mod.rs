@@ -157,25 +157,16 @@ pub fn access(endpoint: &str) -> Option<Access> {
 pub(crate) async fn project_caller(
     role: ProjectRole,
     project: &str,
-) -> ApiResult<(crate::store::Db, crate::auth::ProjectCaller)> {
+) -> ApiResult<(commands::Db, crate::auth::ProjectCaller)> {
     let caller = crate::auth::require_project(project, role).await?;
     Ok((crate::state::db()?, caller))
 }
 
 /// The database and the proof that the caller leads `project`, for a lead command.
 #[cfg(feature = "ssr")]
-pub(crate) async fn lead(project: &str) -> ApiResult<(crate::store::Db, crate::command::Lead)> {
+pub(crate) async fn lead(project: &str) -> ApiResult<(commands::Db, commands::Lead)> {
     let (db, caller) = project_caller(ProjectRole::Lead, project).await?;
-    Ok((db, crate::command::Lead::of(&caller)?))
-}
-
-/// The database, the project's id and the caller, who must lead the project.
-#[cfg(feature = "ssr")]
-pub(crate) async fn lead_project(
-    project: &str,
-) -> ApiResult<(crate::store::Db, i64, crate::domain::account::User)> {
-    let (db, caller) = project_caller(ProjectRole::Lead, project).await?;
-    Ok((db, caller.project_id(), caller.user().clone()))
+    Ok((db, commands::Lead::of(&caller)?))
 }
 
 /// Gives an error result its HTTP status, so clients other than the pages can act on it.

@@ -2,7 +2,7 @@
 //! a job (recorded in `jobs`, run by the server's worker), and its progress. Leads only.
 
 #[cfg(feature = "ssr")]
-use crate::api::lead_project;
+use crate::domain::account::ProjectRole;
 use crate::error::ApiError;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ impl JobView {
 }
 
 #[cfg(feature = "ssr")]
-fn view(job: crate::store::jobs::Job) -> JobView {
+fn view(job: commands::jobs::Job) -> JobView {
     let params: Option<crate::pipeline::job::PipelineJobParams> =
         serde_json::from_str(&job.params).ok();
     let result: Option<serde_json::Value> = job
@@ -73,7 +73,7 @@ fn view(job: crate::store::jobs::Job) -> JobView {
 pub async fn pipeline_options(project: String) -> Result<PipelineChoices, ApiError> {
     crate::api::respond(
         async {
-            lead_project(&project).await?;
+            crate::api::project_caller(ProjectRole::Lead, &project).await?;
             let settings = crate::state::pipeline()?;
             Ok(PipelineChoices {
                 hybrid: settings.embedder_dir.is_some(),
@@ -102,7 +102,7 @@ pub async fn start_pipeline(
     crate::api::respond(
         async {
             use crate::pipeline::job::{PipelineJobParams, RetrieverChoice, ScorerChoice};
-            let (db, id, user) = lead_project(&project).await?;
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
             let settings = crate::state::pipeline()?;
             let retriever = match retriever.as_str() {
                 "bm25" => RetrieverChoice::Bm25,
@@ -125,32 +125,9 @@ pub async fn start_pipeline(
                 role,
             };
             params.check(&settings).map_err(ApiError::Invalid)?;
-            let systems = crate::store::projects::systems(&db, id).await?;
-            if systems.iter().any(|s| s.name == params.system) {
-                return Err(ApiError::Conflict(format!(
-                    "the project has a system named {:?} already",
-                    params.system
-                )));
-            }
-            let summary = crate::store::projects::summary(&db, &project).await?;
-            if summary.documents == 0 || summary.claims == 0 {
-                return Err(ApiError::Invalid(
-                    "the project needs a corpus and claims before a run can be generated".into(),
-                ));
-            }
-            let json = serde_json::to_value(&params)
-                .map_err(|e| ApiError::Internal(format!("job parameters: {e}")))?;
-            let slot = crate::store::jobs::reserve(&db).await?;
-            let job = crate::store::jobs::create(
-                &db,
-                slot,
-                id,
-                crate::store::jobs::PIPELINE,
-                &json,
-                Some(user.id),
-            )
-            .await?;
-            Ok(view(crate::store::jobs::get(&db, id, job).await?))
+            Ok(view(
+                commands::jobs::start_pipeline(&db, &caller, &params).await?,
+            ))
         }
         .await,
     )
@@ -160,8 +137,8 @@ pub async fn start_pipeline(
 pub async fn pipeline_job(project: String, id: i64) -> Result<JobView, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, _) = lead_project(&project).await?;
-            Ok(view(crate::store::jobs::get(&db, project_id, id).await?))
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            Ok(view(commands::jobs::get(&db, &caller, id).await?))
         }
         .await,
     )
@@ -172,10 +149,8 @@ pub async fn pipeline_job(project: String, id: i64) -> Result<JobView, ApiError>
 pub async fn pipeline_jobs(project: String) -> Result<Vec<JobView>, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, _) = lead_project(&project).await?;
-            let jobs =
-                crate::store::jobs::recent(&db, project_id, crate::store::jobs::PIPELINE, 10)
-                    .await?;
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            let jobs = commands::jobs::recent(&db, &caller, commands::jobs::PIPELINE, 10).await?;
             Ok(jobs.into_iter().map(view).collect())
         }
         .await,
@@ -188,10 +163,8 @@ pub async fn pipeline_jobs(project: String) -> Result<Vec<JobView>, ApiError> {
 pub async fn cancel_pipeline_job(project: String, id: i64) -> Result<JobView, ApiError> {
     crate::api::respond(
         async {
-            let (db, project_id, user) = lead_project(&project).await?;
-            Ok(view(
-                crate::store::jobs::cancel(&db, project_id, id, Some(user.id)).await?,
-            ))
+            let (db, caller) = crate::api::project_caller(ProjectRole::Lead, &project).await?;
+            Ok(view(commands::jobs::cancel(&db, &caller, id).await?))
         }
         .await,
     )

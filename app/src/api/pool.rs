@@ -4,15 +4,14 @@ use crate::error::ApiError;
 use crate::model::{BuildSummary, ClaimDetail, PoolStatsView, PreviewStep, SystemRow};
 use leptos::prelude::*;
 
-#[cfg(feature = "ssr")]
-use crate::api::lead_project;
-
 #[server(endpoint = "lead/systems")]
 pub async fn list_systems(project: String) -> Result<Vec<SystemRow>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = lead_project(&project).await?;
-            Ok(crate::store::projects::systems(&db, id).await?)
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            Ok(commands::project::systems(&db, &caller).await?)
         }
         .await,
     )
@@ -27,7 +26,7 @@ pub async fn preview_pool(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            let preview = crate::command::pool::PreviewPool::parse(&strategy, depths)?;
+            let preview = commands::pool::PreviewPool::parse(&strategy, depths)?;
             let steps = preview.run(&db, &lead).await?;
             Ok(steps
                 .into_iter()
@@ -62,12 +61,12 @@ pub async fn build_pool(
 /// it (judgments stay): the command behind the page's button and the HTTP API. Audited.
 #[cfg(feature = "ssr")]
 pub async fn build(
-    db: &crate::store::Db,
-    lead: &crate::command::Lead,
+    db: &commands::Db,
+    lead: &commands::Lead,
     strategy: &str,
     depth: u32,
 ) -> Result<BuildSummary, ApiError> {
-    let r = crate::command::pool::BuildPool::parse(strategy, depth)?
+    let r = commands::pool::BuildPool::parse(strategy, depth)?
         .run(db, lead)
         .await?;
     Ok(BuildSummary {
@@ -94,10 +93,10 @@ pub async fn pool_stats(project: String) -> Result<Option<PoolStatsView>, ApiErr
 /// The project's pool statistics (Tables 2b and 2c), or None before the first build.
 #[cfg(feature = "ssr")]
 pub async fn stats(
-    db: &crate::store::Db,
-    lead: &crate::command::Lead,
+    db: &commands::Db,
+    lead: &commands::Lead,
 ) -> Result<Option<PoolStatsView>, ApiError> {
-    let Some(r) = crate::command::pool::stats(db, lead, 50).await? else {
+    let Some(r) = commands::pool::stats(db, lead, 50).await? else {
         return Ok(None);
     };
     let s = r.stats;
@@ -153,8 +152,10 @@ pub async fn stats(
 pub async fn get_claim(project: String, claim_id: String) -> Result<ClaimDetail, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = lead_project(&project).await?;
-            Ok(crate::store::projects::claim_detail(&db, id, &claim_id).await?)
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            Ok(commands::project::claim_detail(&db, &caller, &claim_id).await?)
         }
         .await,
     )

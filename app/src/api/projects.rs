@@ -12,9 +12,9 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, ApiError> {
     crate::api::respond(
         async {
             let user = crate::auth::require(crate::domain::account::Role::Lead).await?;
-            let creator = crate::command::Creator::of(&user)?;
+            let creator = commands::Creator::of(&user)?;
             // Admins see every project; a lead the projects they lead.
-            crate::command::project::list(&crate::state::db()?, &creator).await
+            Ok(commands::project::list(&crate::state::db()?, &creator).await?)
         }
         .await,
     )
@@ -24,8 +24,10 @@ pub async fn list_projects() -> Result<Vec<ProjectSummary>, ApiError> {
 pub async fn project_overview(name: String) -> Result<ProjectSummary, ApiError> {
     crate::api::respond(
         async {
-            crate::auth::require_project(&name, crate::domain::account::ProjectRole::Lead).await?;
-            Ok(crate::store::projects::summary(&crate::state::db()?, &name).await?)
+            let caller =
+                crate::auth::require_project(&name, crate::domain::account::ProjectRole::Lead)
+                    .await?;
+            Ok(commands::project::summary(&crate::state::db()?, &caller).await?)
         }
         .await,
     )
@@ -39,10 +41,12 @@ pub async fn claims_page(
 ) -> Result<Page<ClaimRow>, ApiError> {
     crate::api::respond(
         async {
-            let (db, id, _) = crate::api::lead_project(&project).await?;
-            Ok(crate::store::projects::claims_page(
+            let (db, caller) =
+                crate::api::project_caller(crate::domain::account::ProjectRole::Lead, &project)
+                    .await?;
+            Ok(commands::project::claims_page(
                 &db,
-                id,
+                &caller,
                 &search,
                 offset.max(0),
                 CLAIMS_PER_PAGE,
@@ -69,13 +73,13 @@ pub async fn create_project(name: String, description: String) -> Result<String,
 /// HTTP API); returns its name as stored (trimmed). Audited.
 #[cfg(feature = "ssr")]
 pub async fn new_project(
-    db: &crate::store::Db,
+    db: &commands::Db,
     creator: &crate::domain::account::User,
     name: &str,
     description: &str,
 ) -> Result<String, ApiError> {
-    let creator = crate::command::Creator::of(creator)?;
-    let create = crate::command::project::CreateProject::parse(name, description)?;
+    let creator = commands::Creator::of(creator)?;
+    let create = commands::project::CreateProject::parse(name, description)?;
     create.run(db, &creator).await?;
     Ok(create.name)
 }
@@ -86,7 +90,7 @@ pub async fn project_members(project: String) -> Result<Vec<crate::model::Member
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::project::members(&db, &lead).await
+            Ok(commands::project::members(&db, &lead).await?)
         }
         .await,
     )
@@ -102,9 +106,9 @@ pub async fn add_project_member(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::project::AddMember::parse(&username, &role)?
+            Ok(commands::project::AddMember::parse(&username, &role)?
                 .run(&db, &lead)
-                .await
+                .await?)
         }
         .await,
     )
@@ -116,7 +120,7 @@ pub async fn remove_project_member(project: String, username: String) -> Result<
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::project::remove_member(&db, &lead, &username).await
+            Ok(commands::project::remove_member(&db, &lead, &username).await?)
         }
         .await,
     )

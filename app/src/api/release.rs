@@ -66,7 +66,7 @@ pub fn download_path(project: &str, number: u32) -> String {
 }
 
 #[cfg(feature = "ssr")]
-fn row(release: crate::store::release::Release) -> ReleaseRow {
+fn row(release: commands::release::Release) -> ReleaseRow {
     let recorded = crate::domain::release::ReleaseDate::from_unix_ms(release.created_at)
         .map(|d| d.as_str().to_owned())
         .unwrap_or_default();
@@ -102,13 +102,10 @@ pub async fn releases_overview(project: String) -> Result<ReleasesView, ApiError
 /// How complete the project's collection is, and its releases (latest first).
 #[cfg(feature = "ssr")]
 pub async fn overview(
-    db: &crate::store::Db,
+    db: &commands::Db,
     caller: &crate::auth::ProjectCaller,
 ) -> Result<ReleasesView, ApiError> {
-    let id = caller.project_id();
-    let state = crate::store::release::completeness(db, id).await?;
-    let releases = crate::store::release::list(db, id).await?;
-    let model_assessors = crate::store::assessors::list(db, id).await?.len() as u64;
+    let (state, releases, model_assessors) = commands::release::overview(db, caller).await?;
     Ok(ReleasesView {
         pooled: state.pooled,
         unjudged: state.unjudged,
@@ -142,13 +139,13 @@ pub async fn create_release(
 /// releases page and the HTTP API. Audited.
 #[cfg(feature = "ssr")]
 pub async fn create(
-    db: &crate::store::Db,
-    lead: &crate::command::Lead,
+    db: &commands::Db,
+    lead: &commands::Lead,
     partial: bool,
     unjudged: bool,
     model_qrels: bool,
 ) -> Result<CreatedRelease, ApiError> {
-    let created = crate::command::release::CreateRelease {
+    let created = commands::release::CreateRelease {
         partial,
         unjudged,
         model_qrels,

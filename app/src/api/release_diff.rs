@@ -1,5 +1,5 @@
 //! What changed between two releases of a project (issue 17), for the lead's diff page: the
-//! command [`crate::command::release_diff::CompareReleases`], which `claimpool release diff`
+//! command [`commands::release_diff::CompareReleases`], which `claimpool release diff`
 //! calls too.
 
 use crate::error::ApiError;
@@ -42,9 +42,9 @@ pub async fn compare_releases(
                 seed: seed.unwrap_or(crate::model::release_diff::DEFAULT_DIFF_SEED),
             };
             let _turn = crate::state::heavy()?.turn("release diff").await?;
-            crate::command::release_diff::CompareReleases { a, b, bootstrap }
+            Ok(commands::release_diff::CompareReleases { a, b, bootstrap }
                 .run(&db, &lead)
-                .await
+                .await?)
         }
         .await,
     )

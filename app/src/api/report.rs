@@ -243,8 +243,8 @@ pub fn web_options(
 /// The caller must lead the project (the proof gives its id).
 #[cfg(feature = "ssr")]
 pub async fn web_report(
-    db: &crate::store::Db,
-    lead: &crate::command::Lead,
+    db: &commands::Db,
+    lead: &commands::Lead,
     heavy: &crate::state::HeavyWork,
     step: Option<u32>,
     bootstrap: Option<u32>,
@@ -252,11 +252,11 @@ pub async fn web_report(
 ) -> Result<
     (
         crate::domain::report::ReportOptions,
-        crate::command::report::ProjectReport,
+        commands::report::ProjectReport,
     ),
     ApiError,
 > {
-    use crate::command::report::{pool_depth, project_report};
+    use commands::report::{pool_depth, project_report};
     let options = web_options(step, bootstrap, seed, pool_depth(db, lead).await?)?;
     let _turn = heavy.turn("report").await?;
     Ok((options, project_report(db, lead, options).await?))
@@ -277,7 +277,7 @@ pub async fn load_report(
                 crate::auth::require_project(&project, crate::domain::account::ProjectRole::Lead)
                     .await?;
             let db = crate::state::db()?;
-            let lead = crate::command::Lead::of(&caller)?;
+            let lead = commands::Lead::of(&caller)?;
             let heavy = crate::state::heavy()?;
             let (options, computed) = web_report(&db, &lead, &heavy, step, bootstrap, seed).await?;
             Ok(ReportView::new(project, &options, computed))
@@ -289,11 +289,11 @@ pub async fn load_report(
 #[cfg(feature = "ssr")]
 mod convert {
     use super::*;
-    use crate::command::report::ProjectReport;
     use crate::domain::label::Label;
     use crate::domain::metrics::ConfusionMatrix;
     use crate::domain::pool::Role;
     use crate::domain::report::{ReportOptions, SecondPassMode, Specificity};
+    use commands::report::ProjectReport;
 
     fn role(role: Role) -> String {
         match role {
@@ -498,9 +498,7 @@ mod convert {
                 step: options.step.get(),
                 bootstrap_samples: options.bootstrap_samples.get(),
                 seed: options.seed,
-                strategy: computed
-                    .pool
-                    .map(|p| crate::store::pool::strategy_name(p.strategy).to_owned()),
+                strategy: computed.pool.map(|p| p.strategy.as_str().to_owned()),
                 depth: r.systems.depth,
                 systems,
                 not_yet_pooled: computed.not_yet_pooled,
@@ -613,8 +611,8 @@ impl JudgingReplay {
 pub async fn judging_curves(project: String) -> Result<JudgingReplay, ApiError> {
     crate::api::respond(
         async {
-            use crate::command::simulate::{pooled_pairs, simulate_orders};
             use crate::domain::judging::Order;
+            use commands::simulate::{pooled_pairs, simulate_orders};
             let (db, lead) = crate::api::lead(&project).await?;
             let budget = (2 * pooled_pairs(&db, &lead).await?).max(2_000);
             let sims = simulate_orders(&db, &lead, &Order::ALL, budget, 0).await?;

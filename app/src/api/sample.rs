@@ -1,6 +1,6 @@
 //! Sampled pools (issue 15): the pool page's "add a sample" and the report's section beyond the
 //! depth (the sample's estimates, the stopping test and the planner). The figures are the
-//! survey's (`store::pool::survey`, computed by `domain::report::survey`); the page only places
+//! survey's (`commands::report::survey`, computed by `domain::report::survey`); the page only places
 //! them.
 
 use crate::error::ApiError;
@@ -34,7 +34,7 @@ pub async fn add_pool_sample(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            let r = crate::command::pool::AddSample::parse(u64::from(size), strata, seed)?
+            let r = commands::pool::AddSample::parse(u64::from(size), strata, seed)?
                 .run(&db, &lead)
                 .await?;
             Ok(BuildSummary {
@@ -59,10 +59,10 @@ pub async fn report_survey(project: String) -> Result<SurveyView, ApiError> {
             let (db, lead) = crate::api::lead(&project).await?;
             let target = RecallTarget::new(TARGET_RECALL, ALPHA)
                 .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            let estimated = crate::store::pool::Estimated::Project;
+            let estimated = commands::report::Estimated::Project;
             let _turn = crate::state::heavy()?.turn("estimate").await?;
             Ok(
-                match crate::command::report::survey(&db, &lead, target, estimated).await? {
+                match commands::report::survey(&db, &lead, target, estimated).await? {
                     Ok(survey) => SurveyView {
                         survey: Some(survey),
                         note: None,

@@ -12,7 +12,7 @@ pub async fn load_suggestions(project: String) -> Result<SuggestionsView, ApiErr
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::assessor::suggestions(&db, &lead).await
+            Ok(commands::assessor::suggestions(&db, &lead).await?)
         }
         .await,
     )
@@ -27,9 +27,9 @@ pub async fn set_suggestions(
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            crate::command::assessor::SetSuggestions::parse(Some(&assessor))?
+            Ok(commands::assessor::SetSuggestions::parse(Some(&assessor))?
                 .run(&db, &lead)
-                .await
+                .await?)
         }
         .await,
     )

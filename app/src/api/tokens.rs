@@ -1,6 +1,6 @@
 //! Personal API tokens on the account page (issue 14): any logged-in user creates, lists and
 //! revokes their own; an admin may list and revoke anyone's (`user` names them; empty: the
-//! caller). The token is shown once, when created. See [`crate::store::api_tokens`].
+//! caller). The token is shown once, when created. See the commands crate's `tokens`.
 
 use crate::error::ApiError;
 use leptos::prelude::*;
@@ -24,34 +24,14 @@ pub struct IssuedApiToken {
 }
 
 #[cfg(feature = "ssr")]
-impl From<crate::store::api_tokens::ApiToken> for ApiTokenRow {
-    fn from(t: crate::store::api_tokens::ApiToken) -> Self {
+impl From<commands::tokens::ApiToken> for ApiTokenRow {
+    fn from(t: commands::tokens::ApiToken) -> Self {
         ApiTokenRow {
             name: t.name,
             created_at: t.created_at,
             last_used_at: t.last_used_at,
         }
     }
-}
-
-/// The id of the user whose tokens `caller` names: themselves (empty or their own name), or,
-/// for an admin, anyone.
-#[cfg(feature = "ssr")]
-async fn owner(
-    db: &crate::store::Db,
-    caller: &crate::domain::account::User,
-    user: &str,
-) -> Result<i64, ApiError> {
-    let user = user.trim();
-    if user.is_empty() || user.eq_ignore_ascii_case(&caller.username) {
-        return Ok(caller.id);
-    }
-    if caller.role != crate::domain::account::Role::Admin {
-        return Err(ApiError::Forbidden(
-            "only an admin may manage another user's tokens".into(),
-        ));
-    }
-    Ok(crate::store::users::id_by_name(db, user).await?)
 }
 
 /// The live tokens of `user` (empty: the caller's), newest first.
@@ -62,8 +42,8 @@ pub async fn list_api_tokens(user: String) -> Result<Vec<ApiTokenRow>, ApiError>
             let caller =
                 crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
-            let owner = owner(&db, &caller, &user).await?;
-            Ok(crate::store::api_tokens::list(&db, owner)
+            let owner = commands::tokens::owner(&db, &caller, &user).await?;
+            Ok(commands::tokens::list(&db, owner)
                 .await?
                 .into_iter()
                 .map(ApiTokenRow::from)
@@ -82,8 +62,7 @@ pub async fn create_api_token(name: String) -> Result<IssuedApiToken, ApiError> 
             let caller =
                 crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
-            let issued =
-                crate::store::api_tokens::create(&db, caller.id, &name, Some(caller.id)).await?;
+            let issued = commands::tokens::create(&db, &caller, &name).await?;
             tracing::info!(user = %caller.username, name = %issued.token.name, "API token created");
             Ok(IssuedApiToken {
                 name: issued.token.name,
@@ -103,8 +82,8 @@ pub async fn revoke_api_token(name: String, user: String) -> Result<(), ApiError
             let caller =
                 crate::auth::require_session(crate::domain::account::Role::Annotator).await?;
             let db = crate::state::db()?;
-            let owner = owner(&db, &caller, &user).await?;
-            crate::store::api_tokens::revoke(&db, owner, &name, Some(caller.id)).await?;
+            let owner = commands::tokens::owner(&db, &caller, &user).await?;
+            commands::tokens::revoke(&db, &caller, owner, &name).await?;
             Ok(())
         }
         .await,

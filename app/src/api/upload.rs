@@ -4,11 +4,11 @@
 //! upload limits.
 
 use crate::auth::ProjectCaller;
-use crate::command::import::{ImportJob, ImportKind, ImportWhat, ReadLimits};
 use crate::domain::account::ProjectRole;
 use crate::domain::formats::size_text;
 use crate::error::ApiError;
 use crate::state::UploadLimits;
+use commands::import::{ImportJob, ImportKind, ImportWhat, ReadLimits};
 use leptos::server_fn::codec::MultipartData;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 
 /// The name every upload's directory starts with; `serve` removes those a crashed server left
 /// behind ([`crate::api::runs::remove_stale_upload_dirs`]).
-pub use crate::command::import::UPLOAD_DIR_PREFIX;
+pub use commands::import::UPLOAD_DIR_PREFIX;
 
 /// An upload form, read and saved.
 pub(crate) struct SavedUpload {
@@ -29,7 +29,7 @@ pub(crate) struct SavedUpload {
     /// The file's directory (removed when dropped, unless kept).
     pub dir: tempfile::TempDir,
     /// The place in the job queue held for its import (released when dropped).
-    pub slot: crate::store::jobs::Slot,
+    pub slot: commands::jobs::Slot,
 }
 
 impl SavedUpload {
@@ -101,7 +101,7 @@ pub fn what_of(kind: &str, fields: &HashMap<String, String>) -> Result<ImportKin
             )))
         }
     };
-    ImportKind::try_from(what)
+    Ok(ImportKind::try_from(what)?)
 }
 
 /// A file being saved to an upload's directory, refused once larger than the server's limit.
@@ -221,7 +221,7 @@ fn unreadable(e: impl std::fmt::Display) -> ApiError {
 
 /// Reads an upload form. Its first field is `project`: the caller must lead that project before
 /// anything else of the form is read, and a place in the server's job queue is held
-/// ([`crate::store::jobs::reserve`]: a full queue refuses the form at once) before the file is
+/// (`commands::jobs::reserve`: a full queue refuses the form at once) before the file is
 /// received. At most [`MAX_FORM_FIELDS`] text fields follow, each at most the server's
 /// `max_field_bytes`; the file (named `default` when the browser gives no name) is streamed to
 /// disk under the server's limits.
@@ -244,7 +244,7 @@ pub(crate) async fn save(data: MultipartData, default: &str) -> Result<SavedUplo
     }
     let project = text_field(first, "project", limits.max_field_bytes).await?;
     let caller = crate::auth::require_project(project.trim(), ProjectRole::Lead).await?;
-    let slot = crate::store::jobs::reserve(&db).await?;
+    let slot = commands::jobs::reserve(&db, &caller).await?;
     let mut fields = HashMap::from([("project".to_owned(), project.trim().to_owned())]);
     let mut file = None;
     while let Some(mut field) = form.next_field().await.map_err(unreadable)? {
@@ -292,7 +292,7 @@ pub(crate) async fn save(data: MultipartData, default: &str) -> Result<SavedUplo
 /// as a form's file is.
 pub(crate) async fn save_body(
     caller: ProjectCaller,
-    slot: crate::store::jobs::Slot,
+    slot: commands::jobs::Slot,
     fields: HashMap<String, String>,
     file_name: &str,
     body: axum::body::Body,

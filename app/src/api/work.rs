@@ -9,7 +9,7 @@ pub async fn my_open_items() -> Result<i64, ApiError> {
     crate::api::respond(
         async {
             let user = crate::auth::require(crate::domain::account::Role::Annotator).await?;
-            Ok(crate::store::work::open_count(&crate::state::db()?, user.id).await?)
+            Ok(commands::work::open_count(&crate::state::db()?, &user).await?)
         }
         .await,
     )

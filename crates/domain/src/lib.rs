@@ -10,6 +10,7 @@
 pub mod model;
 
 pub mod account;
+pub mod field;
 pub mod ids;
 pub mod label;
 pub mod units;

@@ -188,7 +188,7 @@ fn the_store_only_stores() {
     let new: Vec<_> = found.difference(&listed).collect();
     assert!(
         new.is_empty(),
-        "store code that {}: the store only stores; do this in a command (app/src/command/)",
+        "store code that {}: the store only stores; do this in a command (crates/commands/)",
         new.iter()
             .map(|(file, rule)| format!("{rule} ({file})"))
             .collect::<Vec<_>>()

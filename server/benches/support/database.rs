@@ -9,8 +9,8 @@
 
 use testdata::postgres;
 
-use app::store::{self, Db, DbTarget};
 use std::path::Path;
+use store::{self, Db, DbTarget};
 
 /// Opens, migrated, the database the arguments ask for (`name` names a SQLite file in `dir`) and
 /// prints which it is.

@@ -48,7 +48,7 @@ async fn an_admin_creates_a_user_whose_one_time_password_works_once_given() {
     assert_eq!(secret["username"], "carol");
     assert_eq!(password.len(), 29, "{password}");
     // Stored hashed, never in plain text, and the audit trail does not carry it.
-    let hash = app::store::users::password_hash(&app.db, "carol")
+    let hash = store::users::password_hash(&app.db, "carol")
         .await
         .unwrap()
         .unwrap();
@@ -187,11 +187,11 @@ async fn project_with_pool(app: &TestApp, annotators: &[&str]) -> i64 {
     let project = app.demo_project("p", true, &pairs).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+        store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
             .await
             .unwrap();
     }
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -303,10 +303,10 @@ async fn a_role_change_takes_effect_at_once_and_the_last_admin_stays() {
     );
     // The lead membership is kept but leads nothing while the account is an annotator (it leads
     // again if the account is made a lead again: `a_lead_demoted_and_restored_...`).
-    let kept = app::store::projects::membership_at(
+    let kept = store::projects::membership_at(
         &app.db,
         project,
-        app::store::users::id_by_name(&app.db, "lea").await.unwrap(),
+        store::users::id_by_name(&app.db, "lea").await.unwrap(),
     )
     .await
     .unwrap()
@@ -494,8 +494,8 @@ async fn a_lead_creates_a_project_leads_it_and_manages_its_members() {
 
 /// A token of `user`, as `claimpool token create` makes it.
 async fn token_of(app: &TestApp, user: &str, name: &str) -> String {
-    let id = app::store::users::id_by_name(&app.db, user).await.unwrap();
-    app::store::api_tokens::create(&app.db, id, name, None)
+    let id = store::users::id_by_name(&app.db, user).await.unwrap();
+    store::api_tokens::create(&app.db, id, name, None)
         .await
         .unwrap()
         .secret
@@ -793,11 +793,9 @@ async fn a_lead_demoted_and_restored_leads_their_project_again() {
         .unwrap();
     assert_eq!(page.status(), StatusCode::FORBIDDEN);
     // While demoted, the project's member list does not show them as an active lead.
-    let members = app::store::projects::members(
+    let members = store::projects::members(
         &app.db,
-        app::store::projects::id_by_name(&app.db, "mine")
-            .await
-            .unwrap(),
+        store::projects::id_by_name(&app.db, "mine").await.unwrap(),
     )
     .await
     .unwrap();

@@ -25,11 +25,11 @@ async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
 
 /// [`setup`] with the pool built at `depth` of the run's `pairs`.
 async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, depth: usize) -> i64 {
-    let project = app::store::projects::create(&app.db, PROJECT, "", None)
+    let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
+    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
         .await
         .unwrap();
     // Claims without their evidence, so every pooled pair waits for annotation.
@@ -49,7 +49,7 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .unwrap();
     }
     drop(f);
-    app::store::import::claims(&app.db, project, &bare, None)
+    store::import::claims(&app.db, project, &bare, None)
         .await
         .unwrap();
     let corpus = std::fs::read_to_string(demo.join("corpus.jsonl")).unwrap();
@@ -77,11 +77,11 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .unwrap();
     }
     drop(f);
-    let import = app::store::import::RunImport {
+    let import = store::import::RunImport {
         path: run,
         format: Some(app::domain::formats::RunFormat::Canonical),
         options: Default::default(),
-        system: app::store::import::SystemSpec {
+        system: store::import::SystemSpec {
             name: Some("secret-system".into()),
             role: app::domain::pool::Role::Pooled,
             description: String::new(),
@@ -89,13 +89,13 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         },
         allow_missing_docs: false,
     };
-    app::store::import::run(&app.db, project, import, None)
+    store::import::run(&app.db, project, import, None)
         .await
         .unwrap();
     app.add_lead("lead", PROJECT).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(
+        store::projects::add_member(
             &app.db,
             project,
             id,
@@ -105,7 +105,7 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .await
         .unwrap();
     }
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -263,7 +263,7 @@ async fn assignments_name_their_pairs_project_and_loads_count_by_it() {
     assert_eq!(by_entry.iter().map(|(_, n)| n).sum::<i64>(), 30);
 
     // The database refuses an assignment naming another project than its pair's, or none.
-    let other = app::store::projects::create(&app.db, "other", "", None)
+    let other = store::projects::create(&app.db, "other", "", None)
         .await
         .unwrap();
     for wrong in [Some(other), None] {
@@ -862,10 +862,10 @@ async fn judgments_import_checks_the_protocol() {
         path
     };
     let import = |path: std::path::PathBuf, who: &str, stage: app::domain::annotation::Stage| {
-        app::store::annotate::import_judgments(
+        store::annotate::import_judgments(
             &app.db,
             project,
-            app::store::annotate::JudgmentsImport {
+            store::annotate::JudgmentsImport {
                 path,
                 format: None,
                 annotator: who.into(),
@@ -1008,11 +1008,11 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
     let import = {
         let (db, done) = (app.db.clone(), import_done.clone());
         tokio::spawn(async move {
-            let spec = app::store::import::RunImport {
+            let spec = store::import::RunImport {
                 path: run,
                 format: Some(app::domain::formats::RunFormat::Canonical),
                 options: Default::default(),
-                system: app::store::import::SystemSpec {
+                system: store::import::SystemSpec {
                     name: None,
                     role: app::domain::pool::Role::EvaluationOnly,
                     description: String::new(),
@@ -1021,7 +1021,7 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
                 allow_missing_docs: false,
             };
             let started = Instant::now();
-            let report = app::store::import::run(&db, project, spec, None).await;
+            let report = store::import::run(&db, project, spec, None).await;
             done.store(true, SeqCst);
             (report, started.elapsed())
         })
@@ -1040,7 +1040,7 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
             {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            let grown = app::store::pool::build(
+            let grown = store::pool::build(
                 &db,
                 project,
                 app::domain::pool::Strategy::Confidence,
@@ -1050,7 +1050,7 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
             .await;
             let grown_during_import = !import_done.load(SeqCst);
             let lead = common::operator_lead(&db, project).await;
-            let released = app::command::release::CreateRelease {
+            let released = commands::release::CreateRelease {
                 partial: true,
                 ..Default::default()
             }

@@ -35,7 +35,7 @@ async fn create_token(app: &TestApp, client: &reqwest::Client, name: &str) -> St
 #[tokio::test]
 async fn a_token_acts_as_its_user_until_revoked_or_deactivated_for_good() {
     let app = TestApp::spawn().await;
-    app::store::projects::create(&app.db, "p", "", None)
+    store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
@@ -186,14 +186,14 @@ async fn a_token_acts_as_its_user_until_revoked_or_deactivated_for_good() {
     // (issue 35 F5: deactivation used to only suspend it).
     let second = format!("Bearer {}", create_token(&app, &lead, "ci2").await);
     assert_eq!(whoami(second.clone()).await.status(), StatusCode::OK);
-    app::store::accounts::set_active(&app.db, "lead", false, None)
+    store::accounts::set_active(&app.db, "lead", false, None)
         .await
         .unwrap();
     assert_eq!(
         whoami(second.clone()).await.status(),
         StatusCode::UNAUTHORIZED
     );
-    app::store::accounts::set_active(&app.db, "lead", true, None)
+    store::accounts::set_active(&app.db, "lead", true, None)
         .await
         .unwrap();
     assert_eq!(whoami(second).await.status(), StatusCode::UNAUTHORIZED);
@@ -240,8 +240,8 @@ fn demo_runs() -> [(&'static str, Vec<u8>); 2] {
 
 /// A token of `user`, as `claimpool token create` makes it.
 async fn token_of(app: &TestApp, user: &str, name: &str) -> String {
-    let id = app::store::users::id_by_name(&app.db, user).await.unwrap();
-    app::store::api_tokens::create(&app.db, id, name, None)
+    let id = store::users::id_by_name(&app.db, user).await.unwrap();
+    store::api_tokens::create(&app.db, id, name, None)
         .await
         .unwrap()
         .secret
@@ -531,14 +531,12 @@ fn concrete(route: &server::api_v1::ApiRoute, project: &str) -> String {
 async fn refused_tokens_get_json_401_or_403_on_every_lead_route() {
     use server::api_v1::{Verb, ROUTES};
     let app = TestApp::spawn().await;
-    app::store::projects::create(&app.db, "p", "", None)
+    store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
-    let p = app::store::projects::id_by_name(&app.db, "p")
-        .await
-        .unwrap();
+    let p = store::projects::id_by_name(&app.db, "p").await.unwrap();
     let ann = app.add_user("ann", Role::Annotator).await;
-    app::store::projects::add_member(
+    store::projects::add_member(
         &app.db,
         p,
         ann,
@@ -552,13 +550,11 @@ async fn refused_tokens_get_json_401_or_403_on_every_lead_route() {
     let annotator = token_of(&app, "ann", "t").await;
     let gone = token_of(&app, "gone", "t").await;
     let revoked = token_of(&app, "lead", "old").await;
-    let lead_id = app::store::users::id_by_name(&app.db, "lead")
+    let lead_id = store::users::id_by_name(&app.db, "lead").await.unwrap();
+    store::api_tokens::revoke(&app.db, lead_id, "old", Some(lead_id))
         .await
         .unwrap();
-    app::store::api_tokens::revoke(&app.db, lead_id, "old", Some(lead_id))
-        .await
-        .unwrap();
-    app::store::accounts::set_active(&app.db, "gone", false, None)
+    store::accounts::set_active(&app.db, "gone", false, None)
         .await
         .unwrap();
     let mut checked = 0;

@@ -550,8 +550,8 @@ async fn the_claim_page_shows_model_labels_beside_the_final_label() {
         &["assessor", "add", "--project", "p", "--system", "lab"],
     ));
     let pool = common::open_db(&db).await;
-    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
-    let detail = app::store::projects::claim_detail(&pool, project, "1")
+    let project = store::projects::id_by_name(&pool, "p").await.unwrap();
+    let detail = store::projects::claim_detail(&pool, project, "1")
         .await
         .unwrap();
     type Shown = (String, Option<String>, Vec<(String, String)>);
@@ -669,15 +669,11 @@ async fn the_releases_page_adds_qrels_model_when_asked() {
         (&second["new"], &second["release"]["number"]),
         (&true.into(), &2.into())
     );
-    let project = app::store::projects::id_by_name(&app.db, "p")
-        .await
-        .unwrap();
+    let project = store::projects::id_by_name(&app.db, "p").await.unwrap();
     let files = |number: u32| {
         let db = app.db.clone();
         async move {
-            let (_, bytes) = app::store::release::archive(&db, project, number)
-                .await
-                .unwrap();
+            let (_, bytes) = store::release::archive(&db, project, number).await.unwrap();
             let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
             let mut files = BTreeMap::new();
             for entry in archive.entries().unwrap() {
@@ -885,8 +881,8 @@ async fn a_command_assessor_labels_the_pool_and_stays_out_of_qrels_and_claims() 
     assert_eq!(stored, want);
 
     // The claim page marks the command's column.
-    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
-    let detail = app::store::projects::claim_detail(&pool, project, "1")
+    let project = store::projects::id_by_name(&pool, "p").await.unwrap();
+    let detail = store::projects::claim_detail(&pool, project, "1")
         .await
         .unwrap();
     let mut shown: Vec<(String, Vec<(String, String)>)> = detail
@@ -1139,7 +1135,11 @@ fn the_cli_wants_exactly_one_of_system_and_command() {
 fn only_the_command_line_can_register_a_command_assessor() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut naming = Vec::new();
-    let mut stack = vec![root.join("app/src"), root.join("server/src")];
+    let mut stack = vec![
+        root.join("app/src"),
+        root.join("crates/commands/src"),
+        root.join("server/src"),
+    ];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -1162,6 +1162,9 @@ fn only_the_command_line_can_register_a_command_assessor() {
     naming.sort();
     assert_eq!(
         naming,
-        ["app/src/command/assessor.rs", "server/src/assessor_cmd.rs"]
+        [
+            "crates/commands/src/assessor.rs",
+            "server/src/assessor_cmd.rs"
+        ]
     );
 }

@@ -285,7 +285,7 @@ async fn overlong_names_and_passwords_cost_nothing() {
 async fn passwords_are_stored_only_as_argon2id_hashes() {
     let app = TestApp::spawn().await;
     app.add_user("ann", Role::Annotator).await;
-    let hash = app::store::users::password_hash(&app.db, "ann")
+    let hash = store::users::password_hash(&app.db, "ann")
         .await
         .unwrap()
         .unwrap();
@@ -338,7 +338,7 @@ async fn add_users(app: &TestApp, prefix: &str, n: usize) -> Vec<String> {
     for i in 0..n {
         let name = format!("{prefix}{i}");
         let username = app::domain::account::Username::parse(&name).unwrap();
-        app::store::users::create(&app.db, &username, Role::Annotator, &hash, None)
+        store::users::create(&app.db, &username, Role::Annotator, &hash, None)
             .await
             .unwrap();
         names.push(name);
@@ -470,7 +470,7 @@ async fn failed_login(app: &TestApp, name: &str, client: &str, age_secs: i64) {
     )
     .bind(name)
     .bind(client)
-    .bind(app::store::now_ms() - age_secs * 1000)
+    .bind(store::now_ms() - age_secs * 1000)
     .execute(&app.db)
     .await
     .unwrap();

@@ -260,7 +260,7 @@ async fn setup(app: &TestApp) -> (Vec<Caller>, i64) {
     ] {
         let id = app.add_user(name, role).await;
         if let (Some(project), Some(in_project)) = (project, in_project) {
-            app::store::projects::add_member(&app.db, project, id, in_project, None)
+            store::projects::add_member(&app.db, project, id, in_project, None)
                 .await
                 .unwrap();
         }
@@ -272,7 +272,7 @@ async fn setup(app: &TestApp) -> (Vec<Caller>, i64) {
         });
     }
     for project in [a, b] {
-        app::store::pool::build(
+        store::pool::build(
             &app.db,
             project,
             app::domain::pool::Strategy::Confidence,
@@ -615,10 +615,10 @@ async fn every_api_route_checks_the_token_and_project_role() {
         let token = match caller.role {
             None => None,
             Some(_) => {
-                let id = app::store::users::id_by_name(&app.db, caller.name)
+                let id = store::users::id_by_name(&app.db, caller.name)
                     .await
                     .unwrap();
-                let issued = app::store::api_tokens::create(&app.db, id, "matrix", None)
+                let issued = store::api_tokens::create(&app.db, id, "matrix", None)
                     .await
                     .unwrap();
                 Some(issued.secret)
@@ -698,10 +698,10 @@ async fn token_callers(app: &TestApp, callers: &[Caller]) -> Vec<Caller> {
     for caller in callers {
         let mut headers = reqwest::header::HeaderMap::new();
         if caller.role.is_some() {
-            let id = app::store::users::id_by_name(&app.db, caller.name)
+            let id = store::users::id_by_name(&app.db, caller.name)
                 .await
                 .unwrap();
-            let token = app::store::api_tokens::create(&app.db, id, "session-free", None)
+            let token = store::api_tokens::create(&app.db, id, "session-free", None)
                 .await
                 .unwrap()
                 .secret;

@@ -162,12 +162,12 @@ fn remove_db(db: &str) {
 /// write-ahead log replays or drops whole transactions), and it is "ok".
 async fn visible(db: &str, queries: &[&str]) -> (String, Vec<i64>) {
     let pool = open(db).await;
-    let integrity: String = match app::store::engine(&pool) {
-        app::store::Engine::Sqlite => sqlx::query_scalar("PRAGMA integrity_check")
+    let integrity: String = match store::engine(&pool) {
+        store::Engine::Sqlite => sqlx::query_scalar("PRAGMA integrity_check")
             .fetch_one(&pool)
             .await
             .unwrap(),
-        app::store::Engine::Postgres => "ok".to_owned(),
+        store::Engine::Postgres => "ok".to_owned(),
     };
     let counts = counts_on(&pool, queries).await;
     pool.close().await;
@@ -175,7 +175,7 @@ async fn visible(db: &str, queries: &[&str]) -> (String, Vec<i64>) {
 }
 
 /// Each query's count (SELECT COUNT(*) ...) on `pool`.
-async fn counts_on(pool: &app::store::Db, queries: &[&str]) -> Vec<i64> {
+async fn counts_on(pool: &store::Db, queries: &[&str]) -> Vec<i64> {
     let mut counts = Vec::new();
     for sql in queries {
         counts.push(sqlx::query_scalar(sql).fetch_one(pool).await.unwrap());
@@ -458,8 +458,8 @@ async fn add_member(db: &str, name: &str) {
         .fetch_one(&pool)
         .await
         .unwrap();
-    let project = app::store::projects::id_by_name(&pool, "p").await.unwrap();
-    app::store::projects::add_member(
+    let project = store::projects::id_by_name(&pool, "p").await.unwrap();
+    store::projects::add_member(
         &pool,
         project,
         user,

@@ -13,7 +13,7 @@ use std::process::Command;
 /// release recorded, so that every kind of row is there to back up and copy.
 async fn demo_db(dir: &Path) -> PathBuf {
     let path = dir.join("demo.db");
-    let db = app::store::open(&path).await.unwrap();
+    let db = store::open(&path).await.unwrap();
     server::demo::seed(&db).await.unwrap();
     db.close().await;
     export(path.to_str().unwrap(), &dir.join("release-0"));
@@ -52,7 +52,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-async fn sqlite_counts(db: &app::store::Db) -> BTreeMap<String, i64> {
+async fn sqlite_counts(db: &store::Db) -> BTreeMap<String, i64> {
     let tables: Vec<String> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' \
          AND name NOT IN ('_sqlx_migrations', 'sessions')",
@@ -101,8 +101,8 @@ async fn a_backup_is_a_database_that_exports_the_same_release() {
     assert!(files.contains_key("claims.jsonl") && files.contains_key("qrels.txt"));
     assert_eq!(tree(&from_backup), files);
 
-    let original = app::store::open(Path::new(source)).await.unwrap();
-    let copy = app::store::open(&restored).await.unwrap();
+    let original = store::open(Path::new(source)).await.unwrap();
+    let copy = store::open(&restored).await.unwrap();
     assert_eq!(sqlite_counts(&copy).await, sqlite_counts(&original).await);
 }
 
@@ -125,7 +125,7 @@ async fn the_demo_database_copies_into_postgres_with_every_row() {
     assert!(printed.contains("counts and checksums agree"), "{printed}");
 
     // Independently of the copy's own check: the same count in every table.
-    let sqlite = app::store::open(&source_path).await.unwrap();
+    let sqlite = store::open(&source_path).await.unwrap();
     let counts = sqlite_counts(&sqlite).await;
     assert!(
         counts["judgment_rows"] > 0 && counts["release_parts"] > 0,

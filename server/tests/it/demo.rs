@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 async fn the_demo_holds_the_sample_three_runs_and_a_pool() {
     let app = common::TestApp::spawn().await;
     server::demo::seed(&app.db).await.unwrap();
-    let summary = app::store::projects::summary(&app.db, server::demo::PROJECT)
+    let summary = store::projects::summary(&app.db, server::demo::PROJECT)
         .await
         .unwrap();
 

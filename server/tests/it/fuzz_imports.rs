@@ -10,13 +10,13 @@ use crate::common;
 use app::domain::annotation::Stage;
 use app::domain::formats::{CorpusFormat, RunFormat};
 use app::domain::pool::Role as SystemRole;
-use app::store::import::{self, RunImport, SystemSpec};
-use app::store::{Db, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use store::import::{self, RunImport, SystemSpec};
+use store::{Db, StoreError};
 
 /// Mutated files per importer and format: 1,000 on SQLite (issue 13). On PostgreSQL 200: the
 /// parsers that refuse a file are the same on both engines and get their 1,000 cases in the
@@ -264,7 +264,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
             "{\"_id\": \"b1\", \"title\": \"T\", \"text\": \"One. Two.\"}\n{\"_id\": \"b2\", \"title\": \"U\", \"text\": \"Three.\"}\n".to_owned(),
         ),
     ] {
-        let project = app::store::projects::create(db, name, "", None).await.unwrap();
+        let project = store::projects::create(db, name, "", None).await.unwrap();
         let format = if name.ends_with("beir") {
             CorpusFormat::Beir
         } else {
@@ -279,7 +279,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     }
 
     // Claims with evidence and cited documents.
-    let claims_project = app::store::projects::create(db, "claims", "", None)
+    let claims_project = store::projects::create(db, "claims", "", None)
         .await
         .unwrap();
     import::corpus(db, claims_project, &base, None, None)
@@ -295,9 +295,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     .await;
 
     // Runs in every line format, against a project with documents 1–3 and claims 10, 11.
-    let project = app::store::projects::create(db, "runs", "", None)
-        .await
-        .unwrap();
+    let project = store::projects::create(db, "runs", "", None).await.unwrap();
     import::corpus(db, project, &base, None, None)
         .await
         .unwrap();
@@ -355,7 +353,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     .fetch_one(db)
     .await
     .unwrap();
-    app::store::projects::add_member(
+    store::projects::add_member(
         db,
         project,
         annotator,
@@ -364,7 +362,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     )
     .await
     .unwrap();
-    app::store::pool::build(
+    store::pool::build(
         db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -392,12 +390,12 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
         "judgments-qrels",
         &qrels,
         |path, _| async move {
-            app::store::annotate::import_judgments(
+            store::annotate::import_judgments(
                 db,
                 project,
-                app::store::annotate::JudgmentsImport {
+                store::annotate::JudgmentsImport {
                     path,
-                    format: Some(app::store::annotate::JudgmentsFormat::QrelsLabels),
+                    format: Some(store::annotate::JudgmentsFormat::QrelsLabels),
                     annotator: "a1".into(),
                     stage: Stage::Final,
                 },
@@ -408,7 +406,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
         },
     )
     .await;
-    if app::store::engine(db) == app::store::Engine::Sqlite {
+    if store::engine(db) == store::Engine::Sqlite {
         let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
             .fetch_one(db)
             .await

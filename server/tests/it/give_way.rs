@@ -11,10 +11,10 @@
 //! `--import-process` measures that.
 
 use crate::support::postgres;
-use app::store::{self, import_writer};
 use sqlx::{Connection, SqliteConnection};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+use store::{self, import_writer};
 
 /// Runs `claimpool --db DB ARGS...` in a process of its own, without waiting for it.
 fn spawn_claimpool(db: &std::path::Path, args: &[&str]) -> Child {

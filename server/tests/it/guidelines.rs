@@ -7,9 +7,9 @@ use crate::common;
 use app::domain::account::{ProjectRole, Role};
 use app::model::annotate::QueueHead;
 use app::model::guidelines::{GuidelinesEditor, GuidelinesView};
-use app::store::{guidelines, StoreError};
 use common::TestApp;
 use reqwest::StatusCode;
+use store::{guidelines, StoreError};
 
 const PROJECT: &str = "p";
 
@@ -34,10 +34,10 @@ async fn setup(app: &TestApp) -> (i64, i64, i64) {
     let project = app.demo_project(PROJECT, true, &pairs).await;
     let lead = app.add_lead("lead", PROJECT).await;
     let ann = app.add_user("ann", Role::Annotator).await;
-    app::store::projects::add_member(&app.db, project, ann, ProjectRole::Annotator, None)
+    store::projects::add_member(&app.db, project, ann, ProjectRole::Annotator, None)
         .await
         .unwrap();
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -52,7 +52,7 @@ async fn setup(app: &TestApp) -> (i64, i64, i64) {
 #[tokio::test]
 async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
     let app = TestApp::spawn().await;
-    let project = app::store::projects::create(&app.db, PROJECT, "", None)
+    let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
     let lead = app.add_lead("lead", PROJECT).await;

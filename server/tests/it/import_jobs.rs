@@ -71,13 +71,13 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
 #[tokio::test]
 async fn a_lead_imports_a_whole_project_from_the_browser_as_jobs() {
     let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
-    let project = app::store::projects::create(&app.db, "p", "", None)
+    let project = store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
     let a1 = app.add_user("a1", Role::Annotator).await;
     // Judgments are a member's (issue 35): a1's final labels are imported below.
-    app::store::projects::add_member(
+    store::projects::add_member(
         &app.db,
         project,
         a1,
@@ -190,10 +190,8 @@ async fn a_lead_imports_a_whole_project_from_the_browser_as_jobs() {
     assert_eq!(count(&app, "SELECT COUNT(*) FROM predictions").await, 1);
 
     // Judgments need a pool: build it, then import a final label for the pooled pair.
-    let project = app::store::projects::id_by_name(&app.db, "p")
-        .await
-        .unwrap();
-    app::store::pool::build(
+    let project = store::projects::id_by_name(&app.db, "p").await.unwrap();
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -288,7 +286,7 @@ async fn a_lead_imports_a_whole_project_from_the_browser_as_jobs() {
 #[tokio::test]
 async fn a_cancelled_import_writes_nothing_and_bad_options_are_refused_at_once() {
     let app = TestApp::spawn_with_jobs(PipelineSettings::default()).await;
-    app::store::projects::create(&app.db, "p", "", None)
+    store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;

@@ -4,7 +4,6 @@
 
 use crate::common::TestApp;
 use app::domain::account::{ProjectRole, Role};
-use app::store;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
 /// A stored (project name) and reflected (claim id, entry id) attempt to leave the title.

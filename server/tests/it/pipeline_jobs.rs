@@ -35,13 +35,13 @@ fn standin() -> Option<String> {
 }
 
 async fn demo_project(app: &TestApp) -> i64 {
-    let project = app::store::projects::create(&app.db, "demo", "", None)
+    let project = store::projects::create(&app.db, "demo", "", None)
         .await
         .unwrap();
-    app::store::import::corpus(&app.db, project, &demo_file("corpus.jsonl"), None, None)
+    store::import::corpus(&app.db, project, &demo_file("corpus.jsonl"), None, None)
         .await
         .unwrap();
-    app::store::import::claims(&app.db, project, &demo_file("claims.jsonl"), None)
+    store::import::claims(&app.db, project, &demo_file("claims.jsonl"), None)
         .await
         .unwrap();
     project
@@ -384,7 +384,7 @@ async fn jobs_are_cancelled_stopped_at_their_time_limit_and_queued_within_bounds
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let mut queued = Vec::new();
-    for i in 1..app::store::jobs::MAX_WAITING {
+    for i in 1..store::jobs::MAX_WAITING {
         let res = begin(&format!("h{i}")).await;
         assert!(
             res.status().is_success(),

@@ -6,12 +6,12 @@ use crate::common;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions, RunReader};
 use app::domain::ids::{ClaimId, DocId};
 use app::domain::pool::Role as SystemRole;
-use app::store::import::{self, RunImport, SystemSpec};
-use app::store::pool as pools;
-use app::store::Db;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use store::import::{self, RunImport, SystemSpec};
+use store::pool as pools;
+use store::Db;
 
 fn data() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
@@ -52,7 +52,7 @@ const RUNS: [(&str, &str, RunFormat, &str); 4] = [
 ];
 
 async fn project_with_runs(db: &Db, data: &Path) -> i64 {
-    let project = app::store::projects::create(db, "scifact", "", None)
+    let project = store::projects::create(db, "scifact", "", None)
         .await
         .unwrap();
     import::corpus(db, project, &data.join("scifact/corpus.jsonl"), None, None)
@@ -306,9 +306,7 @@ async fn pools_equal_an_independent_computation_and_grow_without_touching_judgme
 async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing() {
     let app = common::TestApp::spawn().await;
     let db = &app.db;
-    let project = app::store::projects::create(db, "p", "", None)
-        .await
-        .unwrap();
+    let project = store::projects::create(db, "p", "", None).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let corpus = dir.path().join("corpus.jsonl");
     std::fs::write(
@@ -432,7 +430,7 @@ async fn pooled_demo(app: &common::TestApp) -> (i64, [i64; 2]) {
         annotators[i] = app
             .add_user(name, app::domain::account::Role::Annotator)
             .await;
-        app::store::projects::add_member(
+        store::projects::add_member(
             &app.db,
             project,
             annotators[i],
@@ -457,11 +455,11 @@ fn confidence() -> app::domain::pool::Strategy {
 async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value {
     let mut queues = Vec::new();
     for &id in annotators {
-        let actor = app::store::annotate::Actor { id, is_lead: false };
+        let actor = store::annotate::Actor { id, is_lead: false };
         queues.push(serde_json::json!({
-            "head": app::store::annotate::queue_head(db, actor, project).await.unwrap(),
-            "open": app::store::work::open_count(db, id).await.unwrap(),
-            "projects": app::store::work::projects_of(db, id).await.unwrap(),
+            "head": store::annotate::queue_head(db, actor, project).await.unwrap(),
+            "open": store::work::open_count(db, id).await.unwrap(),
+            "projects": store::work::projects_of(db, id).await.unwrap(),
         }));
     }
     let counts: (i64, i64, i64, i64) = sqlx::query_as(
@@ -477,7 +475,7 @@ async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value
         "stats": pools::stats(db, project, 50).await.unwrap(),
         "settings": pools::settings(db, project).await.unwrap(),
         "queues": queues,
-        "overview": app::store::annotate::overview(db, project).await.unwrap(),
+        "overview": store::annotate::overview(db, project).await.unwrap(),
         "counts": counts,
     })
 }
@@ -553,7 +551,7 @@ async fn a_growing_pool_stays_as_it_was_for_readers_until_the_build_is_done() {
             let err = pools::build(db, project, confidence(), 1_000, None)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, app::store::StoreError::Conflict(_)), "{err}");
+            assert!(matches!(err, store::StoreError::Conflict(_)), "{err}");
             assert!(err.to_string().contains("is being built"), "{err}");
         }
         resume.send(()).unwrap();
@@ -681,7 +679,7 @@ async fn work_given_to_an_annotator_who_leaves_during_a_build_goes_to_the_others
         .await
         .unwrap();
         if theirs > 0 && !left {
-            app::store::projects::remove_member(db, project, "ann2", None)
+            store::projects::remove_member(db, project, "ann2", None)
                 .await
                 .unwrap();
             left = true;

@@ -12,12 +12,12 @@ use crate::common;
 use app::domain::judging::{Estimator, RecallTarget, Sample, StratumDesign};
 use app::domain::pool::Pair;
 use app::domain::report::survey::{Stopping, Survey};
-use app::store::pool::{self as pools, BuildOptions, Estimated, SampleRequest};
-use app::store::Db;
 use common::{demo_lines, TestApp};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use store::pool::{self as pools, BuildOptions, Estimated, SampleRequest};
+use store::Db;
 
 const CLAIMS: usize = 10;
 const DOCS: usize = 12;
@@ -303,7 +303,7 @@ async fn a_sampled_build_is_hidden_until_done_and_leaves_nothing_when_it_fails()
     let annotator = app
         .add_user("ann", app::domain::account::Role::Annotator)
         .await;
-    app::store::projects::add_member(
+    store::projects::add_member(
         &db,
         project,
         annotator,
@@ -413,7 +413,7 @@ async fn a_sampled_build_is_hidden_until_done_and_leaves_nothing_when_it_fails()
     )
     .await;
     assert!(
-        matches!(&again, Err(app::store::StoreError::Conflict(m)) if m.contains("earlier sample")),
+        matches!(&again, Err(store::StoreError::Conflict(m)) if m.contains("earlier sample")),
         "{again:?}"
     );
 }

@@ -7,12 +7,12 @@ use crate::common;
 
 use app::domain::metrics::ClaimResampler;
 use app::domain::pool::Role as SystemRole;
-use app::store::import::{self, RunImport, SystemSpec};
 use common::TestApp;
 use reqwest::StatusCode;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
+use store::import::{self, RunImport, SystemSpec};
 
 /// The runs: (claim, doc, label, p_support, p_contradict).
 const SYS: &[(&str, &str, &str, f64, f64)] = &[
@@ -97,9 +97,7 @@ async fn import_run(
 /// (pooled, all six pairs pooled) and `alt` (evaluation only).
 async fn project(app: &TestApp) -> i64 {
     let db = &app.db;
-    let project = app::store::projects::create(db, "p", "", None)
-        .await
-        .unwrap();
+    let project = store::projects::create(db, "p", "", None).await.unwrap();
     let dir = app.dir.path();
     let corpus = dir.join("corpus.jsonl");
     let docs: String = (11..=17)
@@ -122,10 +120,10 @@ async fn project(app: &TestApp) -> i64 {
     import::claims(db, project, &claims, None).await.unwrap();
     import_run(app, project, "sys", SystemRole::Pooled, SYS).await;
     import_run(app, project, "alt", SystemRole::EvaluationOnly, ALT).await;
-    app::store::pool::build(
+    store::pool::build(
         db,
         project,
-        app::store::pool::parse_strategy("confidence").unwrap(),
+        store::pool::parse_strategy("confidence").unwrap(),
         6,
         None,
     )

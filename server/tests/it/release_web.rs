@@ -5,12 +5,12 @@ use crate::common;
 
 use app::domain::account::Role;
 use app::domain::pool::Role as SystemRole;
-use app::store::import::{self, RunImport, SystemSpec};
 use common::{error_message, TestApp};
 use reqwest::StatusCode;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
+use store::import::{self, RunImport, SystemSpec};
 
 /// 2099-12-31T23:59:59.999Z: the time given to the hand-made judgment, later than every import,
 /// so the release's date must be this day.
@@ -20,9 +20,7 @@ const JUDGED_AT: i64 = 4_102_444_799_999;
 /// a run of system `sys` pooled at depth 3, and one pooled pair judged by an annotator.
 async fn project(app: &TestApp) -> i64 {
     let db = &app.db;
-    let project = app::store::projects::create(db, "p", "", None)
-        .await
-        .unwrap();
+    let project = store::projects::create(db, "p", "", None).await.unwrap();
     let dir = app.dir.path();
     let corpus = dir.join("corpus.jsonl");
     let mut lines = String::new();
@@ -72,10 +70,10 @@ async fn project(app: &TestApp) -> i64 {
     .await
     .unwrap();
     // Pooled: (1, 11) rank 1, (1, 13) rank 2, (2, 14) rank 3.
-    app::store::pool::build(
+    store::pool::build(
         db,
         project,
-        app::store::pool::parse_strategy("confidence").unwrap(),
+        store::pool::parse_strategy("confidence").unwrap(),
         3,
         None,
     )

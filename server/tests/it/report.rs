@@ -12,12 +12,12 @@ use crate::support::snapshot_db;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::pool::Role as SystemRole;
 use app::domain::report::{Report, ReportOptions};
-use app::store::import::{self, RunImport, SystemSpec};
-use app::store::pool as pools;
-use app::store::Db;
 use reqwest::StatusCode;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use store::import::{self, RunImport, SystemSpec};
+use store::pool as pools;
+use store::Db;
 
 fn data() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
@@ -115,7 +115,7 @@ fn split_claims(data: &Path, out: &Path) -> Gold {
 }
 
 async fn import_project(db: &Db, data: &Path, claims: &Path) -> i64 {
-    let project = app::store::projects::create(db, "scifact", "", None)
+    let project = store::projects::create(db, "scifact", "", None)
         .await
         .unwrap();
     import::corpus(db, project, &data.join("scifact/corpus.jsonl"), None, None)
@@ -409,7 +409,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     let gold = split_claims(&data, &claims_file);
     let project = import_project(db, &data, &claims_file).await;
     // Before the first build: no curve, the pooled systems still pooled, citation evidence.
-    let before = app::command::report::project_report(
+    let before = commands::report::project_report(
         db,
         &common::operator_lead(db, project).await,
         options(20, 1),
@@ -459,13 +459,10 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     judge(db, project, &judged).await;
 
     let options = options(200, 7);
-    let computed = app::command::report::project_report(
-        db,
-        &common::operator_lead(db, project).await,
-        options,
-    )
-    .await
-    .unwrap();
+    let computed =
+        commands::report::project_report(db, &common::operator_lead(db, project).await, options)
+            .await
+            .unwrap();
     let report = &computed.report;
     assert!(computed.not_yet_pooled.is_empty());
 
@@ -695,11 +692,11 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
     // Text equality: parsing floats back is not always exact without serde_json's
     // float_roundtrip, but the printed shortest representations are. After the report's keys
     // come the store's survey beyond the depth (no sample here: the planner only) and its note.
-    let survey = app::store::pool::survey(
+    let survey = store::pool::survey(
         db,
         project,
         app::domain::judging::RecallTarget::new(0.9, 0.05).unwrap(),
-        app::store::pool::Estimated::Project,
+        store::pool::Estimated::Project,
     )
     .await
     .unwrap();
@@ -956,13 +953,10 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
         SystemRole::Pooled,
     )
     .await;
-    let later = app::command::report::project_report(
-        db,
-        &common::operator_lead(db, project).await,
-        options,
-    )
-    .await
-    .unwrap();
+    let later =
+        commands::report::project_report(db, &common::operator_lead(db, project).await, options)
+            .await
+            .unwrap();
     assert_eq!(later.not_yet_pooled, ["hybrid-a780"]);
     let role = later
         .report
@@ -1000,9 +994,7 @@ async fn a_generated_project_reads_back_from_the_database_as_the_same_report() {
         system.name = format!("{i:02}-{}", system.name);
     }
     let project = snapshot_db::write(&app.db, "generated", &snapshot).await;
-    let loaded = app::store::report::snapshot(&app.db, project)
-        .await
-        .unwrap();
+    let loaded = store::report::snapshot(&app.db, project).await.unwrap();
     assert!(loaded.not_yet_pooled.is_empty());
     let options = options(100, 3);
     let expected = Report::compute(&snapshot, &options).unwrap();

@@ -8,15 +8,13 @@ use crate::common;
 
 use app::domain::formats::RunReadOptions;
 use app::domain::pool::Role as SystemRole;
-use app::store::import::{self, RunImport, SystemSpec};
-use app::store::Db;
 use std::path::{Path, PathBuf};
+use store::import::{self, RunImport, SystemSpec};
+use store::Db;
 
 /// A project with documents 1–3 and claims 10 and 11.
 async fn project(db: &Db, dir: &Path) -> i64 {
-    let project = app::store::projects::create(db, "p", "", None)
-        .await
-        .unwrap();
+    let project = store::projects::create(db, "p", "", None).await.unwrap();
     let corpus = dir.join("corpus.jsonl");
     std::fs::write(
         &corpus,
@@ -224,9 +222,7 @@ async fn on_postgres_a_role_that_may_not_skip_key_checks_imports_with_them() {
     let Some(url) = common::postgres::fresh_database_of_plain_role() else {
         return;
     };
-    let db = app::store::db::connect(&url.parse().unwrap())
-        .await
-        .unwrap();
+    let db = store::db::connect(&url.parse().unwrap()).await.unwrap();
     let may: bool =
         sqlx::query_scalar("SELECT has_parameter_privilege('session_replication_role', 'SET')")
             .fetch_one(&db)

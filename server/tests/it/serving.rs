@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use sha2::{Digest, Sha256};
 
 /// The most bytes one release part holds.
-const PART: usize = app::store::release_parts::PART_BYTES;
+const PART: usize = store::release_parts::PART_BYTES;
 
 /// Records release 1 of `project` directly, from `parts` (written as the store writes them, then
 /// made visible), with `archive_bytes` and `sha256` as recorded.
@@ -48,7 +48,7 @@ async fn record_release(
 
 /// A project `p` led by `lead`, logged in.
 async fn led_project(app: &TestApp) -> (i64, reqwest::Client) {
-    let project = app::store::projects::create(&app.db, "p", "", None)
+    let project = store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
@@ -245,7 +245,7 @@ async fn reported_project(heavy: &app::state::HeavyWork, depth: u32) -> (TestApp
         .map(|(i, c)| (c["id"].to_string(), doc.clone(), 0.9 - i as f64 * 0.01))
         .collect();
     let project = app.demo_project("p", false, &pairs).await;
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,

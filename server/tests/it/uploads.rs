@@ -12,11 +12,11 @@ use crate::common::{self, TestApp};
 use app::api::imports::JobRow;
 use app::domain::account::{ProjectRole, Role};
 use app::state::UploadLimits;
-use app::store::jobs;
 use server::http::ServeOptions;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use store::jobs;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::mpsc;
@@ -257,7 +257,7 @@ const READ_AT_MOST: u64 = 24 * 1024 * 1024;
 async fn a_form_is_refused_before_its_fields_are_read() {
     let app = TestApp::spawn().await;
     for name in ["p", "q"] {
-        app::store::projects::create(&app.db, name, "", None)
+        store::projects::create(&app.db, name, "", None)
             .await
             .unwrap();
     }
@@ -356,7 +356,7 @@ async fn a_full_queue_refuses_an_upload_before_its_file_and_a_failed_upload_give
         ..Default::default()
     })
     .await;
-    let project = app::store::projects::create(&app.db, "p", "", None)
+    let project = store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
@@ -462,7 +462,7 @@ async fn a_full_queue_refuses_an_upload_before_its_file_and_a_failed_upload_give
 async fn a_run_upload_is_a_job_in_the_queue() {
     // No job worker: the upload is queued, not imported in the request.
     let app = TestApp::spawn().await;
-    let project = app::store::projects::create(&app.db, "p", "", None)
+    let project = store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     app.add_lead("lead", "p").await;
@@ -515,7 +515,7 @@ fn gzip(text: &str) -> Vec<u8> {
 
 /// A project `p` holding doc 1 and claim 10 (imported directly); its id.
 async fn project_with_a_claim(app: &TestApp) -> i64 {
-    let project = app::store::projects::create(&app.db, "p", "", None)
+    let project = store::projects::create(&app.db, "p", "", None)
         .await
         .unwrap();
     let corpus = app.dir.path().join("corpus.jsonl");
@@ -524,12 +524,12 @@ async fn project_with_a_claim(app: &TestApp) -> i64 {
         "{\"doc_id\": 1, \"title\": \"T\", \"abstract\": [\"A.\"]}\n",
     )
     .unwrap();
-    app::store::import::corpus(&app.db, project, &corpus, None, None)
+    store::import::corpus(&app.db, project, &corpus, None, None)
         .await
         .unwrap();
     let claims = app.dir.path().join("claims.jsonl");
     std::fs::write(&claims, "{\"id\": 10, \"claim\": \"C\"}\n").unwrap();
-    app::store::import::claims(&app.db, project, &claims, None)
+    store::import::claims(&app.db, project, &claims, None)
         .await
         .unwrap();
     project
@@ -550,7 +550,7 @@ async fn limited_app() -> (TestApp, reqwest::Client) {
     let project = project_with_a_claim(&app).await;
     app.add_lead("lead", "p").await;
     let ann = app.add_user("ann", Role::Annotator).await;
-    app::store::projects::add_member(&app.db, project, ann, ProjectRole::Annotator, None)
+    store::projects::add_member(&app.db, project, ann, ProjectRole::Annotator, None)
         .await
         .unwrap();
     let lead = app.logged_in("lead").await;
@@ -756,7 +756,7 @@ async fn a_long_claim_search_is_refused_naming_the_field() {
         "{text}"
     );
     // At the bound, a search is answered.
-    let res = search("é".repeat(app::store::projects::MAX_SEARCH_CHARS)).await;
+    let res = search("é".repeat(store::projects::MAX_SEARCH_CHARS)).await;
     assert_eq!(res.status(), 200);
     let res = search("C".into()).await;
     assert_eq!(res.status(), 200);

@@ -25,14 +25,14 @@ async fn setup_with(
     depth: u32,
     settings: [&str; 4],
 ) -> i64 {
-    let project = app::store::projects::create(&app.db, PROJECT, "", None)
+    let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
+    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
         .await
         .unwrap();
-    app::store::import::claims(&app.db, project, &demo.join("claims.jsonl"), None)
+    store::import::claims(&app.db, project, &demo.join("claims.jsonl"), None)
         .await
         .unwrap();
     let claims = crate::common::demo_lines("claims.jsonl");
@@ -50,11 +50,11 @@ async fn setup_with(
         }
     }
     std::fs::write(&run, lines).unwrap();
-    let import = app::store::import::RunImport {
+    let import = store::import::RunImport {
         path: run,
         format: Some(app::domain::formats::RunFormat::Canonical),
         options: Default::default(),
-        system: app::store::import::SystemSpec {
+        system: store::import::SystemSpec {
             name: Some("sys".into()),
             role: app::domain::pool::Role::Pooled,
             description: String::new(),
@@ -62,7 +62,7 @@ async fn setup_with(
         },
         allow_missing_docs: false,
     };
-    app::store::import::run(&app.db, project, import, None)
+    store::import::run(&app.db, project, import, None)
         .await
         .unwrap();
     app.add_lead("lead", PROJECT).await;
@@ -81,7 +81,7 @@ async fn setup_with(
     assert!(res.status().is_success(), "{}", res.status());
     for name in members {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+        store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
             .await
             .unwrap();
     }
@@ -101,11 +101,11 @@ async fn setup_with(
     assert!(res.status().is_success(), "{}", res.status());
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+        store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
             .await
             .unwrap();
     }
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         app::domain::pool::Strategy::Confidence,
@@ -337,12 +337,12 @@ async fn undoing_a_gold_check_brings_it_back_like_any_item() {
 async fn a_qualification_gates_real_items_and_never_touches_the_release() {
     let app = TestApp::spawn().await;
     let project = setup(&app, &[], 160, ["", "2", "3", "0.6"]).await;
-    let input_before = app::store::release::input(&app.db, project).await.unwrap();
+    let input_before = store::release::input(&app.db, project).await.unwrap();
     let judgments_before = count(&app, "SELECT COUNT(*) FROM judgment_rows").await;
     let finals_before = count(&app, "SELECT COUNT(*) FROM final_label_rows").await;
     for name in ["good", "poor"] {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+        store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
             .await
             .unwrap();
     }
@@ -442,7 +442,7 @@ async fn a_qualification_gates_real_items_and_never_touches_the_release() {
         finals_before
     );
     assert_eq!(
-        app::store::release::input(&app.db, project).await.unwrap(),
+        store::release::input(&app.db, project).await.unwrap(),
         input_before
     );
 

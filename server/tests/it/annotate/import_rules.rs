@@ -5,7 +5,7 @@
 use super::{count, setup};
 use crate::common::TestApp;
 use app::domain::annotation::Stage;
-use app::store::annotate::{import_judgments, JudgmentsImport};
+use store::annotate::{import_judgments, JudgmentsImport};
 
 /// The pooled pairs, shallowest first.
 async fn pairs(app: &TestApp) -> Vec<(String, String)> {
@@ -35,7 +35,7 @@ async fn import(
     path: &std::path::Path,
     who: &str,
     stage: Stage,
-) -> Result<app::store::import::ImportReport, app::store::StoreError> {
+) -> Result<store::import::ImportReport, store::StoreError> {
     import_judgments(
         &app.db,
         project,
@@ -130,7 +130,7 @@ async fn a_second_stage_import_on_a_disagreement_needs_the_reannotation_setting(
     assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 8);
     assert_eq!(count(&app, "SELECT COUNT(*) FROM final_labels").await, 0);
     // With the setting on, the same file is a re-annotation: the majority decides.
-    app::store::annotate::gold::set_reannotation(&app.db, None, project, true)
+    store::annotate::gold::set_reannotation(&app.db, None, project, true)
         .await
         .unwrap();
     let report = import(&app, project, &third, "a3", Stage::Second)
@@ -165,7 +165,7 @@ async fn judgments_of_an_account_outside_the_project_are_refused() {
         err.contains("outsider is not a member of the project"),
         "{err}"
     );
-    app::store::projects::remove_member(&app.db, project, "a2", None)
+    store::projects::remove_member(&app.db, project, "a2", None)
         .await
         .unwrap();
     let err = import(&app, project, &labels, "a2", Stage::First)

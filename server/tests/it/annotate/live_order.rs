@@ -27,11 +27,11 @@ async fn setup(
     rankings: &[Vec<(usize, usize)>],
     order: Option<(Order, u64, Option<u64>)>,
 ) -> (i64, Vec<Vec<RowPair>>) {
-    let project = app::store::projects::create(&app.db, PROJECT, "", None)
+    let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    app::store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
+    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
         .await
         .unwrap();
     let claims: Vec<Value> = crate::common::demo_lines("claims.jsonl");
@@ -47,7 +47,7 @@ async fn setup(
         .unwrap();
     }
     drop(f);
-    app::store::import::claims(&app.db, project, &bare, None)
+    store::import::claims(&app.db, project, &bare, None)
         .await
         .unwrap();
     for (s, ranking) in rankings.iter().enumerate() {
@@ -62,11 +62,11 @@ async fn setup(
             .unwrap();
         }
         drop(f);
-        let import = app::store::import::RunImport {
+        let import = store::import::RunImport {
             path: run,
             format: Some(app::domain::formats::RunFormat::Canonical),
             options: Default::default(),
-            system: app::store::import::SystemSpec {
+            system: store::import::SystemSpec {
                 name: Some(format!("secret-system-{s}")),
                 role: app::domain::pool::Role::Pooled,
                 description: String::new(),
@@ -74,14 +74,14 @@ async fn setup(
             },
             allow_missing_docs: false,
         };
-        app::store::import::run(&app.db, project, import, None)
+        store::import::run(&app.db, project, import, None)
             .await
             .unwrap();
     }
     app.add_lead("lead", PROJECT).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
-        app::store::projects::add_member(
+        store::projects::add_member(
             &app.db,
             project,
             id,
@@ -97,12 +97,12 @@ async fn setup(
             seed,
             budget,
         };
-        app::store::annotate::set_judging(&app.db, project, settings, None)
+        store::annotate::set_judging(&app.db, project, settings, None)
             .await
             .unwrap();
     }
     let depth = rankings.iter().map(Vec::len).max().unwrap();
-    app::store::pool::build(
+    store::pool::build(
         &app.db,
         project,
         Strategy::Confidence,
@@ -828,10 +828,10 @@ async fn a_judgments_import_is_seen_by_the_next_choice() {
     .unwrap();
     let path = app.dir.path().join("final.qrels");
     std::fs::write(&path, format!("{claim} 0 {doc} NEI\n")).unwrap();
-    app::store::annotate::import_judgments(
+    store::annotate::import_judgments(
         &app.db,
         project,
-        app::store::annotate::JudgmentsImport {
+        store::annotate::JudgmentsImport {
             path,
             format: None,
             annotator: "lead".into(),

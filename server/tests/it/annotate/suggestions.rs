@@ -8,10 +8,10 @@ use crate::common::{error_message, TestApp};
 use app::domain::account::{ProjectRole, Role};
 use app::domain::label::Label;
 use app::model::annotate::{ItemView, SuggestionsView};
-use app::store::assessors::{self, NewLabel, NewSource};
 use reqwest::StatusCode;
 use std::collections::BTreeMap;
 use std::process::Output;
+use store::assessors::{self, NewLabel, NewSource};
 
 /// The assessor's name and the pooled system's (setup's run): neither may reach an annotator.
 const ASSESSOR: &str = "oracle-model";
@@ -252,7 +252,7 @@ async fn annotators_see_the_chosen_models_label_only_while_suggestions_are_on() 
         .await;
     assert!(res.status().is_success(), "{}", res.status());
     let id = app.add_user("ann3", Role::Annotator).await;
-    app::store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
+    store::projects::add_member(&app.db, project, id, ProjectRole::Annotator, None)
         .await
         .unwrap();
     let ann3 = app.logged_in("ann3").await;
@@ -288,7 +288,7 @@ async fn only_an_assessor_of_the_same_project_can_be_chosen() {
     let app = TestApp::spawn().await;
     let project = setup(&app, &["ann1"], 4).await;
     register(&app, project, 0).await;
-    let other = app::store::projects::create(&app.db, "other", "", None)
+    let other = store::projects::create(&app.db, "other", "", None)
         .await
         .unwrap();
     let elsewhere = assessors::create(

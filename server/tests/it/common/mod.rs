@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use app::domain::account::{NewPassword, Role, Username};
-use app::store::{self, Db};
+use store::{self, Db};
 
 pub use crate::support::postgres;
 use std::net::SocketAddr;
@@ -39,22 +39,22 @@ pub async fn open_db(arg: &str) -> Db {
 
 /// The operator (the shell's authority) as the lead of the project with row id `project`, for
 /// tests that run a lead's command on a project they made in the store.
-pub async fn operator_lead(db: &Db, project: i64) -> app::command::Lead {
+pub async fn operator_lead(db: &Db, project: i64) -> commands::Lead {
     let name: String = sqlx::query_scalar("SELECT name FROM projects WHERE id = $1")
         .bind(project)
         .fetch_one(db)
         .await
         .expect("the project");
-    app::command::Operator::at_the_shell()
+    commands::Operator::at_the_shell()
         .lead(db, &name)
         .await
         .expect("the operator leads every project")
 }
 
 /// Records a release of the project's state, partial if need be, as the operator.
-pub async fn release_partial(db: &Db, project: i64) -> app::command::release::Created {
+pub async fn release_partial(db: &Db, project: i64) -> commands::release::Created {
     let lead = operator_lead(db, project).await;
-    app::command::release::CreateRelease {
+    commands::release::CreateRelease {
         partial: true,
         ..Default::default()
     }

@@ -296,7 +296,7 @@ async fn the_cli_agreement_figures_equal_an_independent_computation() {
     };
 
     // Entry depths and contributions from the pool table.
-    let pool = app::store::pool::list(&app.db, project).await.unwrap();
+    let pool = store::pool::list(&app.db, project).await.unwrap();
     let entry: HashMap<(String, String), u32> = pool
         .iter()
         .map(|r| ((r.claim_id.clone(), r.doc_id.clone()), r.entry_depth))

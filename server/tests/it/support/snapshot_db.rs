@@ -1,6 +1,6 @@
 //! Test and bench support: writes a report `Snapshot` (e.g. a generated SciFact-Open-size
 //! project) into a fresh database as the application's own rows, so that reading it back with
-//! `app::store::report` can be checked against the snapshot and timed. Users, judgments and
+//! `store::report` can be checked against the snapshot and timed. Users, judgments and
 //! final labels are inserted directly with SQL (there is no annotation store to drive yet).
 
 #![allow(dead_code)]
@@ -8,8 +8,8 @@
 use app::domain::metrics::Prediction;
 use app::domain::pool::Role;
 use app::domain::report::{PairId, Provenance, Snapshot, Stage};
-use app::store::{self, Db};
 use std::collections::{BTreeSet, HashMap};
+use store::{self, Db};
 
 /// A stand-in password hash: the schema wants the argon2id prefix; nobody logs in with it.
 pub const NO_LOGIN_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$bm8tbG9naW4$bm8tbG9naW4";

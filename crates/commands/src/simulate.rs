@@ -7,18 +7,18 @@
 //! indexes the corpus and retrieves; the domain builds the candidates and replays the order.
 
 use super::Lead;
-use crate::domain::ids::{ClaimId, DocId};
-use crate::domain::judging::{
+use crate::error::{CommandError, CommandResult};
+use domain::ids::{ClaimId, DocId};
+use domain::judging::{
     replay, replay_cal_stopping, replay_cal_with_search, CalCandidates, CalReplay, CalStop, Curve,
     Order, RecallTarget, Retrieved, Selector,
 };
-use crate::domain::pool::{Pair, Strategy};
-use crate::error::{ApiError, ApiResult};
-use crate::pipeline::{generate, Retriever};
-use crate::store::judging::{self, ReplayInputs};
-use crate::store::{jobs, Db};
+use domain::pool::{Pair, Strategy};
+use pipeline::{generate, Retriever};
 use std::collections::HashMap;
 use std::path::Path;
+use store::judging::{self, ReplayInputs};
+use store::{jobs, Db};
 
 /// A replay of one order on a project.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -35,7 +35,7 @@ pub struct Simulation {
 }
 
 /// Pairs in the lead's project's pool.
-pub async fn pooled_pairs(db: &Db, lead: &Lead) -> ApiResult<usize> {
+pub async fn pooled_pairs(db: &Db, lead: &Lead) -> CommandResult<usize> {
     Ok(judging::pooled_pairs(db, lead.project_id()).await?)
 }
 
@@ -47,7 +47,7 @@ pub async fn simulate_orders(
     orders: &[Order],
     budget: usize,
     seed: u64,
-) -> ApiResult<Vec<Simulation>> {
+) -> CommandResult<Vec<Simulation>> {
     let ReplayInputs {
         strategy,
         loaded,
@@ -60,7 +60,7 @@ pub async fn simulate_orders(
             .into_iter()
             .map(|order| {
                 let mut selector = Selector::from_ranking(&ranking, u32::MAX, order, seed)
-                    .map_err(|e| ApiError::Internal(format!("stored data is corrupt: {e}")))?;
+                    .map_err(|e| CommandError::Internal(format!("stored data is corrupt: {e}")))?;
                 let candidate_pairs = selector.len();
                 let evidence_pairs = truth.len();
                 let curve = replay(&mut selector, &truth, budget);
@@ -76,7 +76,7 @@ pub async fn simulate_orders(
             .collect()
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("the simulation stopped: {e}")))?
+    .map_err(|e| CommandError::Internal(format!("the simulation stopped: {e}")))?
 }
 
 /// The corpus retrievals per claim the `cal` order adds when none is asked for.
@@ -125,7 +125,7 @@ pub async fn simulate_cal(
     budget: usize,
     seed: u64,
     stopping: Option<Stopping>,
-) -> ApiResult<Vec<CalSimulation>> {
+) -> CommandResult<Vec<CalSimulation>> {
     let project = lead.project_id();
     let ReplayInputs {
         strategy,
@@ -141,7 +141,7 @@ pub async fn simulate_cal(
     let doc_keys: HashMap<DocId, u32> = keys(loaded.docs.iter().map(|(_, id)| id.clone()));
 
     let dir = tempfile::tempdir()
-        .map_err(|e| ApiError::Internal(format!("a temporary directory for the index: {e}")))?;
+        .map_err(|e| CommandError::Internal(format!("a temporary directory for the index: {e}")))?;
     let (corpus, claims) = (
         dir.path().join("corpus.jsonl"),
         dir.path().join("claims.jsonl"),
@@ -160,7 +160,7 @@ pub async fn simulate_cal(
             &doc_keys,
         )?;
         let candidates = CalCandidates::new(&rankings, &retrieved)
-            .map_err(|e| ApiError::Internal(format!("the CAL candidates: {e}")))?;
+            .map_err(|e| CommandError::Internal(format!("the CAL candidates: {e}")))?;
         let simulation = |searcher_top: Option<u32>| {
             // The searcher's results are the same BM25 ranking's top, claim by claim.
             let searched: Vec<Pair<u32, u32>> = match searcher_top {
@@ -183,7 +183,7 @@ pub async fn simulate_cal(
                     )
                 })
                 .transpose()
-                .map_err(|e| ApiError::Internal(format!("the stopping rule: {e}")))?;
+                .map_err(|e| CommandError::Internal(format!("the stopping rule: {e}")))?;
             Ok(CalSimulation {
                 strategy,
                 budget,
@@ -199,7 +199,7 @@ pub async fn simulate_cal(
         searchers.into_iter().map(simulation).collect()
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("the CAL simulation stopped: {e}")))?
+    .map_err(|e| CommandError::Internal(format!("the CAL simulation stopped: {e}")))?
 }
 
 /// Keys in the store's order (a key is a position, as the loaded ranking's).
@@ -215,8 +215,9 @@ fn retrieve(
     per_claim: usize,
     claim_keys: &HashMap<ClaimId, u32>,
     doc_keys: &HashMap<DocId, u32>,
-) -> ApiResult<Vec<Retrieved<u32, u32>>> {
-    let failed = |what: &str, e: &dyn std::fmt::Display| ApiError::Internal(format!("{what}: {e}"));
+) -> CommandResult<Vec<Retrieved<u32, u32>>> {
+    let failed =
+        |what: &str, e: &dyn std::fmt::Display| CommandError::Internal(format!("{what}: {e}"));
     let index = work.join("index");
     generate::index_corpus(corpus, &index, &|_| {})
         .map_err(|e| failed("indexing the corpus", &e))?;

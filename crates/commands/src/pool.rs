@@ -3,12 +3,12 @@
 //! [`Lead`] proof; the command line, the server functions and the HTTP API call these.
 
 use super::Lead;
-use crate::domain::pool::{DepthStep, Strategy};
-use crate::error::{ApiError, ApiResult, Field};
-use crate::store::pool::{
+use crate::error::{CommandError, CommandResult, Field};
+use domain::pool::{DepthStep, Strategy};
+use store::pool::{
     self as pools, BuildOptions, BuildReport, SampleReport, SampleRequest, StatsReport,
 };
-use crate::store::Db;
+use store::Db;
 
 /// Builds the project's pool at a depth with a strategy, or grows it (judgments stay).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,15 +17,15 @@ pub struct BuildPool {
     pub depth: u32,
 }
 
-fn strategy(text: &str) -> ApiResult<Strategy> {
-    pools::parse_strategy(text.trim()).map_err(|e| ApiError::from(e).about(Field::Strategy))
+fn strategy(text: &str) -> CommandResult<Strategy> {
+    pools::parse_strategy(text.trim()).map_err(|e| CommandError::from(e).about(Field::Strategy))
 }
 
 impl BuildPool {
     /// `strategy` is `confidence` or `per-claim`; a depth of at least 1.
-    pub fn parse(strategy_text: &str, depth: u32) -> ApiResult<BuildPool> {
+    pub fn parse(strategy_text: &str, depth: u32) -> CommandResult<BuildPool> {
         if depth == 0 {
-            return Err(ApiError::field(
+            return Err(CommandError::field(
                 Field::Depth,
                 "a pool takes at least each system's top pair (depth >= 1)",
             ));
@@ -37,7 +37,7 @@ impl BuildPool {
     }
 
     /// Builds or grows the pool, audited as the lead's action.
-    pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<BuildReport> {
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<BuildReport> {
         Ok(pools::build(
             db,
             lead.project_id(),
@@ -55,14 +55,14 @@ pub struct AddSample(SampleRequest);
 
 impl AddSample {
     /// `size` pairs over `strata` rank bands, drawn with `seed`.
-    pub fn parse(size: u64, strata: u32, seed: u64) -> ApiResult<AddSample> {
+    pub fn parse(size: u64, strata: u32, seed: u64) -> CommandResult<AddSample> {
         let size = usize::try_from(size)
-            .map_err(|_| ApiError::Invalid(format!("sample size {size} is too large")))?;
+            .map_err(|_| CommandError::Invalid(format!("sample size {size} is too large")))?;
         Ok(AddSample(SampleRequest::new(size, strata, seed)?))
     }
 
     /// Draws and stores the sample, audited as the lead's action.
-    pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<SampleReport> {
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<SampleReport> {
         Ok(pools::build_sample(
             db,
             lead.project_id(),
@@ -82,21 +82,21 @@ pub struct PreviewPool {
 }
 
 impl PreviewPool {
-    pub fn parse(strategy_text: &str, depths: Vec<u32>) -> ApiResult<PreviewPool> {
+    pub fn parse(strategy_text: &str, depths: Vec<u32>) -> CommandResult<PreviewPool> {
         Ok(PreviewPool {
             strategy: strategy(strategy_text)?,
             depths,
         })
     }
 
-    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<Vec<DepthStep>> {
+    pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<Vec<DepthStep>> {
         Ok(pools::preview(db, lead.project_id(), self.strategy, &self.depths).await?)
     }
 }
 
 /// The pool's statistics (SciFact-Open Tables 2b and 2c), with prior evidence in each system's
 /// top `top_k`; None before the first build.
-pub async fn stats(db: &Db, lead: &Lead, top_k: u32) -> ApiResult<Option<StatsReport>> {
+pub async fn stats(db: &Db, lead: &Lead, top_k: u32) -> CommandResult<Option<StatsReport>> {
     if pools::settings(db, lead.project_id()).await?.is_none() {
         return Ok(None);
     }
@@ -104,7 +104,7 @@ pub async fn stats(db: &Db, lead: &Lead, top_k: u32) -> ApiResult<Option<StatsRe
 }
 
 /// Every pooled pair with its entry depth, final label and systems' ranks.
-pub async fn list(db: &Db, lead: &Lead) -> ApiResult<Vec<pools::PoolRow>> {
+pub async fn list(db: &Db, lead: &Lead) -> CommandResult<Vec<pools::PoolRow>> {
     Ok(pools::list(db, lead.project_id()).await?)
 }
 

@@ -10,11 +10,13 @@
 //! SHA-256 of every file), that release is returned and nothing is recorded.
 
 use super::Lead;
-use crate::domain::release::{sha256_hex, ReleaseFiles, ReleaseInput, ReleaseOptions};
-use crate::error::{ApiError, ApiResult};
-use crate::store::release::{self, NewArchive, Release};
-use crate::store::Db;
+use crate::error::{CommandError, CommandResult};
+use domain::release::{sha256_hex, ReleaseFiles, ReleaseInput, ReleaseOptions};
 use std::num::NonZeroU32;
+use store::release::{self, NewArchive};
+/// A stored release, and how far annotation of the pool has come.
+pub use store::release::{Completeness, Release};
+use store::Db;
 
 /// At most this many unjudged pairs are named when a release is refused.
 pub const EXAMPLES: usize = 5;
@@ -43,7 +45,7 @@ pub struct Created {
 impl CreateRelease {
     /// Records the release (audited as the lead's action); refused while pooled pairs lack a
     /// final label, unless `partial`: the error says how many and names a few.
-    pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<Created> {
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<Created> {
         let options = ReleaseOptions {
             qrels_unjudged: self.unjudged,
             model_qrels: self.model_qrels,
@@ -54,7 +56,7 @@ impl CreateRelease {
         let latest = release::latest(db, project_id).await?;
         let built = tokio::task::spawn_blocking(move || build(input, options, latest))
             .await
-            .map_err(|e| ApiError::Internal(format!("building the release stopped: {e}")))??;
+            .map_err(|e| CommandError::Internal(format!("building the release stopped: {e}")))??;
         let Some(archive) = built.archive else {
             return Ok(Created {
                 release: release::get(db, project_id, built.number).await?,
@@ -63,8 +65,9 @@ impl CreateRelease {
             });
         };
         let sha256 = sha256_hex(&archive);
-        let manifest = String::from_utf8(built.files.manifest().to_vec())
-            .map_err(|e| ApiError::Internal(format!("the release manifest is not UTF-8: {e}")))?;
+        let manifest = String::from_utf8(built.files.manifest().to_vec()).map_err(|e| {
+            CommandError::Internal(format!("the release manifest is not UTF-8: {e}"))
+        })?;
         let partial = built.files.counts().unjudged_pooled_pairs > 0;
         let audit = serde_json::json!({
             "number": built.number,
@@ -97,7 +100,7 @@ impl CreateRelease {
 }
 
 /// Refuses a release while pooled pairs lack a final label, unless it is asked to be partial.
-fn check_complete(input: &ReleaseInput, partial: bool) -> ApiResult<()> {
+fn check_complete(input: &ReleaseInput, partial: bool) -> CommandResult<()> {
     let unjudged = &input.unjudged_pooled;
     if unjudged.is_empty() || partial {
         return Ok(());
@@ -112,7 +115,7 @@ fn check_complete(input: &ReleaseInput, partial: bool) -> ApiResult<()> {
     } else {
         ""
     };
-    Err(ApiError::Conflict(format!(
+    Err(CommandError::Conflict(format!(
         "{} pooled pair{} no final label yet (e.g. {}{more}): finish annotating, or make a \
          partial release",
         unjudged.len(),
@@ -139,11 +142,12 @@ fn build(
     mut input: ReleaseInput,
     options: ReleaseOptions,
     latest: Option<(u32, String)>,
-) -> ApiResult<Built> {
+) -> CommandResult<Built> {
     let mut at = |number: u32| {
-        input.number = NonZeroU32::new(number)
-            .ok_or_else(|| ApiError::Internal("stored data is corrupt: release number 0".into()))?;
-        ReleaseFiles::build(&input, &options).map_err(|e| ApiError::Invalid(e.to_string()))
+        input.number = NonZeroU32::new(number).ok_or_else(|| {
+            CommandError::Internal("stored data is corrupt: release number 0".into())
+        })?;
+        ReleaseFiles::build(&input, &options).map_err(|e| CommandError::Invalid(e.to_string()))
     };
     if let Some((number, manifest)) = &latest {
         let files = at(*number)?;
@@ -158,16 +162,29 @@ fn build(
     let number = match latest {
         Some((n, _)) => n
             .checked_add(1)
-            .ok_or_else(|| ApiError::Invalid("too many releases".into()))?,
+            .ok_or_else(|| CommandError::Invalid("too many releases".into()))?,
         None => 1,
     };
     let files = at(number)?;
     let archive = files
         .to_tar_gz()
-        .map_err(|e| ApiError::Internal(format!("cannot write the archive: {e}")))?;
+        .map_err(|e| CommandError::Internal(format!("cannot write the archive: {e}")))?;
     Ok(Built {
         files,
         number,
         archive: Some(archive),
     })
+}
+
+/// How complete the caller's project is, its releases (latest first) and how many model
+/// assessors it has.
+pub async fn overview(
+    db: &Db,
+    caller: &crate::access::ProjectCaller,
+) -> CommandResult<(Completeness, Vec<Release>, u64)> {
+    let id = caller.project_id();
+    let state = release::completeness(db, id).await?;
+    let releases = release::list(db, id).await?;
+    let model_assessors = store::assessors::list(db, id).await?.len() as u64;
+    Ok((state, releases, model_assessors))
 }

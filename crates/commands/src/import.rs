@@ -5,15 +5,15 @@
 //! and a [`Lead`] proof. A rejected file writes nothing.
 
 use super::Lead;
-use crate::domain::annotation::Stage;
-use crate::domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
-use crate::domain::pool::Role;
-use crate::error::{ApiError, ApiResult, Field};
-use crate::store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
-use crate::store::import::{self, ImportReport, RunImport, SystemSpec};
-use crate::store::Db;
+use crate::error::{CommandError, CommandResult, Field};
+use domain::annotation::Stage;
+use domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
+use domain::pool::Role;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
+use store::import::{self, ImportReport, RunImport, SystemSpec};
+use store::Db;
 
 /// The kind of an import job (`jobs.kind`).
 pub const IMPORT: &str = "import";
@@ -109,8 +109,8 @@ fn blank(text: Option<&str>) -> Option<&str> {
     text.map(str::trim).filter(|t| !t.is_empty())
 }
 
-fn invalid(field: Field, message: impl std::fmt::Display) -> ApiError {
-    ApiError::field(field, message)
+fn invalid(field: Field, message: impl std::fmt::Display) -> CommandError {
+    CommandError::field(field, message)
 }
 
 fn corpus_format_name(format: CorpusFormat) -> &'static str {
@@ -121,9 +121,9 @@ fn corpus_format_name(format: CorpusFormat) -> &'static str {
 }
 
 impl TryFrom<ImportWhat> for ImportKind {
-    type Error = ApiError;
+    type Error = CommandError;
 
-    fn try_from(what: ImportWhat) -> ApiResult<ImportKind> {
+    fn try_from(what: ImportWhat) -> CommandResult<ImportKind> {
         Ok(match what {
             ImportWhat::Corpus { format } => ImportKind::Corpus {
                 format: match blank(format.as_deref()) {
@@ -246,14 +246,14 @@ pub struct Import {
 impl Import {
     /// Imports the file into the lead's project, audited as the lead's action. The limits, when
     /// given, bound every read of the file, whatever it imports (through
-    /// [`crate::domain::formats::bound`]).
-    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<ImportReport> {
+    /// [`domain::formats::bound`]).
+    pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<ImportReport> {
         let (project, actor) = (lead.project_id(), lead.audit_id());
         let path = self.path.clone();
         let _bounds = self.limits.map(|limits| {
-            crate::domain::formats::bound(
+            domain::formats::bound(
                 &path,
-                crate::domain::formats::ReadBounds {
+                domain::formats::ReadBounds {
                     max_decompressed_bytes: limits.max_decompressed_bytes,
                     max_line_bytes: limits.max_line_bytes,
                 },

@@ -2,15 +2,17 @@
 //! `report` and `eval --estimate`, and the HTTP API read them, for a [`Lead`] proof.
 
 use super::Lead;
-use crate::domain::judging::RecallTarget;
-use crate::domain::report::ReportOptions;
-use crate::domain::report::{PoolSetting, Report};
-use crate::error::ApiError;
-use crate::error::ApiResult;
-use crate::model::survey::Survey;
-use crate::store::pool::{self, Estimated};
-use crate::store::report::{self, ProjectSnapshot};
-use crate::store::{Db, StoreError};
+use crate::error::CommandError;
+use crate::error::CommandResult;
+use domain::judging::RecallTarget;
+use domain::model::survey::Survey;
+use domain::report::ReportOptions;
+use domain::report::{PoolSetting, Report};
+use store::pool;
+/// Which pairs an estimate is of.
+pub use store::pool::Estimated;
+use store::report::{self, ProjectSnapshot};
+use store::{Db, StoreError};
 
 /// A project's report, with the pool's setting and the pooled systems the current pool does
 /// not include yet.
@@ -31,22 +33,21 @@ pub async fn project_report(
     db: &Db,
     lead: &Lead,
     options: ReportOptions,
-) -> ApiResult<ProjectReport> {
+) -> CommandResult<ProjectReport> {
     let ProjectSnapshot {
         snapshot,
         not_yet_pooled,
     } = report::snapshot(db, lead.project_id()).await?;
     let pool = snapshot.pool;
-    let report =
-        crate::store::background::spawn("report", move || Report::compute(&snapshot, &options))?
-            .join()
-            .await?
-            .map_err(|e| {
-                ApiError::Internal(format!(
-                    "stored data is corrupt: project {} cannot be reported on: {e}",
-                    lead.project()
-                ))
-            })?;
+    let report = store::background::spawn("report", move || Report::compute(&snapshot, &options))?
+        .join()
+        .await?
+        .map_err(|e| {
+            CommandError::Internal(format!(
+                "stored data is corrupt: project {} cannot be reported on: {e}",
+                lead.project()
+            ))
+        })?;
     Ok(ProjectReport {
         report,
         pool,
@@ -55,7 +56,7 @@ pub async fn project_report(
 }
 
 /// The pool's depth, None before the first build (the dashboard's default depth step).
-pub async fn pool_depth(db: &Db, lead: &Lead) -> ApiResult<Option<u32>> {
+pub async fn pool_depth(db: &Db, lead: &Lead) -> CommandResult<Option<u32>> {
     Ok(pool::settings(db, lead.project_id())
         .await?
         .map(|(_, depth)| depth))
@@ -69,7 +70,7 @@ pub async fn survey(
     lead: &Lead,
     target: RecallTarget,
     estimated: Estimated,
-) -> ApiResult<Result<Survey, String>> {
+) -> CommandResult<Result<Survey, String>> {
     match pool::survey(db, lead.project_id(), target, estimated).await {
         Ok(survey) => Ok(Ok(survey)),
         Err(e @ (StoreError::Invalid(_) | StoreError::Conflict(_) | StoreError::NotFound(_))) => {

@@ -5,16 +5,16 @@
 //! one assessor's labels to annotators as suggestions ([`SetSuggestions`]).
 
 use super::{Lead, Operator};
-use crate::domain::assessor::{self, AssessorReport, AssessorSummary, StoredPrediction};
-use crate::domain::formats::RunRecord;
-use crate::domain::ids::{ClaimId, DocId};
-use crate::error::{ApiError, ApiResult, Field};
-use crate::model::annotate::SuggestionsView;
-use crate::pipeline::external::{self, Candidate, ClaimRequest, ExternalCommand, ExternalError};
-use crate::store::assessors::{self, NewLabel, NewSource, PooledClaim};
-use crate::store::{self, Db};
+use crate::error::{CommandError, CommandResult, Field};
+use domain::assessor::{self, AssessorReport, AssessorSummary, StoredPrediction};
+use domain::formats::RunRecord;
+use domain::ids::{ClaimId, DocId};
+use domain::model::annotate::SuggestionsView;
+use pipeline::external::{self, Candidate, ClaimRequest, ExternalCommand, ExternalError};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
+use store::assessors::{self, NewLabel, NewSource, PooledClaim};
+use store::{self, Db};
 
 /// Registers the predictions of `system` on the pooled pairs as the assessor `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,17 +26,17 @@ pub struct AddAssessor {
 
 impl AddAssessor {
     /// Parses the system's name and the assessor's name (`None` or blank: the system's name).
-    pub fn parse(system: &str, name: Option<&str>) -> ApiResult<AddAssessor> {
+    pub fn parse(system: &str, name: Option<&str>) -> CommandResult<AddAssessor> {
         let system = system.trim();
         if system.is_empty() {
-            return Err(ApiError::field(Field::System, "is empty"));
+            return Err(CommandError::field(Field::System, "is empty"));
         }
         let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
             Some(name) => name,
             None => system,
         };
         let name = assessor::check_name(name)
-            .map_err(|e| ApiError::field(Field::Name, e))?
+            .map_err(|e| CommandError::field(Field::Name, e))?
             .to_owned();
         Ok(AddAssessor {
             system: system.to_owned(),
@@ -47,21 +47,21 @@ impl AddAssessor {
     /// Labels every pooled pair from the system's prediction and stores the assessor (audited).
     /// Refused before the pool is built, and for a run that gives a pooled pair neither a label
     /// nor both probabilities (the error names the pair).
-    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<AssessorSummary> {
+    pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<AssessorSummary> {
         let system_id = assessors::system_id(db, lead.project_id(), &self.system).await?;
         let pooled = assessors::pooled_predictions(db, lead.project_id(), system_id).await?;
         if pooled.is_empty() {
-            return Err(ApiError::Conflict(
+            return Err(CommandError::Conflict(
                 "the project has no pooled pairs yet: build the pool first".into(),
             ));
         }
         let mut labels = Vec::with_capacity(pooled.len());
         for pair in &pooled {
             let (label, predicted) = match &pair.prediction {
-                None => (crate::domain::label::Label::Nei, false),
+                None => (domain::label::Label::Nei, false),
                 Some(prediction) => {
                     let label = assessor::model_label(prediction).ok_or_else(|| {
-                        ApiError::Invalid(format!(
+                        CommandError::Invalid(format!(
                             "system {:?} gives claim {} / doc {} neither a label nor \
                              p_support and p_contradict: a retrieval-only run cannot assess",
                             self.system, pair.claim, pair.doc
@@ -91,12 +91,14 @@ impl AddAssessor {
 }
 
 /// The assessor `name` as [`list`] shows it.
-async fn summary(db: &Db, lead: &Lead, name: &str) -> ApiResult<AssessorSummary> {
+async fn summary(db: &Db, lead: &Lead, name: &str) -> CommandResult<AssessorSummary> {
     list(db, lead)
         .await?
         .into_iter()
         .find(|a| a.name == name)
-        .ok_or_else(|| ApiError::from(store::StoreError::Fault("the new assessor is gone".into())))
+        .ok_or_else(|| {
+            CommandError::from(store::StoreError::Fault("the new assessor is gone".into()))
+        })
 }
 
 /// Runs an external command (the external scorer's protocol) once over every pooled pair of a
@@ -113,15 +115,15 @@ pub struct AddCommandAssessor {
 impl AddCommandAssessor {
     /// Parses the command line (split into words without a shell, see
     /// [`ExternalCommand::parse`]) and the assessor's name.
-    pub fn parse(line: &str, name: Option<&str>) -> ApiResult<AddCommandAssessor> {
+    pub fn parse(line: &str, name: Option<&str>) -> CommandResult<AddCommandAssessor> {
         let command =
-            ExternalCommand::parse(line).map_err(|e| ApiError::field(Field::Command, e))?;
+            ExternalCommand::parse(line).map_err(|e| CommandError::field(Field::Command, e))?;
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| ApiError::field(Field::Name, "is needed for a command assessor"))?;
+            .ok_or_else(|| CommandError::field(Field::Name, "is needed for a command assessor"))?;
         let name = assessor::check_name(name)
-            .map_err(|e| ApiError::field(Field::Name, e))?
+            .map_err(|e| CommandError::field(Field::Name, e))?
             .to_owned();
         Ok(AddCommandAssessor {
             line: line.trim().to_owned(),
@@ -147,12 +149,12 @@ impl AddCommandAssessor {
         operator: &Operator,
         project: &str,
         progress: impl Fn(u64, u64) + Send + Sync + 'static,
-    ) -> ApiResult<AssessorSummary> {
+    ) -> CommandResult<AssessorSummary> {
         let lead = operator.lead(db, project).await?;
         assessors::check_name_free(db, lead.project_id(), &self.name).await?;
         let claims = assessors::pooled_claims(db, lead.project_id()).await?;
         if claims.is_empty() {
-            return Err(ApiError::Conflict(
+            return Err(CommandError::Conflict(
                 "the project has no pooled pairs yet: build the pool first".into(),
             ));
         }
@@ -177,7 +179,7 @@ impl AddCommandAssessor {
             let (Some(&key), Some(label)) =
                 (keys.get(&pair), assessor::model_label(&stored(&record)))
             else {
-                return Err(ApiError::from(store::StoreError::Fault(format!(
+                return Err(CommandError::from(store::StoreError::Fault(format!(
                     "the command's answer for claim {} / doc {} passed the checks unlabelled                      or unsent",
                     pair.0, pair.1
                 ))));
@@ -222,7 +224,7 @@ async fn ask(
     command: ExternalCommand,
     claims: Vec<PooledClaim>,
     progress: impl Fn(u64) + Send + Sync + 'static,
-) -> ApiResult<Vec<RunRecord>> {
+) -> CommandResult<Vec<RunRecord>> {
     let handle = tokio::runtime::Handle::current();
     let asked = tokio::task::spawn_blocking(move || {
         let count = claims.len();
@@ -270,9 +272,9 @@ async fn ask(
     .map_err(|e| store::StoreError::Fault(format!("the command's run stopped: {e}")))?;
     asked.map_err(|e| match e {
         ExternalError::Input(_) | ExternalError::Panicked(_) | ExternalError::Write(_) => {
-            ApiError::Internal(e.to_string())
+            CommandError::Internal(e.to_string())
         }
-        _ => ApiError::Invalid(e.to_string()),
+        _ => CommandError::Invalid(e.to_string()),
     })
 }
 
@@ -287,12 +289,12 @@ pub struct SetSuggestions {
 
 impl SetSuggestions {
     /// Parses the assessor's name (None or blank: off), checked by [`assessor::check_name`].
-    pub fn parse(assessor: Option<&str>) -> ApiResult<SetSuggestions> {
+    pub fn parse(assessor: Option<&str>) -> CommandResult<SetSuggestions> {
         let assessor = match assessor.map(str::trim).filter(|n| !n.is_empty()) {
             None => None,
             Some(name) => Some(
                 assessor::check_name(name)
-                    .map_err(|e| ApiError::field(Field::Assessor, e))?
+                    .map_err(|e| CommandError::field(Field::Assessor, e))?
                     .to_owned(),
             ),
         };
@@ -301,7 +303,7 @@ impl SetSuggestions {
 
     /// Sets the choice (audited); an assessor the project does not have is invalid, the message
     /// naming the field `assessor`. Returns the suggestions as they now stand.
-    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<SuggestionsView> {
+    pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<SuggestionsView> {
         assessors::set_suggestions(
             db,
             lead.project_id(),
@@ -314,18 +316,18 @@ impl SetSuggestions {
 }
 
 /// The project's suggestions: the assessor annotators see (None: off) and those to choose from.
-pub async fn suggestions(db: &Db, lead: &Lead) -> ApiResult<SuggestionsView> {
+pub async fn suggestions(db: &Db, lead: &Lead) -> CommandResult<SuggestionsView> {
     Ok(assessors::suggestions(db, lead.project_id()).await?)
 }
 
 /// The project's model assessors, by name.
-pub async fn list(db: &Db, lead: &Lead) -> ApiResult<Vec<AssessorSummary>> {
+pub async fn list(db: &Db, lead: &Lead) -> CommandResult<Vec<AssessorSummary>> {
     Ok(assessors::list(db, lead.project_id()).await?)
 }
 
 /// Each model assessor against the people: κ with the final labels, and the systems' ranking
 /// under the human qrels against the model's (empty when the project has no model assessor).
-pub async fn report(db: &Db, lead: &Lead) -> ApiResult<Vec<AssessorReport>> {
+pub async fn report(db: &Db, lead: &Lead) -> CommandResult<Vec<AssessorReport>> {
     let labels = assessors::labels(db, lead.project_id()).await?;
     if labels.is_empty() {
         return Ok(Vec::new());
@@ -337,7 +339,7 @@ pub async fn report(db: &Db, lead: &Lead) -> ApiResult<Vec<AssessorReport>> {
         .await
         .map_err(|e| store::StoreError::Fault(format!("the assessor report stopped: {e}")))?;
     computed.map_err(|e| {
-        ApiError::from(store::StoreError::Corrupt(format!(
+        CommandError::from(store::StoreError::Corrupt(format!(
             "the project's labels cannot be scored: {e}"
         )))
     })

@@ -1,18 +1,18 @@
 //! Proofs of authority: values that say who acts and what they may do, obtainable only from a
 //! check. Every command takes one, so a command cannot run for a caller nobody checked.
 //!
-//! - From a request: [`Lead::of`] turns a [`ProjectCaller`] (only [`crate::auth`]'s session and
-//!   token checks make one) into the proof that its user leads the project; [`Admin::of`] and
+//! - From a request: [`Lead::of`] turns a [`ProjectCaller`] (only [`crate::access`]'s membership
+//!   checks make one, which the app's session and token checks run) into the proof that its user leads the project; [`Admin::of`] and
 //!   [`Creator::of`] check the account role of the request's authenticated user.
 //! - From the shell: [`Operator`] is whoever runs `claimpool` on the database file itself, and so
 //!   has every right over it (the file is theirs to edit anyway). Only the command line makes one
 //!   (`server/tests/it/commands.rs` checks that no other source file calls
 //!   [`Operator::at_the_shell`]); what it does is audited with no user.
 
-use crate::auth::ProjectCaller;
-use crate::domain::account::{Role, User};
-use crate::error::{ApiError, ApiResult};
-use crate::store::{self, Db};
+use crate::access::ProjectCaller;
+use crate::error::{CommandError, CommandResult};
+use domain::account::{Role, User};
+use store::{self, Db};
 
 /// Who acts, as the audit trail records it.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,7 +53,7 @@ impl Operator {
     }
 
     /// The operator as the lead of the project named `project` (404 if there is none).
-    pub async fn lead(&self, db: &Db, project: &str) -> ApiResult<Lead> {
+    pub async fn lead(&self, db: &Db, project: &str) -> CommandResult<Lead> {
         let project_id = store::projects::id_by_name(db, project).await?;
         Ok(Lead {
             project_id,
@@ -87,9 +87,9 @@ pub struct Lead {
 
 impl Lead {
     /// The caller as the project's lead; 403 for a caller who is only its annotator.
-    pub fn of(caller: &ProjectCaller) -> ApiResult<Lead> {
+    pub fn of(caller: &ProjectCaller) -> CommandResult<Lead> {
         if !caller.is_lead() {
-            return Err(ApiError::Forbidden(format!(
+            return Err(CommandError::Forbidden(format!(
                 "you do not lead the project {:?}",
                 caller.project()
             )));
@@ -108,9 +108,9 @@ impl Lead {
         db: &Db,
         started_by: Option<i64>,
         project_id: i64,
-    ) -> ApiResult<Lead> {
+    ) -> CommandResult<Lead> {
         let gone = || {
-            ApiError::Forbidden(
+            CommandError::Forbidden(
                 "the user who started this job can no longer act in the project".into(),
             )
         };
@@ -118,11 +118,11 @@ impl Lead {
             .await?
             .filter(|(user, _)| user.active)
             .ok_or_else(gone)?;
-        let caller = crate::auth::project_access_at(
+        let caller = crate::access::project_access_at(
             db,
             user,
             project_id,
-            crate::domain::account::ProjectRole::Lead,
+            domain::account::ProjectRole::Lead,
         )
         .await?;
         Lead::of(&caller)
@@ -147,11 +147,13 @@ impl Lead {
 }
 
 /// Checks that `user` holds `role`: the account-role half of a proof.
-fn holding(user: &User, role: Role) -> ApiResult<Actor> {
+fn holding(user: &User, role: Role) -> CommandResult<Actor> {
     if user.role.satisfies(role) {
         Ok(Actor::User(user.clone()))
     } else {
-        Err(ApiError::Forbidden(format!("this needs the {role} role")))
+        Err(CommandError::Forbidden(format!(
+            "this needs the {role} role"
+        )))
     }
 }
 
@@ -163,7 +165,7 @@ pub struct Admin {
 
 impl Admin {
     /// The authenticated `user` as an administrator; 403 unless they hold the admin role.
-    pub fn of(user: &User) -> ApiResult<Admin> {
+    pub fn of(user: &User) -> CommandResult<Admin> {
         Ok(Admin {
             actor: holding(user, Role::Admin)?,
         })
@@ -186,7 +188,7 @@ pub struct Creator {
 
 impl Creator {
     /// The authenticated `user` as a project creator; 403 unless they hold the lead role.
-    pub fn of(user: &User) -> ApiResult<Creator> {
+    pub fn of(user: &User) -> CommandResult<Creator> {
         Ok(Creator {
             actor: holding(user, Role::Lead)?,
         })

@@ -2,12 +2,14 @@
 //! its input once and runs for a proof ([`Creator`] or [`Lead`]).
 
 use super::{Creator, Lead};
-use crate::domain::account::{ProjectRole, Role};
-use crate::domain::judging::{JudgingSettings, Order};
-use crate::error::{ApiError, ApiResult, Field};
-use crate::model::{Member, ProjectSummary};
-use crate::store::annotate::JudgingChange;
-use crate::store::{self, Db};
+use crate::access::ProjectCaller;
+use crate::error::{CommandError, CommandResult, Field};
+use domain::account::{ProjectRole, Role};
+use domain::judging::{JudgingSettings, Order};
+use domain::model::{ClaimDetail, ClaimRow, Page, SystemRow};
+use domain::model::{Member, ProjectSummary};
+use store::annotate::JudgingChange;
+use store::{self, Db};
 
 /// Creates a project; a user who creates one leads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,9 +20,9 @@ pub struct CreateProject {
 }
 
 impl CreateProject {
-    pub fn parse(name: &str, description: &str) -> ApiResult<CreateProject> {
+    pub fn parse(name: &str, description: &str) -> CommandResult<CreateProject> {
         let name = store::projects::check_name(name)
-            .map_err(|e| ApiError::from(e).about(Field::Name))?
+            .map_err(|e| CommandError::from(e).about(Field::Name))?
             .to_owned();
         Ok(CreateProject {
             name,
@@ -29,7 +31,7 @@ impl CreateProject {
     }
 
     /// Creates the project (audited); returns its id.
-    pub async fn run(&self, db: &Db, creator: &Creator) -> ApiResult<i64> {
+    pub async fn run(&self, db: &Db, creator: &Creator) -> CommandResult<i64> {
         Ok(store::projects::create(
             db,
             &self.name,
@@ -42,7 +44,7 @@ impl CreateProject {
 
 /// The projects the creator may lead: every project for admins and the operator, the projects
 /// a lead leads.
-pub async fn list(db: &Db, creator: &Creator) -> ApiResult<Vec<ProjectSummary>> {
+pub async fn list(db: &Db, creator: &Creator) -> CommandResult<Vec<ProjectSummary>> {
     Ok(match creator.actor().user() {
         Some(user) if user.role != Role::Admin => store::projects::led_by(db, user.id).await?,
         _ => store::projects::list(db).await?,
@@ -57,14 +59,15 @@ pub struct AddMember {
 }
 
 impl AddMember {
-    pub fn parse(username: &str, role: &str) -> ApiResult<AddMember> {
+    pub fn parse(username: &str, role: &str) -> CommandResult<AddMember> {
         Ok(AddMember {
             username: username.trim().to_owned(),
-            role: ProjectRole::parse(role.trim()).map_err(|e| ApiError::field(Field::Role, e))?,
+            role: ProjectRole::parse(role.trim())
+                .map_err(|e| CommandError::field(Field::Role, e))?,
         })
     }
 
-    pub async fn run(&self, db: &Db, lead: &Lead) -> ApiResult<()> {
+    pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<()> {
         let user = store::users::id_by_name(db, &self.username).await?;
         Ok(
             store::projects::add_member(db, lead.project_id(), user, self.role, lead.audit_id())
@@ -74,7 +77,7 @@ impl AddMember {
 }
 
 /// Ends a user's membership of the project (an annotator's open items go to the others).
-pub async fn remove_member(db: &Db, lead: &Lead, username: &str) -> ApiResult<()> {
+pub async fn remove_member(db: &Db, lead: &Lead, username: &str) -> CommandResult<()> {
     Ok(
         store::projects::remove_member(db, lead.project_id(), username.trim(), lead.audit_id())
             .await?,
@@ -82,7 +85,7 @@ pub async fn remove_member(db: &Db, lead: &Lead, username: &str) -> ApiResult<()
 }
 
 /// The project's members with their roles (leads first).
-pub async fn members(db: &Db, lead: &Lead) -> ApiResult<Vec<Member>> {
+pub async fn members(db: &Db, lead: &Lead) -> CommandResult<Vec<Member>> {
     Ok(store::projects::members(db, lead.project_id()).await?)
 }
 
@@ -105,10 +108,10 @@ pub struct Judging {
 
 impl SetJudging {
     /// The page's form: every field given as text (`seed` and `budget` blank: 0 and none).
-    pub fn parse_form(order: &str, seed: &str, budget: &str) -> ApiResult<SetJudging> {
+    pub fn parse_form(order: &str, seed: &str, budget: &str) -> CommandResult<SetJudging> {
         let number = |field: Field, text: &str| {
             text.parse::<u64>().map_err(|e| {
-                ApiError::field(field, format!("{text:?} is not a whole number ({e})"))
+                CommandError::field(field, format!("{text:?} is not a whole number ({e})"))
             })
         };
         Ok(SetJudging {
@@ -131,7 +134,7 @@ impl SetJudging {
 
     /// Applies the change (audited) and says what changed in the queues; None when nothing
     /// was to change.
-    pub async fn run(self, db: &Db, lead: &Lead) -> ApiResult<Option<String>> {
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<Option<String>> {
         if !self.changes_anything() {
             return Ok(None);
         }
@@ -144,7 +147,7 @@ impl SetJudging {
         }
         if let Some(budget) = self.budget {
             if budget.is_some_and(|b| i64::try_from(b).is_err()) {
-                return Err(ApiError::field(Field::Budget, "too large"));
+                return Err(CommandError::field(Field::Budget, "too large"));
             }
             settings.budget = budget;
         }
@@ -155,18 +158,48 @@ impl SetJudging {
 }
 
 /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson` or `hedge`.
-pub fn parse_order(text: &str) -> ApiResult<Order> {
-    Order::parse(text.trim()).map_err(|e| ApiError::field(Field::Order, e))
+pub fn parse_order(text: &str) -> CommandResult<Order> {
+    Order::parse(text.trim()).map_err(|e| CommandError::field(Field::Order, e))
 }
 
 /// The project's judging settings and first passes spent and held.
-pub async fn judging(db: &Db, lead: &Lead) -> ApiResult<Judging> {
+pub async fn judging(db: &Db, lead: &Lead) -> CommandResult<Judging> {
     let (settings, spent, held) = store::annotate::judging(db, lead.project_id()).await?;
     Ok(Judging {
         settings,
         spent,
         held,
     })
+}
+
+/// The ready systems of the caller's project.
+pub async fn systems(db: &Db, caller: &ProjectCaller) -> CommandResult<Vec<SystemRow>> {
+    Ok(store::projects::systems(db, caller.project_id()).await?)
+}
+
+/// The caller's project at a glance.
+pub async fn summary(db: &Db, caller: &ProjectCaller) -> CommandResult<ProjectSummary> {
+    Ok(store::projects::summary(db, caller.project()).await?)
+}
+
+/// A page of the project's claims matching `search`, from `offset`, at most `limit`.
+pub async fn claims_page(
+    db: &Db,
+    caller: &ProjectCaller,
+    search: &str,
+    offset: i64,
+    limit: i64,
+) -> CommandResult<Page<ClaimRow>> {
+    Ok(store::projects::claims_page(db, caller.project_id(), search, offset, limit).await?)
+}
+
+/// One claim of the project with its pooled pairs.
+pub async fn claim_detail(
+    db: &Db,
+    caller: &ProjectCaller,
+    claim_id: &str,
+) -> CommandResult<ClaimDetail> {
+    Ok(store::projects::claim_detail(db, caller.project_id(), claim_id).await?)
 }
 
 #[cfg(test)]

@@ -1,0 +1,174 @@
+//! Annotation behind a project caller's proof: the annotator's queue and form, the lead's
+//! annotation management and adjudication (the server functions' `work/...` and
+//! `lead/annotation/...`). The store checks that an item is the caller's.
+
+use crate::access::ProjectCaller;
+use crate::error::{CommandError, CommandResult};
+use domain::account::User;
+use domain::annotation::{AnnotationDraft, SecondPassMode};
+use domain::model::annotate::{
+    AnnotationOverview, CommentView, ItemView, LastSubmission, OpenItemRow, QueueHead,
+};
+use store::annotate::{Actor, Target};
+use store::Db;
+
+/// The caller as the store knows them: a project's lead may act on any of its items.
+fn actor(caller: &ProjectCaller) -> Actor {
+    Actor {
+        id: caller.user().id,
+        is_lead: caller.is_lead(),
+    }
+}
+
+/// `user` as a caller of something on pair `entry_id`, who must be able to act as `role` in
+/// its project (404 for a pair that does not exist).
+pub async fn caller_of_entry(
+    db: &Db,
+    user: User,
+    entry_id: i64,
+    role: domain::account::ProjectRole,
+) -> CommandResult<ProjectCaller> {
+    let project = store::annotate::project_of_entry(db, entry_id).await?;
+    crate::access::project_access_at(db, user, project, role).await
+}
+
+/// The caller's queue head; no item before they confirmed the current guidelines.
+pub async fn queue_head(db: &Db, caller: &ProjectCaller) -> CommandResult<QueueHead> {
+    let mut head = store::annotate::queue_head(db, actor(caller), caller.project_id()).await?;
+    if head.guidelines_to_confirm.is_some() {
+        head.current = None;
+        head.next = None;
+    }
+    Ok(head)
+}
+
+/// A pair of the caller's project, or not found.
+pub async fn check_entry(db: &Db, caller: &ProjectCaller, entry_id: i64) -> CommandResult<()> {
+    if store::annotate::project_of_entry(db, entry_id).await? != caller.project_id() {
+        return Err(CommandError::NotFound(format!(
+            "pair #{entry_id} in {}",
+            caller.project()
+        )));
+    }
+    Ok(())
+}
+
+/// Submits the caller's annotation of their open item `assignment_id`.
+pub async fn submit(
+    db: &Db,
+    caller: &ProjectCaller,
+    assignment_id: i64,
+    draft: &AnnotationDraft,
+    seconds_spent: f64,
+) -> CommandResult<LastSubmission> {
+    Ok(store::annotate::submit(
+        db,
+        actor(caller),
+        Target::Assignment(assignment_id),
+        draft,
+        seconds_spent,
+    )
+    .await?)
+}
+
+/// A lead's final label of pair `entry_id` (of the caller's project: see [`check_entry`]).
+pub async fn adjudicate(
+    db: &Db,
+    caller: &ProjectCaller,
+    entry_id: i64,
+    draft: &AnnotationDraft,
+    seconds_spent: f64,
+) -> CommandResult<LastSubmission> {
+    Ok(store::annotate::submit(
+        db,
+        actor(caller),
+        Target::LeadAdjudication { entry_id },
+        draft,
+        seconds_spent,
+    )
+    .await?)
+}
+
+/// Undoes the caller's last submission in their project (within the window).
+pub async fn undo_last(db: &Db, caller: &ProjectCaller) -> CommandResult<String> {
+    Ok(store::annotate::undo_last(db, actor(caller), caller.project_id()).await?)
+}
+
+/// Sends the caller's open item to the end of their queue.
+pub async fn skip(db: &Db, caller: &ProjectCaller, assignment_id: i64) -> CommandResult<()> {
+    Ok(store::annotate::skip(db, actor(caller), assignment_id).await?)
+}
+
+/// Flags the caller's open item "needs attention" (a blank note clears the flag).
+pub async fn flag(
+    db: &Db,
+    caller: &ProjectCaller,
+    assignment_id: i64,
+    note: &str,
+) -> CommandResult<()> {
+    Ok(store::annotate::flag(db, actor(caller), assignment_id, note).await?)
+}
+
+/// Adds a comment to pair `entry_id`; returns the pair's comments.
+pub async fn add_comment(
+    db: &Db,
+    caller: &ProjectCaller,
+    entry_id: i64,
+    body: &str,
+) -> CommandResult<Vec<CommentView>> {
+    Ok(store::annotate::add_comment(db, actor(caller), entry_id, body).await?)
+}
+
+/// Annotation in the caller's project at a glance.
+pub async fn overview(db: &Db, caller: &ProjectCaller) -> CommandResult<AnnotationOverview> {
+    Ok(store::annotate::overview(db, caller.project_id()).await?)
+}
+
+/// Adds, reactivates or deactivates the annotator `username`; returns how many items moved.
+pub async fn set_active(
+    db: &Db,
+    caller: &ProjectCaller,
+    username: &str,
+    active: bool,
+) -> CommandResult<usize> {
+    Ok(store::annotate::set_active(
+        db,
+        caller.project_id(),
+        username,
+        active,
+        Some(caller.user().id),
+    )
+    .await?)
+}
+
+/// Every open item of the caller's project.
+pub async fn open_items(db: &Db, caller: &ProjectCaller) -> CommandResult<Vec<OpenItemRow>> {
+    Ok(store::annotate::open_items(db, caller.project_id()).await?)
+}
+
+/// Hands the open item `assignment_id` to the active annotator `to`.
+pub async fn reassign_item(
+    db: &Db,
+    caller: &ProjectCaller,
+    assignment_id: i64,
+    to: &str,
+) -> CommandResult<()> {
+    Ok(
+        store::annotate::reassign_item(db, caller.project_id(), assignment_id, to, actor(caller))
+            .await?,
+    )
+}
+
+/// Sets the project's second-pass mode.
+pub async fn set_mode(db: &Db, caller: &ProjectCaller, mode: SecondPassMode) -> CommandResult<()> {
+    Ok(store::annotate::set_mode(db, caller.project_id(), mode, actor(caller)).await?)
+}
+
+/// A pooled pair with all its annotations and discussion (leads).
+pub async fn item_for_lead(
+    db: &Db,
+    caller: &ProjectCaller,
+    entry_id: i64,
+) -> CommandResult<ItemView> {
+    Ok(store::annotate::item_for_lead(db, actor(caller), entry_id).await?)
+}

@@ -1,0 +1,58 @@
+//! The inputs of commands that their errors name: a form's field, the command line's option.
+
+use serde::{Deserialize, Serialize};
+
+/// A command's input that an error names (the `Field` error of commands and server functions):
+/// a form's field, the command line's option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Format,
+    Role,
+    LabelOrder,
+    Annotator,
+    Stage,
+    NegativeSamplingRatio,
+    Strategy,
+    Depth,
+    Order,
+    Seed,
+    Budget,
+    Name,
+    UserName,
+    NewPassword,
+    Command,
+    Assessor,
+    Samples,
+    Count,
+    System,
+    Reannotate,
+}
+
+impl Field {
+    /// How messages name the field.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Format => "format",
+            Field::Role => "role",
+            Field::LabelOrder => "label order",
+            Field::Annotator => "annotator",
+            Field::Stage => "stage",
+            Field::NegativeSamplingRatio => "negative sampling ratio",
+            Field::Strategy => "strategy",
+            Field::Depth => "depth",
+            Field::Order => "order",
+            Field::Seed => "seed",
+            Field::Budget => "budget",
+            Field::Name => "name",
+            Field::UserName => "user name",
+            Field::NewPassword => "new password",
+            Field::Command => "command",
+            Field::Assessor => "assessor",
+            Field::Samples => "samples",
+            Field::Count => "count",
+            Field::System => "system",
+            Field::Reannotate => "reannotate",
+        }
+    }
+}
