@@ -61,11 +61,12 @@ setup-build:
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
 	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] || (cd end2end && npm ci --no-audit --no-fund)
 
-# Debian's Chromium for the browser tests (never a downloaded browser build).
+# Debian's Chromium for the browser tests (never a downloaded browser build), and sqlite3, with
+# which they read what the demo's database holds.
 setup-browser:
-	@command -v chromium >/dev/null || { \
+	@command -v chromium >/dev/null && command -v sqlite3 >/dev/null || { \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium sqlite3; }
 
 # Debian's PostgreSQL (15 or later) for the tests that run on both engines: each test process
 # starts its own throwaway cluster (initdb, pg_ctl) on a free port; no service is relied on.

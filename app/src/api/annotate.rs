@@ -50,24 +50,29 @@ pub async fn load_queue(project: String) -> Result<QueueHead, ApiError> {
     )
 }
 
-/// Submits the caller's annotation of their open item; returns the new queue head.
+/// Submits the caller's annotation of their open item, once per `submission_key` when there is
+/// one (the browser's key of this submission, ui/annotate/unsent.rs); returns the new queue
+/// head.
 #[server(endpoint = "work/submit", input = leptos::server_fn::codec::Json)]
 pub async fn submit_item(
     project: String,
     assignment_id: i64,
     form: DraftForm,
     seconds_spent: f64,
+    submission_key: Option<String>,
 ) -> Result<QueueHead, ApiError> {
     crate::api::respond(
         async {
             let (db, caller) =
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            // A repeat (the same key again) answers like the first: with the queue as it is.
             commands::annotate::submit(
                 &db,
                 &caller,
                 assignment_id,
                 &form.to_draft(),
                 seconds_spent,
+                submission_key.as_deref(),
             )
             .await?;
             ssr::head(&db, &caller).await

@@ -5,11 +5,11 @@
 use crate::access::ProjectCaller;
 use crate::error::{CommandError, CommandResult};
 use domain::account::User;
-use domain::annotation::{AnnotationDraft, SecondPassMode};
+use domain::annotation::{AnnotationDraft, SecondPassMode, SubmissionKey};
 use domain::model::annotate::{
     AnnotationOverview, CommentView, ItemView, LastSubmission, OpenItemRow, QueueHead,
 };
-use store::annotate::{Actor, Target};
+use store::annotate::{Actor, Submitted, Target};
 use store::Db;
 
 /// The caller as the store knows them: a project's lead may act on any of its items.
@@ -53,22 +53,34 @@ pub async fn check_entry(db: &Db, caller: &ProjectCaller, entry_id: i64) -> Comm
     Ok(())
 }
 
-/// Submits the caller's annotation of their open item `assignment_id`.
+/// Submits the caller's annotation of their open item `assignment_id`, once per `key` when
+/// there is one (the browser's key for this submission, the same when it sends it again after
+/// a reply it never got). None: the key had stored it already, and nothing was written.
 pub async fn submit(
     db: &Db,
     caller: &ProjectCaller,
     assignment_id: i64,
     draft: &AnnotationDraft,
     seconds_spent: f64,
-) -> CommandResult<LastSubmission> {
-    Ok(store::annotate::submit(
+    key: Option<&str>,
+) -> CommandResult<Option<LastSubmission>> {
+    let key = key
+        .map(SubmissionKey::parse)
+        .transpose()
+        .map_err(|e| CommandError::Invalid(format!("submission key: {e}")))?;
+    let submitted = store::annotate::submit(
         db,
         actor(caller),
         Target::Assignment(assignment_id),
         draft,
         seconds_spent,
+        key.as_ref(),
     )
-    .await?)
+    .await?;
+    Ok(match submitted {
+        Submitted::Stored(last) => Some(*last),
+        Submitted::Repeated => None,
+    })
 }
 
 /// A lead's final label of pair `entry_id` (of the caller's project: see [`check_entry`]).
@@ -79,14 +91,22 @@ pub async fn adjudicate(
     draft: &AnnotationDraft,
     seconds_spent: f64,
 ) -> CommandResult<LastSubmission> {
-    Ok(store::annotate::submit(
+    match store::annotate::submit(
         db,
         actor(caller),
         Target::LeadAdjudication { entry_id },
         draft,
         seconds_spent,
+        None,
     )
-    .await?)
+    .await?
+    {
+        Submitted::Stored(last) => Ok(*last),
+        // Only a submission with a key can be a repeat.
+        Submitted::Repeated => Err(CommandError::Internal(
+            "an adjudication without a key was taken for a repeat".into(),
+        )),
+    }
 }
 
 /// Undoes the caller's last submission in their project (within the window).

@@ -846,6 +846,53 @@ async fn concurrent_submissions_never_lose_or_duplicate_a_judgment() {
     );
 }
 
+/// A submission sent again under its key (the browser resends an answer whose reply it never
+/// got: ui/annotate/unsent.rs) is answered like the first and stored once; the key is the
+/// annotator's own, and a malformed one is refused.
+#[tokio::test]
+async fn a_submission_sent_again_under_its_key_is_stored_once() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["k1", "k2"], 6).await;
+    let (k1, k2) = (app.logged_in("k1").await, app.logged_in("k2").await);
+    let keyed = |client: &reqwest::Client, assignment: i64, key: &str| {
+        let body = json!({ "project": PROJECT, "assignment_id": assignment, "form": support(),
+            "seconds_spent": 2.0, "submission_key": key });
+        let request = client.post(app.url("/api/work/submit")).json(&body);
+        async move { request.send().await.unwrap() }
+    };
+    let item = |head: &QueueHead| head.current.as_ref().and_then(|c| c.assignment_id).unwrap();
+    let judgments = || count(&app, "SELECT COUNT(*) FROM judgment_rows");
+
+    let first = item(&queue(&app, &k1).await);
+    let res = keyed(&k1, first, "19c2f-aaaa").await;
+    assert_eq!(res.status(), 200);
+    let after: QueueHead = res.json().await.unwrap();
+    assert_eq!(judgments().await, 1);
+    // The same submission again: 200 with the queue as it now is, nothing written.
+    let res = keyed(&k1, first, "19c2f-aaaa").await;
+    assert_eq!(res.status(), 200);
+    let again: QueueHead = res.json().await.unwrap();
+    assert_eq!(item(&again), item(&after));
+    assert_ne!(item(&again), first);
+    assert_eq!(judgments().await, 1);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM submission_keys").await, 1);
+    // Another key for the item already done is another submission, refused as before.
+    assert_eq!(keyed(&k1, first, "19c2f-bbbb").await.status(), 409);
+    // Another annotator's key may be spelled the same: it stores their own judgment.
+    let theirs = item(&queue(&app, &k2).await);
+    assert_eq!(keyed(&k2, theirs, "19c2f-aaaa").await.status(), 200);
+    assert_eq!(judgments().await, 2);
+    // A malformed key is refused before anything is written.
+    let next = item(&queue(&app, &k1).await);
+    let res = keyed(&k1, next, "not a key").await;
+    assert_eq!(res.status(), 400);
+    assert!(common::error_message(res).await.contains("submission key"));
+    assert_eq!(judgments().await, 2);
+    // Without a key (scripts, older pages) a submission is stored as before.
+    assert_eq!(submit(&app, &k1, next, support()).await.status(), 200);
+    assert_eq!(judgments().await, 3);
+}
+
 #[tokio::test]
 async fn judgments_import_checks_the_protocol() {
     let app = TestApp::spawn().await;

@@ -9,6 +9,7 @@ mod lead;
 mod qualification;
 mod suggestions;
 mod text;
+mod unsent;
 
 pub use form::{ItemPanel, Opinions};
 pub use lead::{AdjudicatePage, AnnotationPage};
@@ -21,6 +22,10 @@ use form::FormState;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use unsent::Unsent;
+
+/// How long a submission that did not reach the server waits before it is sent again.
+const RETRY: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Milliseconds since the epoch in the browser (0 on the server, where no handler runs).
 pub(crate) fn now_ms() -> f64 {
@@ -105,7 +110,93 @@ fn Workbench(
         }
     };
 
-    let project_for_submit = project.clone();
+    // A submitted answer the server has not confirmed: a request failed on the way (the network
+    // was down). The item stays on screen with the answer as typed, and it is sent again every
+    // RETRY until the server answers; it is also kept in the browser's storage (unsent.rs).
+    let retrying = RwSignal::new(None::<Unsent>);
+    let resend = StoredValue::new(None::<Callback<Unsent>>);
+    let project_for_send = project.clone();
+    // Sends an answer: `optimistic`, the preloaded next item is shown at once (a first try),
+    // else the item stays until the server's answer (a retry).
+    let send = move |unsent: Unsent, optimistic: bool| {
+        let project = project_for_send.clone();
+        unsent::keep(&project, &unsent);
+        let previous = head.get_untracked();
+        if optimistic {
+            state.reset();
+            head.update(|h| {
+                h.current = h.next.take();
+                h.open = (h.open - 1).max(0);
+                h.done += 1;
+            });
+            message.set(None);
+        }
+        in_flight.update(|n| *n += 1);
+        leptos::task::spawn_local(async move {
+            let result = submit_item(
+                project.clone(),
+                unsent.assignment_id,
+                unsent.form.clone(),
+                unsent.seconds,
+                Some(unsent.key.clone()),
+            )
+            .await;
+            match result {
+                Ok(h) => {
+                    unsent::forget(&project, &unsent.key);
+                    if retrying.with_untracked(|r| r.as_ref().map(|r| r.key.clone()))
+                        == Some(unsent.key.clone())
+                    {
+                        retrying.set(None);
+                        message.set(Some(Ok("Saved.".to_owned())));
+                    }
+                    apply(Ok(h), None);
+                }
+                // The request did not reach the server, or its answer did not come back: the
+                // answer is kept and tried again (the key makes a second arrival harmless).
+                Err(ApiError::ServerFn(_)) => {
+                    in_flight.update(|n| *n = n.saturating_sub(1));
+                    if optimistic {
+                        head.set(previous);
+                        state.form.set(unsent.form.clone());
+                    }
+                    let key = unsent.key.clone();
+                    retrying.set(Some(unsent));
+                    set_timeout(
+                        move || {
+                            // Tried again only while it is still the answer on screen, with
+                            // what the form holds now (the annotator may have changed it).
+                            let Some(mut again) = retrying.get_untracked() else {
+                                return;
+                            };
+                            if again.key != key {
+                                return;
+                            }
+                            again.form = state.form.get_untracked();
+                            if let Some(send) = resend.get_value() {
+                                send.run(again);
+                            }
+                        },
+                        RETRY,
+                    );
+                }
+                // The server refused it: the answer comes back to the form with the reason.
+                Err(e) => {
+                    unsent::forget(&project, &unsent.key);
+                    retrying.set(None);
+                    in_flight.update(|n| *n = n.saturating_sub(1));
+                    head.set(previous.clone());
+                    if optimistic {
+                        state.form.set(unsent.form.clone());
+                    }
+                    message.set(Some(Err(e)));
+                }
+            }
+        });
+    };
+    let send_again = send.clone();
+    resend.set_value(Some(Callback::new(move |unsent| send_again(unsent, false))));
+
     let submit = Callback::new(move |form: DraftForm| {
         let Some(current) = head.with_untracked(|h| h.current.clone()) else {
             return;
@@ -114,21 +205,39 @@ fn Workbench(
             return;
         };
         let seconds = ((now_ms() - state.started.get_value()) / 1000.0).max(0.0);
-        // Show the preloaded next item at once; the server's answer confirms it.
-        let previous = head.get_untracked();
-        state.reset();
-        head.update(|h| {
-            h.current = h.next.take();
-            h.open = (h.open - 1).max(0);
-            h.done += 1;
-        });
-        message.set(None);
-        in_flight.update(|n| *n += 1);
-        let project = project_for_submit.clone();
-        leptos::task::spawn_local(async move {
-            let result = submit_item(project, assignment_id, form, seconds).await;
-            apply(result, Some(previous));
-        });
+        // A submission while the last one is being retried is that answer, as it now is, sent
+        // under its key; otherwise a new submission.
+        let pending = retrying
+            .get_untracked()
+            .filter(|r| r.assignment_id == assignment_id);
+        match pending {
+            Some(mut again) => {
+                again.form = form;
+                again.seconds = seconds;
+                send(again, false);
+            }
+            None => send(Unsent::new(assignment_id, form, seconds), true),
+        }
+    });
+
+    // An answer kept from before a reload comes back into its item's form, not yet saved.
+    let project_for_restore = project.clone();
+    Effect::new(move |_| {
+        let Some(kept) = unsent::kept(&project_for_restore) else {
+            return;
+        };
+        let on_screen = head.with_untracked(|h| h.current.as_ref().and_then(|c| c.assignment_id));
+        if on_screen == Some(kept.assignment_id) {
+            state.form.set(kept.form.clone());
+            retrying.set(Some(kept));
+            message.set(Some(Ok(
+                "Your answer from before the reload is back: not saved yet, Enter saves it."
+                    .to_owned(),
+            )));
+        } else {
+            // The server has it (the item is done) or the item went elsewhere.
+            unsent::forget(&project_for_restore, &kept.key);
+        }
     });
 
     let project_for_cmd = project.clone();
@@ -193,6 +302,11 @@ fn Workbench(
         }})}
         {move || head.get().last.and_then(|last| last.feedback).map(|f| view! { <qualification::Feedback feedback=f /> })}
         {move || head.get().qualification.map(|q| view! { <qualification::QualificationBanner status=q /> })}
+        {move || retrying.get().is_some().then(|| view! {
+            <p class="warning" role="status" data-testid="unsent">
+                "Not saved yet: the server cannot be reached. Your answer stays here and is sent again every few seconds."
+            </p>
+        })}
         {move || message.get().map(|m| match m {
             Ok(text) if !text.is_empty() => view! { <p class="ok" role="status">{text}</p> }.into_any(),
             Ok(_) => ().into_any(),

@@ -26,6 +26,7 @@ pub mod form;
 pub mod keys;
 pub mod protocol;
 pub mod queue;
+pub mod submission_key;
 pub mod undo;
 pub mod vocab;
 
@@ -48,5 +49,6 @@ pub use protocol::{
     visible_first_label, Decision, FinalLabel, Judged, Opinion, PairState, ProtocolError, Verdict,
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
+pub use submission_key::{SubmissionKey, SubmissionKeyError};
 pub use undo::{can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan};
 pub use vocab::{Provenance, SecondPassMode, Specificity, Stage, UnknownValue};

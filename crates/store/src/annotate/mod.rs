@@ -17,7 +17,7 @@ pub use import::{import_judgments, JudgmentsFormat, JudgmentsImport};
 pub use judging::{judging, set_judging, JudgingChange};
 pub use lead::{overview, reassign_item, set_active, set_mode};
 pub use queue::{add_comment, flag, item_for_lead, queue_head, skip};
-pub use submit::{submit, undo_last, Target};
+pub use submit::{submit, undo_last, Submitted, Target};
 
 use super::{StoreError, StoreResult};
 use domain::annotation::AnnotatorId;

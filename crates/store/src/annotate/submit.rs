@@ -5,6 +5,7 @@ use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
 use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
+use domain::annotation::SubmissionKey;
 use domain::annotation::{
     check_new_judgment, check_not_revealed, plan_undo, reveals_on_submit, Annotation,
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
@@ -101,17 +102,32 @@ async fn resolve(conn: &mut AnyConnection, actor: Actor, target: Target) -> Stor
 /// a day, so that one stray timer cannot dominate the report's times.
 pub const MAX_SECONDS_SPENT: f64 = 86_400.0;
 
+/// What a submission did.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Stored: the judgment, as the page shows the last submission.
+    Stored(Box<LastSubmission>),
+    /// Its key had been used already by the same annotator (the same submission sent again
+    /// after its reply was lost): nothing was written.
+    Repeated,
+}
+
 /// Records `draft` as the caller's judgment for `target`: parsed and checked against the
 /// protocol, written with the time spent (at most [`MAX_SECONDS_SPENT`]), the assignment closed,
 /// and then the pair made final or handed to the next stage. One transaction; refused with
 /// nothing written on any error.
+///
+/// With a `key`, the judgment is stored once per key and annotator: a submission whose key has
+/// stored a judgment already writes nothing and is [`Submitted::Repeated`]. (A qualification
+/// item's answer keeps no key.)
 pub async fn submit(
     db: &Db,
     actor: Actor,
     target: Target,
     draft: &AnnotationDraft,
     seconds_spent: f64,
-) -> StoreResult<LastSubmission> {
+    key: Option<&SubmissionKey>,
+) -> StoreResult<Submitted> {
     if !seconds_spent.is_finite() || seconds_spent < 0.0 {
         return Err(StoreError::Invalid(format!(
             "seconds_spent: {seconds_spent} is not a duration"
@@ -119,11 +135,23 @@ pub async fn submit(
     }
     let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
+    if let Some(key) = key {
+        let stored: Option<i64> = sqlx::query_scalar(
+            "SELECT judgment_id FROM submission_keys WHERE annotator_id = $1 AND submission_key = $2",
+        )
+        .bind(actor.id)
+        .bind(key.as_str())
+        .fetch_optional(&mut *tx)
+        .await?;
+        if stored.is_some() {
+            return Ok(Submitted::Repeated);
+        }
+    }
     let (assignment, stage, entry_id) = match resolve(&mut tx, actor, target).await? {
         Resolved::Gold(gold) => {
             let shown = super::gold::submit(&mut tx, actor, gold, draft, seconds_spent).await?;
             tx.commit().await?;
-            return Ok(shown);
+            return Ok(Submitted::Stored(Box::new(shown)));
         }
         Resolved::Pair {
             assignment,
@@ -176,6 +204,25 @@ pub async fn submit(
     .bind(now)
     .fetch_one(&mut *tx)
     .await?;
+    if let Some(key) = key {
+        let recorded = sqlx::query(
+            "INSERT INTO submission_keys (annotator_id, submission_key, judgment_id, created_at)
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(actor.id)
+        .bind(key.as_str())
+        .bind(judgment_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await;
+        match recorded {
+            Ok(_) => {}
+            // The same key committed meanwhile by a concurrent request (PostgreSQL: both read
+            // no key above): that one stored the judgment; this one writes nothing.
+            Err(e) if super::super::is_unique_violation(&e) => return Ok(Submitted::Repeated),
+            Err(e) => return Err(e.into()),
+        }
+    }
     if let Some(id) = assignment {
         let status = match target {
             Target::Assignment(_) => "done",
@@ -254,7 +301,7 @@ pub async fn submit(
     .record(&mut tx)
     .await?;
     tx.commit().await?;
-    Ok(LastSubmission {
+    Ok(Submitted::Stored(Box::new(LastSubmission {
         judgment_id,
         claim_id: entry.claim_ext,
         doc_id: entry.doc_ext,
@@ -265,7 +312,7 @@ pub async fn submit(
         undo_until_ms: now + UNDO_WINDOW_MS,
         undoable: !reveals_on_submit(stage, mode) && !reannotation,
         feedback: None,
-    })
+    })))
 }
 
 /// Undoes the caller's latest judgment in the project, within [`UNDO_WINDOW_MS`] and while no
