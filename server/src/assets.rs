@@ -13,6 +13,7 @@
 //! A package without the build's manifest (a development build, `cargo leptos watch`) is not
 //! loaded: leptos's file handler serves it from disk as before, with the plain paths.
 
+use app::domain::hex::hex;
 use axum::body::Body;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -261,10 +262,6 @@ fn content_type(name: &str) -> &'static str {
         Some("css") => "text/css; charset=utf-8",
         _ => "application/octet-stream",
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

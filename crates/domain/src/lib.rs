@@ -11,6 +11,7 @@ pub mod model;
 
 pub mod account;
 pub mod field;
+pub mod hex;
 pub mod ids;
 pub mod label;
 pub mod units;

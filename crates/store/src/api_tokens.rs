@@ -16,6 +16,7 @@ use super::audit::{json, AuditEvent};
 use super::users::user_from_row;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use domain::account::User;
+use domain::hex::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
@@ -57,10 +58,6 @@ fn generate() -> String {
     let mut bytes = [0u8; SECRET_BYTES];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     format!("{TOKEN_PREFIX}{}", hex(&bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The stored form of a token: its SHA-256 in hex.

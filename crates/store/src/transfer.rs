@@ -9,13 +9,13 @@
 use super::copy_text::{push_bytes, push_integer, push_real, push_text};
 use super::db::sqlite_options;
 use super::{Db, StoreError, StoreResult};
+use domain::hex::hex;
 use futures::TryStreamExt;
 use sha2::{Digest, Sha256};
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, PgPool, Row, SqliteConnection, TypeInfo, ValueRef};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
 /// Tables that are not data: the migration ledger and the web sessions.
 const SKIPPED: [&str; 2] = ["_sqlx_migrations", "sessions"];
@@ -440,11 +440,4 @@ async fn postgres_checksum(dst: &PgPool, table: &Table) -> StoreResult<(u64, Str
         count += 1;
     }
     Ok((count, hex(&hasher.finalize())))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

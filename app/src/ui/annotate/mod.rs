@@ -88,7 +88,7 @@ fn Workbench(
     // The guidelines version to confirm before any item (None: nothing to confirm).
     let to_confirm = Memo::new(move |_| head.with(|h| h.guidelines_to_confirm));
 
-    let apply = move |result: Result<QueueHead, ApiError>, fallback: Option<QueueHead>| {
+    let apply = move |result: Result<QueueHead, ApiError>| {
         in_flight.update(|n| *n = n.saturating_sub(1));
         match result {
             Ok(h) => {
@@ -101,12 +101,7 @@ fn Workbench(
                     head.set(h);
                 }
             }
-            Err(e) => {
-                if let Some(previous) = fallback {
-                    head.set(previous);
-                }
-                message.set(Some(Err(e)));
-            }
+            Err(e) => message.set(Some(Err(e))),
         }
     };
 
@@ -150,7 +145,7 @@ fn Workbench(
                         retrying.set(None);
                         message.set(Some(Ok("Saved.".to_owned())));
                     }
-                    apply(Ok(h), None);
+                    apply(Ok(h));
                 }
                 // The request did not reach the server, or its answer did not come back: the
                 // answer is kept and tried again (the key makes a second arrival harmless).
@@ -255,7 +250,7 @@ fn Workbench(
                 _ => load_queue(project).await,
             };
             let ok = result.is_ok();
-            apply(result, None);
+            apply(result);
             if ok {
                 message.set(Some(Ok(match what {
                     "undo" => "Undone: the item is back at the front of your queue.".to_owned(),
