@@ -35,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
-use store::{self, import};
+use store;
 
 const SAMPLE: &str = include_str!("../demo/corpus.jsonl");
 
@@ -138,8 +138,11 @@ async fn main() -> anyhow::Result<()> {
         store::Engine::Postgres => db.connect_options().database_url.to_string(),
     };
     let project = store::projects::create(&db, "bench", "", None).await?;
-    import::corpus(&db, project, &corpus, None, None).await?;
-    import::claims(&db, project, &claims_path, None).await?;
+    let lead = commands::Operator::at_the_shell()
+        .lead(&db, "bench")
+        .await?;
+    commands::import::corpus(&db, &lead, &corpus, None).await?;
+    commands::import::claims(&db, &lead, &claims_path).await?;
     // The pairs of each claim (one list for all systems), then one run per system: the first
     // in rank order, the others in their own random orders over the same pairs.
     let claim_docs: Vec<Vec<usize>> = (0..claims)
@@ -164,11 +167,11 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         out.flush()?;
-        let spec = import::RunImport {
+        let spec = commands::import::RunImport {
             path: run,
             format: Some(app::domain::formats::RunFormat::Canonical),
             options: Default::default(),
-            system: import::SystemSpec {
+            system: commands::import::SystemSpec {
                 name: Some(if system == 0 {
                     "sys".to_owned()
                 } else {
@@ -180,7 +183,7 @@ async fn main() -> anyhow::Result<()> {
             },
             allow_missing_docs: false,
         };
-        import::run(&db, project, spec, None).await?;
+        commands::import::run(&db, &lead, spec).await?;
     }
     let password = "bench password";
     let hash = app::auth::hash_password(&NewPassword::parse(password)?)?;
@@ -263,11 +266,11 @@ async fn main() -> anyhow::Result<()> {
                     write_import_run(&write, k, claims, n_docs, import_lines)
                 })
                 .await??;
-                let spec = import::RunImport {
+                let spec = commands::import::RunImport {
                     path: path.clone(),
                     format: Some(app::domain::formats::RunFormat::Canonical),
                     options: Default::default(),
-                    system: import::SystemSpec {
+                    system: commands::import::SystemSpec {
                         name: Some(format!("import-{k}")),
                         role: app::domain::pool::Role::EvaluationOnly,
                         description: String::new(),
@@ -277,7 +280,7 @@ async fn main() -> anyhow::Result<()> {
                 };
                 let from = origin.elapsed();
                 let rows = match &import_process {
-                    None => import::run(&db, project, spec, None).await?.rows,
+                    None => commands::import::run(&db, &lead, spec).await?.rows,
                     Some(binary) => import_by_process(binary, &db_target, k, &path).await?,
                 };
                 spans.push((from, origin.elapsed(), rows));

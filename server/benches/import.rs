@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
-use store::{self, import, pool};
+use store::{self, pool};
 
 #[path = "support/database.rs"]
 mod database;
@@ -136,8 +136,12 @@ async fn main() -> anyhow::Result<()> {
         );
         let db = database::open(&args, dir.path(), "corpus").await?;
         let project = store::projects::create(&db, "bench-corpus", "", None).await?;
+        let lead = commands::Operator::at_the_shell()
+            .lead(&db, "bench-corpus")
+            .await?;
         let t = Instant::now();
-        let report = import::corpus(&db, project, &path, Some(CorpusFormat::SciFact), None).await?;
+        let report =
+            commands::import::corpus(&db, &lead, &path, Some(CorpusFormat::SciFact)).await?;
         println!(
             "corpus: imported {} abstracts in {:.1} s (target < 60 s); peak RSS {:.0} MiB",
             report.rows,
@@ -151,6 +155,9 @@ async fn main() -> anyhow::Result<()> {
         let (systems, per_claim, depth) = (4usize, 250usize, 250u32);
         let db = database::open(&args, dir.path(), "runs").await?;
         let project = store::projects::create(&db, "bench-runs", "", None).await?;
+        let lead = commands::Operator::at_the_shell()
+            .lead(&db, "bench-runs")
+            .await?;
         let t = Instant::now();
         let corpus = dir.path().join("ids.jsonl");
         let mut out = BufWriter::new(std::fs::File::create(&corpus)?);
@@ -162,10 +169,10 @@ async fn main() -> anyhow::Result<()> {
         }
         out.flush()?;
         drop(out);
-        import::corpus(&db, project, &corpus, None, None).await?;
+        commands::import::corpus(&db, &lead, &corpus, None).await?;
         let claims_path = dir.path().join("claims.jsonl");
         write_claims(&claims_path, claims)?;
-        import::claims(&db, project, &claims_path, None).await?;
+        commands::import::claims(&db, &lead, &claims_path).await?;
         let mut files = Vec::new();
         for s in 0..systems {
             let path = dir.path().join(format!("run{s}.jsonl"));
@@ -179,11 +186,11 @@ async fn main() -> anyhow::Result<()> {
         );
         let t = Instant::now();
         for (s, path) in files.iter().enumerate() {
-            let run = import::RunImport {
+            let run = commands::import::RunImport {
                 path: path.clone(),
                 format: None,
                 options: RunReadOptions::default(),
-                system: import::SystemSpec {
+                system: commands::import::SystemSpec {
                     name: Some(format!("system-{s}")),
                     role: app::domain::pool::Role::Pooled,
                     description: String::new(),
@@ -191,7 +198,7 @@ async fn main() -> anyhow::Result<()> {
                 },
                 allow_missing_docs: false,
             };
-            import::run(&db, project, run, None).await?;
+            commands::import::run(&db, &lead, run).await?;
             println!(
                 "runs: system {s} imported at {:.1} s",
                 t.elapsed().as_secs_f64()

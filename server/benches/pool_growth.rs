@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use store::annotate::Actor;
-use store::{self, import, pool, Db};
+use store::{self, pool, Db};
 
 /// Pooled systems of the generated project.
 const SYSTEMS: usize = 3;
@@ -108,17 +108,18 @@ async fn project(
     let docs = claims.max(WINDOW * 4);
     write_inputs(dir, claims, docs)?;
     let project = store::projects::create(db, "bench", "", None).await?;
-    import::corpus(db, project, &dir.join("corpus.jsonl"), None, None).await?;
-    import::claims(db, project, &dir.join("claims.jsonl"), None).await?;
+    let lead = commands::Operator::at_the_shell().lead(db, "bench").await?;
+    commands::import::corpus(db, &lead, &dir.join("corpus.jsonl"), None).await?;
+    commands::import::claims(db, &lead, &dir.join("claims.jsonl")).await?;
     let mut rng = ChaCha8Rng::seed_from_u64(13);
     for s in 0..SYSTEMS {
         let path = dir.join(format!("run{s}.jsonl"));
         write_run(&path, claims, docs, &mut rng)?;
-        let run = import::RunImport {
+        let run = commands::import::RunImport {
             path: path.clone(),
             format: Some(app::domain::formats::RunFormat::Canonical),
             options: Default::default(),
-            system: import::SystemSpec {
+            system: commands::import::SystemSpec {
                 name: Some(format!("system-{s}")),
                 role: app::domain::pool::Role::Pooled,
                 description: String::new(),
@@ -126,7 +127,7 @@ async fn project(
             },
             allow_missing_docs: false,
         };
-        import::run(db, project, run, None).await?;
+        commands::import::run(db, &lead, run).await?;
         std::fs::remove_file(&path)?;
     }
     let hash = app::auth::hash_password(&NewPassword::parse("bench password")?)?;

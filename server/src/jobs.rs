@@ -262,11 +262,13 @@ async fn pipeline(
     let project = job.project_id.context("the job has no project")?;
     let lead = Lead::of_job_starter(db, job.created_by, project).await?;
     let dir = tempfile::tempdir().context("a temporary directory for the job")?;
-    let corpus = dir.path().join("corpus.jsonl");
-    let claims = dir.path().join("claims.jsonl");
     let out = dir.path().join("run.jsonl");
-    jobs::export_corpus(db, project, &corpus).await?;
-    let total = jobs::export_claims(db, project, &claims).await?;
+    let commands::export::Exported {
+        corpus,
+        claims,
+        claim_count: total,
+        ..
+    } = commands::export::corpus_and_claims(db, &lead, dir.path()).await?;
     jobs::progress(db, job.id, 0, Some(total as i64)).await?;
 
     let done = Arc::new(AtomicU64::new(0));

@@ -35,7 +35,7 @@ impl CompareReleases {
         let project = lead.project_id();
         let (_, archive_a) = store::release::archive(db, project, a).await?;
         let (_, archive_b) = store::release::archive(db, project, b).await?;
-        let computed = store::background::spawn("release diff", move || {
+        let computed = crate::background::spawn("release diff", move || {
             let a = ReleaseContents::from_archive(a, &archive_a)?;
             let b = ReleaseContents::from_archive(b, &archive_b)?;
             domain::release::diff(&a, &b, bootstrap)

@@ -39,7 +39,7 @@ pub async fn project_report(
         not_yet_pooled,
     } = report::snapshot(db, lead.project_id()).await?;
     let pool = snapshot.pool;
-    let report = store::background::spawn("report", move || Report::compute(&snapshot, &options))?
+    let report = crate::background::spawn("report", move || Report::compute(&snapshot, &options))?
         .join()
         .await?
         .map_err(|e| {

@@ -18,7 +18,7 @@ use pipeline::{generate, Retriever};
 use std::collections::HashMap;
 use std::path::Path;
 use store::judging::{self, ReplayInputs};
-use store::{jobs, Db};
+use store::Db;
 
 /// A replay of one order on a project.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -142,12 +142,8 @@ pub async fn simulate_cal(
 
     let dir = tempfile::tempdir()
         .map_err(|e| CommandError::Internal(format!("a temporary directory for the index: {e}")))?;
-    let (corpus, claims) = (
-        dir.path().join("corpus.jsonl"),
-        dir.path().join("claims.jsonl"),
-    );
-    jobs::export_corpus(db, project, &corpus).await?;
-    jobs::export_claims(db, project, &claims).await?;
+    let crate::export::Exported { corpus, claims, .. } =
+        crate::export::corpus_and_claims(db, lead, dir.path()).await?;
     let work = dir.path().to_path_buf();
     let searchers = searchers.to_vec();
     tokio::task::spawn_blocking(move || {

@@ -1,54 +1,42 @@
-//! Imports of corpora, claims and system runs.
+//! What an import stores: the record of an imported file, and the rows of corpora, claims and
+//! system runs, written in short transactions so that no import holds SQLite's write lock for
+//! long. Reading, hashing and parsing the file is the import command's (`commands::import`);
+//! the store takes the rows it parsed.
 //!
-//! Each file is parsed on a blocking thread (streaming, bounded memory) that resolves ids and
-//! checks every line. A bad line rejects the whole file: the errors (each naming file, line and
-//! field, up to [`MAX_ERRORS`]) are returned and nothing is written. The same file (by SHA-256)
-//! is refused the second time. No import holds SQLite's write lock while it reads its file:
-//!
-//! - a corpus or claims file is parsed into a staging file first ([`super::staged`]), then
-//!   written in one transaction (multi-row INSERTs);
-//! - a run (millions of predictions) is written in chunks of a few tens of milliseconds each,
-//!   invisible until its last transaction (see [`super::import_writer`]), on a connection of its
-//!   own with SQLite's foreign-key checks off ([`bulk_connection`]): every key it writes was
-//!   checked or created by the import, and nothing deletes documents, claims or another
-//!   import's systems, so the checks (a third of SQLite's time per prediction) could never
-//!   fail. Its predictions go in through SQLite's C API ([`insert_rows`]). On PostgreSQL they
-//!   go in with `COPY` on a connection that skips the per-row checks likewise, where the
+//! - a corpus's documents and a claims file's claims come in chunks ([`write_documents`],
+//!   [`write_claims`]), hidden until the import's last transaction ([`complete`]);
+//! - a run (millions of predictions) is written by a [`RunWriter`] in chunks of a few tens of
+//!   milliseconds each, invisible until its last transaction (see [`super::import_writer`]), on
+//!   a connection of its own with SQLite's foreign-key checks off ([`bulk_connection`]): every
+//!   key it writes was checked or created by the import, and nothing deletes documents, claims
+//!   or another import's systems, so the checks (a third of SQLite's time per prediction) could
+//!   never fail. Its predictions go in through SQLite's C API ([`insert_rows`]). On PostgreSQL
+//!   they go in with `COPY` on a connection that skips the per-row checks likewise, where the
 //!   database role may ([`super::import_copy`]).
+//!
+//! The same file (by the SHA-256 the command gives) is refused the second time.
 
 use super::audit::AuditEvent;
-use super::background::{self, Background};
 use super::db::{engine, Engine};
 use super::id_keys::IdKeys;
 use super::import_writer::{self, WriterLock};
 use super::raw_rows::{with_connection, Access, RawConnection, RowBinder};
 use super::snapshot::read_snapshot;
-use super::staged::stage;
 use super::write_gate::{self, Gate};
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
-use domain::formats::{
-    ClaimsReader, CorpusFormat, CorpusReader, EvidenceProvenance, FormatError, Located, ParseError,
-    RunFormat, RunReadOptions, RunReader, Scoring, ScoringTally,
-};
-use domain::ids::{ClaimId, DocId};
+use domain::formats::Scoring;
 use domain::label::Label;
 use domain::pool::Role;
-use serde::Serialize;
-use sha2::{Digest, Sha256};
+use serde::{Deserialize, Serialize};
 use sqlx::{AnyConnection, Connection, Executor};
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use tokio::sync::mpsc;
 
-/// At most this many problems are listed for a rejected file.
-pub const MAX_ERRORS: usize = 50;
 /// Rows per multi-row INSERT (SQLite allows 32,766 bound values per statement).
-const BATCH: usize = 1_000;
+pub const BATCH: usize = 1_000;
 /// Predictions per batch a run's parser hands to the writer, which inserts each batch through
 /// [`insert_rows`] (whose statements are prepared once per batch).
-const RUN_BATCH: usize = 4_096;
+pub const RUN_BATCH: usize = 4_096;
 /// While people write (a writer waited on the board within [`CONTENDED_FOR`]), at most this many
 /// predictions go into one write transaction of a run import on SQLite: about 1 ms of SQLite's
 /// write lock, which a submission arriving meanwhile waits for. With 8,192 rows (about 10 ms) a
@@ -91,144 +79,40 @@ pub struct SystemSpec {
     pub negative_sampling_ratio: Option<f64>,
 }
 
-/// Problems found in a file, for a rejection that names each.
-#[derive(Default)]
-pub(crate) struct Problems {
-    file: String,
-    list: Vec<String>,
-    more: usize,
+/// Runs CPU-heavy work of a bulk write off the async runtime (a run import's `COPY` text on
+/// PostgreSQL), where the caller says: the import command runs it on its lower-priority
+/// threads. The store starts no thread of its own for it.
+pub trait Offload: Send + Sync {
+    /// Starts `work`, named `name` for the logs; an error if it could not be started.
+    fn offload(&self, name: &'static str, work: Box<dyn FnOnce() + Send>) -> StoreResult<()>;
 }
 
-impl Problems {
-    pub(crate) fn new(file: &str) -> Problems {
-        Problems {
-            file: file.to_owned(),
-            ..Problems::default()
-        }
-    }
-
-    fn push(&mut self, problem: String) {
-        if self.list.len() < MAX_ERRORS {
-            self.list.push(problem);
-        } else {
-            self.more += 1;
-        }
-    }
-
-    pub(crate) fn at(&mut self, line: usize, field: Option<&str>, message: impl Into<String>) {
-        self.push(ParseError::new(&self.file.clone(), line, field, message).to_string());
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// The record of a parsed line, or None after noting the line's error.
-    pub(crate) fn record<T>(&mut self, item: Result<Located<T>, ParseError>) -> Option<Located<T>> {
-        item.map_err(|e| self.push(e.to_string())).ok()
-    }
-
-    pub(crate) fn into_error(self) -> StoreError {
-        let total = self.list.len() + self.more;
-        let mut text = format!(
-            "{}: {total} problem{} found, nothing was imported:",
-            self.file,
-            if total == 1 { "" } else { "s" }
-        );
-        for p in &self.list {
-            text.push_str("\n  ");
-            text.push_str(p);
-        }
-        if self.more > 0 {
-            text.push_str(&format!("\n  … and {} more", self.more));
-        }
-        StoreError::Invalid(text)
-    }
-}
-
-/// Ids a file brings: each must be new to the project and appear once in the file.
-struct NewIds {
-    existing: HashSet<String>,
-    seen: HashMap<String, usize>,
-    /// "document" or "claim", and the field that holds the id.
-    what: &'static str,
-    field: &'static str,
-}
-
-impl NewIds {
-    fn new(existing: HashSet<String>, what: &'static str, field: &'static str) -> NewIds {
-        NewIds {
-            existing,
-            seen: HashMap::new(),
-            what,
-            field,
-        }
-    }
-
-    /// Whether `id` on `line` is new; if not, the problem is noted.
-    fn admit(&mut self, id: &str, line: usize, problems: &mut Problems) -> bool {
-        let (what, field) = (self.what, self.field);
-        if self.existing.contains(id) {
-            problems.at(
-                line,
-                Some(field),
-                format!("{what} {id} is in the project already"),
-            );
-            return false;
-        }
-        if let Some(first) = self.seen.insert(id.to_owned(), line) {
-            problems.at(
-                line,
-                Some(field),
-                format!("{what} {id} appears twice (first on line {first})"),
-            );
-            return false;
-        }
-        true
-    }
-}
-
-pub(crate) fn format_error(err: FormatError) -> StoreError {
-    StoreError::Invalid(err.to_string())
-}
-
-pub(crate) fn display_name(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// SHA-256 of a file's bytes, streamed.
-fn sha256_file(path: &Path) -> StoreResult<String> {
-    let mut file = std::fs::File::open(path)
-        .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buf)
-            .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(format!("{:x}", hasher.finalize()))
-}
-
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> StoreResult<T> + Send + 'static,
-) -> StoreResult<T> {
-    tokio::task::spawn_blocking(f)
+/// The result of `work` run through `offload`.
+pub(crate) async fn offloaded<R: Send + 'static>(
+    offload: &dyn Offload,
+    name: &'static str,
+    work: impl FnOnce() -> R + Send + 'static,
+) -> StoreResult<R> {
+    let (send, result) = tokio::sync::oneshot::channel();
+    offload.offload(
+        name,
+        Box::new(move || {
+            // The receiver is gone only when the writer stopped waiting.
+            let _ = send.send(work());
+        }),
+    )?;
+    result
         .await
-        .map_err(|e| StoreError::Fault(format!("the import stopped: {e}")))?
+        .map_err(|_| StoreError::Fault(format!("the {name} stopped before it was done")))
 }
 
 /// Refuses a file (by SHA-256) the project has imported, or is importing, as this kind. Imports
 /// call it before parsing, for a quick answer; [`begin_import`] again in the write transaction.
-pub(crate) async fn refuse_repeat<'c>(
+pub async fn refuse_repeat<'c>(
     conn: impl sqlx::Executor<'c, Database = sqlx::Any>,
     project_id: i64,
     kind: &str,
-    path: &Path,
+    file: &str,
     sha: &str,
 ) -> StoreResult<()> {
     let earlier: Option<(i64, String, String)> = sqlx::query_as(
@@ -248,20 +132,21 @@ pub(crate) async fn refuse_repeat<'c>(
                 "was imported into the project already"
             };
             Err(StoreError::Conflict(format!(
-                "{}: this file {when} (import #{id}, {name}); nothing was imported",
-                display_name(path)
+                "{file}: this file {when} (import #{id}, {name}); nothing was imported"
             )))
         }
     }
 }
 
 /// An import about to be recorded by [`begin_import`].
-pub(crate) struct NewImport<'a> {
+pub struct NewImport<'a> {
     pub project_id: i64,
     /// `corpus`, `claims`, `run` or `judgments`.
     pub kind: &'a str,
-    pub path: &'a Path,
-    /// The file's SHA-256 ([`file_sha`]).
+    /// The file's name as messages show it.
+    pub file: &'a str,
+    /// What the file is refused again by: its SHA-256 (a judgments import adds whose and which
+    /// stage).
     pub sha: &'a str,
     pub format: &'a str,
     pub actor_id: Option<i64>,
@@ -269,37 +154,27 @@ pub(crate) struct NewImport<'a> {
     pub lock_token: Option<&'a str>,
 }
 
-/// SHA-256 of an import's file, read on a blocking thread (before any transaction: hashing a
-/// large file takes seconds).
-pub(crate) async fn file_sha(path: &Path) -> StoreResult<String> {
-    let owned = path.to_owned();
-    blocking(move || sha256_file(&owned)).await
-}
-
 /// Records the import of a file with SHA-256 `sha` (refusing a file imported already, or being
 /// imported) inside the transaction. With a writer's lock token the import is `writing` (see
 /// [`super::import_writer`]); without, it is done when the transaction commits.
-pub(crate) async fn begin_import(
-    conn: &mut AnyConnection,
-    import: NewImport<'_>,
-) -> StoreResult<i64> {
+pub async fn begin_import(conn: &mut AnyConnection, import: NewImport<'_>) -> StoreResult<i64> {
     let NewImport {
         project_id,
         kind,
-        path,
+        file,
         sha,
         format,
         actor_id,
         lock_token,
     } = import;
-    refuse_repeat(&mut *conn, project_id, kind, path, sha).await?;
+    refuse_repeat(&mut *conn, project_id, kind, file, sha).await?;
     let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO imports (project_id, kind, file_name, sha256, format, rows, imported_by, imported_at, state, lock_token)
          VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9) RETURNING id",
     )
     .bind(project_id)
     .bind(kind)
-    .bind(display_name(path))
+    .bind(file)
     .bind(sha)
     .bind(format)
     .bind(actor_id)
@@ -311,8 +186,7 @@ pub(crate) async fn begin_import(
     .map_err(|e| {
         if is_unique_violation(&e) {
             StoreError::Conflict(format!(
-                "{}: this file is being imported into the project; nothing was imported",
-                display_name(path)
+                "{file}: this file is being imported into the project; nothing was imported"
             ))
         } else {
             e.into()
@@ -321,7 +195,7 @@ pub(crate) async fn begin_import(
     Ok(id)
 }
 
-pub(crate) async fn finish_import(
+pub async fn finish_import(
     conn: &mut AnyConnection,
     project_id: i64,
     import_id: i64,
@@ -346,69 +220,13 @@ pub(crate) async fn finish_import(
     .await
 }
 
-/// A parser's batches of rows, and the problems it found once it is done.
-type Parser<T> = (mpsc::Receiver<Vec<T>>, Background<Problems>);
-
-/// Runs a parser on a thread of its own, at a lower CPU priority than requests (see
-/// [`background`]), that sends batches of rows, and collects its problems.
-fn spawn_parser<T: Send + 'static>(
-    parse: impl FnOnce(&mpsc::Sender<Vec<T>>, &mut Problems) + Send + 'static,
-    file: String,
-) -> StoreResult<Parser<T>> {
-    let (tx, rx) = mpsc::channel(4);
-    let handle = background::spawn("import parser", move || {
-        let mut problems = Problems::new(&file);
-        parse(&tx, &mut problems);
-        problems
-    })?;
-    Ok((rx, handle))
-}
-
-/// Sends a batch of `size` rows once full (unless problems were found: then rows are only
-/// checked, not sent).
-fn push_row<T>(
-    batch: &mut Vec<T>,
-    size: usize,
-    row: T,
-    tx: &mpsc::Sender<Vec<T>>,
-    problems: &Problems,
-) {
-    if !problems.is_empty() {
-        batch.clear();
-        return;
-    }
-    batch.push(row);
-    if batch.len() >= size {
-        // A closed channel means the writer failed; its error is reported instead.
-        let _ = tx.blocking_send(std::mem::take(batch));
-    }
-}
-
-fn flush<T>(batch: Vec<T>, tx: &mpsc::Sender<Vec<T>>, problems: &Problems) {
-    if problems.is_empty() && !batch.is_empty() {
-        let _ = tx.blocking_send(batch);
-    }
-}
-
-/// The parser's rows staged on disk, once it is done and found no problem.
-async fn stage_checked<T: Serialize + Send + 'static>(
-    rx: mpsc::Receiver<Vec<T>>,
-    parser: Background<Problems>,
-) -> StoreResult<super::staged::Staged<T>> {
-    let staged = stage(rx).await?;
-    let problems = parser.join().await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
-    }
-    Ok(staged)
-}
-
 async fn external_ids(db: &Db, sql: &str, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     let rows: Vec<(String, i64)> = sqlx::query_as(sql).bind(project_id).fetch_all(db).await?;
     Ok(rows.into_iter().collect())
 }
 
-pub(crate) async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+/// The project's documents' keys by external id.
+pub async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
         "SELECT doc_id, id FROM documents WHERE project_id = $1",
@@ -417,7 +235,8 @@ pub(crate) async fn doc_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<Str
     .await
 }
 
-pub(crate) async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
+/// The project's claims' keys by external id.
+pub async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<String, i64>> {
     external_ids(
         db,
         "SELECT claim_id, id FROM claims WHERE project_id = $1",
@@ -426,133 +245,45 @@ pub(crate) async fn claim_ids(db: &Db, project_id: i64) -> StoreResult<HashMap<S
     .await
 }
 
-#[derive(Serialize, serde::Deserialize)]
-struct DocRow {
-    doc_id: String,
-    title: String,
-    sentences: String,
-    extra: Option<String>,
+/// A document a corpus import writes.
+#[derive(Serialize, Deserialize)]
+pub struct DocRow {
+    pub doc_id: String,
+    pub title: String,
+    /// The sentences as a JSON array.
+    pub sentences: String,
+    /// The file's other fields as a JSON object.
+    pub extra: Option<String>,
 }
 
-/// Imports a corpus (SciFact or BEIR `corpus.jsonl`, plain or gzip); `format` None detects it.
-pub async fn corpus(
+/// The last transaction of a corpus or claims import: it appears whole.
+pub async fn complete(
     db: &Db,
     project_id: i64,
-    path: &Path,
-    format: Option<CorpusFormat>,
+    import_id: i64,
     actor_id: Option<i64>,
-) -> StoreResult<ImportReport> {
-    // A crashed import of this file no longer stands in the way.
-    import_writer::reclaim_abandoned(db).await?;
-    let format = match format {
-        Some(f) => f,
-        None => CorpusFormat::detect_file(path).map_err(format_error)?,
-    };
-    let sha = file_sha(path).await?;
-    refuse_repeat(db, project_id, "corpus", path, &sha).await?;
-    let reader = CorpusReader::open(path, format).map_err(format_error)?;
-    let mut ids = NewIds::new(
-        doc_ids(db, project_id).await?.into_keys().collect(),
-        "document",
-        "doc_id",
-    );
-    let (rx, parser) = spawn_parser(
-        move |tx, problems| {
-            let mut batch = Vec::with_capacity(BATCH);
-            for item in reader {
-                let Some(located) = problems.record(item) else {
-                    continue;
-                };
-                let doc = located.record;
-                let id = doc.doc_id.as_str().to_owned();
-                if !ids.admit(&id, located.line, problems) {
-                    continue;
-                }
-                let sentences =
-                    serde_json::to_string(&doc.sentences).unwrap_or_else(|_| "[]".into());
-                let extra = (!doc.extra.is_empty())
-                    .then(|| serde_json::Value::Object(doc.extra).to_string());
-                push_row(
-                    &mut batch,
-                    BATCH,
-                    DocRow {
-                        doc_id: id,
-                        title: doc.title,
-                        sentences,
-                        extra,
-                    },
-                    tx,
-                    problems,
-                );
-            }
-            flush(batch, tx, problems);
-        },
-        display_name(path),
-    )?;
-    let mut staged = stage_checked(rx, parser).await?;
-    let (lock, import_id) = begin_chunked(
-        db,
-        NewImport {
-            project_id,
-            kind: "corpus",
-            path,
-            sha: &sha,
-            format: format_name_corpus(format),
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let report = ImportReport {
-        import_id,
-        file: display_name(path),
-        format: format_name_corpus(format).to_owned(),
-        rows: staged.rows(),
-        systems: vec![],
-        judgments: 0,
-        missing_docs: 0,
-    };
-    let written = write_documents(db, &mut staged, project_id, import_id).await;
-    let result = match written {
-        Ok(()) => {
-            // The last transaction: the corpus appears whole.
-            async {
-                let mut tx = write_gate::begin(db).await?;
-                finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-                tx.commit().await?;
-                Ok(report)
-            }
-            .await
-        }
-        Err(e) => Err(e),
-    };
-    finish_chunked(db, import_id, lock, result).await
+    report: &ImportReport,
+) -> StoreResult<()> {
+    let mut tx = write_gate::begin(db).await?;
+    finish_import(&mut tx, project_id, import_id, actor_id, report).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Batches of [`BATCH`] documents per write transaction of a corpus import (2,000 abstracts, a
 /// few megabytes: tens of milliseconds of SQLite's write lock).
-const CORPUS_CHUNK_BATCHES: usize = 2;
+pub const CORPUS_CHUNK_BATCHES: usize = 2;
 
-/// Writes a corpus import's staged documents in short transactions, each in its turn; they stay
-/// hidden (the view `documents`) while the import is `writing`.
-async fn write_documents(
+/// Writes one chunk of a corpus import's documents (up to [`CORPUS_CHUNK_BATCHES`] batches of
+/// [`BATCH`]) in a short transaction of its own, in its turn; they stay hidden (the view
+/// `documents`) while the import is `writing`.
+pub async fn write_documents(
     db: &Db,
-    staged: &mut super::staged::Staged<DocRow>,
+    chunk: Vec<Vec<DocRow>>,
     project_id: i64,
     import_id: i64,
 ) -> StoreResult<()> {
-    loop {
-        let mut chunk = Vec::with_capacity(CORPUS_CHUNK_BATCHES);
-        while chunk.len() < CORPUS_CHUNK_BATCHES {
-            let batch: Vec<DocRow> = staged.next_batch(BATCH).await?;
-            if batch.is_empty() {
-                break;
-            }
-            chunk.push(batch);
-        }
-        if chunk.is_empty() {
-            return Ok(());
-        }
+    {
         let mut tx = write_gate::begin(db).await?;
         for batch in chunk {
             let rows = super::values::ValuesInsert::new(
@@ -574,162 +305,24 @@ async fn write_documents(
         }
         tx.commit().await?;
     }
-}
-
-fn format_name_corpus(format: CorpusFormat) -> &'static str {
-    match format {
-        CorpusFormat::SciFact => "scifact-corpus",
-        CorpusFormat::Beir => "beir-corpus",
-    }
+    Ok(())
 }
 
 /// A claim ready to insert: its evidence resolved to document keys.
-#[derive(Serialize, serde::Deserialize)]
-struct ClaimRow {
-    claim_id: String,
-    text: String,
-    cited: Option<String>,
+#[derive(Serialize, Deserialize)]
+pub struct ClaimRow {
+    pub claim_id: String,
+    pub text: String,
+    /// The cited documents' ids as a JSON array.
+    pub cited: Option<String>,
     /// (document key, label, rationale sets as JSON, provenance)
-    judged: Vec<(i64, Label, String, String)>,
-}
-
-/// Imports claims (SciFact or SciFact-Open `claims.jsonl`). Evidence in the file becomes final
-/// judgments with provenance `citation` (or `pooling`, as a SciFact-Open file says); the cited
-/// documents without evidence were read by SciFact's annotators and become final NEI judgments
-/// with provenance `citation`. A claims file without evidence imports claims only.
-pub async fn claims(
-    db: &Db,
-    project_id: i64,
-    path: &Path,
-    actor_id: Option<i64>,
-) -> StoreResult<ImportReport> {
-    // A crashed import of this file no longer stands in the way.
-    import_writer::reclaim_abandoned(db).await?;
-    let sha = file_sha(path).await?;
-    refuse_repeat(db, project_id, "claims", path, &sha).await?;
-    let reader = ClaimsReader::open(path).map_err(format_error)?;
-    let docs = Arc::new(doc_ids(db, project_id).await?);
-    let mut ids = NewIds::new(
-        claim_ids(db, project_id).await?.into_keys().collect(),
-        "claim",
-        "id",
-    );
-    let (rx, parser) = spawn_parser(
-        move |tx, problems| {
-            let mut batch = Vec::with_capacity(BATCH);
-            for item in reader {
-                let Some(located) = problems.record(item) else {
-                    continue;
-                };
-                let (line, claim) = (located.line, located.record);
-                let id = claim.id.as_str().to_owned();
-                if !ids.admit(&id, line, problems) {
-                    continue;
-                }
-                let mut judged = Vec::new();
-                let mut evidence_docs = HashSet::new();
-                for ev in &claim.evidence {
-                    let Some(&doc) = docs.get(ev.doc_id.as_str()) else {
-                        let field = format!("evidence.{}", ev.doc_id);
-                        problems.at(
-                            line,
-                            Some(&field),
-                            format!("document {} is not in the corpus", ev.doc_id),
-                        );
-                        continue;
-                    };
-                    evidence_docs.insert(ev.doc_id.clone());
-                    let provenance = match ev.provenance {
-                        Some(EvidenceProvenance::Pooling) => "pooling",
-                        Some(EvidenceProvenance::Citation) | None => "citation",
-                    };
-                    let sets =
-                        serde_json::to_string(&ev.sentence_sets).unwrap_or_else(|_| "[]".into());
-                    judged.push((doc, ev.label, sets, provenance.to_owned()));
-                }
-                for (i, cited) in claim.cited_doc_ids.iter().flatten().enumerate() {
-                    // A claim may cite one document twice; its judgment is written once.
-                    if !evidence_docs.insert(cited.clone()) {
-                        continue;
-                    }
-                    match docs.get(cited.as_str()) {
-                        Some(&doc) => {
-                            judged.push((doc, Label::Nei, "[]".to_owned(), "citation".to_owned()))
-                        }
-                        None => {
-                            let field = format!("cited_doc_ids.{i}");
-                            problems.at(
-                                line,
-                                Some(&field),
-                                format!("document {cited} is not in the corpus"),
-                            );
-                        }
-                    }
-                }
-                let cited = claim.cited_doc_ids.as_ref().map(|ids| {
-                    serde_json::to_string(&ids.iter().map(DocId::as_str).collect::<Vec<_>>())
-                        .unwrap_or_default()
-                });
-                push_row(
-                    &mut batch,
-                    BATCH,
-                    ClaimRow {
-                        claim_id: id,
-                        text: claim.text,
-                        cited,
-                        judged,
-                    },
-                    tx,
-                    problems,
-                );
-            }
-            flush(batch, tx, problems);
-        },
-        display_name(path),
-    )?;
-    let mut staged = stage_checked(rx, parser).await?;
-    let (lock, import_id) = begin_chunked(
-        db,
-        NewImport {
-            project_id,
-            kind: "claims",
-            path,
-            sha: &sha,
-            format: "scifact-claims",
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let result = async {
-        let (rows, judgments) = write_claims(db, &mut staged, project_id, import_id).await?;
-        let report = ImportReport {
-            import_id,
-            file: display_name(path),
-            format: "scifact-claims".into(),
-            rows,
-            systems: vec![],
-            judgments,
-            missing_docs: 0,
-        };
-        // The last transaction: the claims and their evidence appear whole.
-        let mut tx = write_gate::begin(db).await?;
-        finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-        tx.commit().await?;
-        Ok(report)
-    }
-    .await;
-    finish_chunked(db, import_id, lock, result).await
+    pub judged: Vec<(i64, Label, String, String)>,
 }
 
 /// Ends a chunked import: on failure its rows are removed (or, if that fails too, left to the
 /// next import or `serve` to reclaim); the writer lock is released either way.
-pub(crate) async fn finish_chunked<T>(
-    db: &Db,
-    import_id: i64,
-    lock: WriterLock,
-    result: StoreResult<T>,
-) -> StoreResult<T> {
+pub async fn finish_chunked<T, E>(db: &Db, chunked: Chunked, result: Result<T, E>) -> Result<T, E> {
+    let Chunked { lock, import_id } = chunked;
     if result.is_err() {
         if let Err(e) = import_writer::discard_on(db, import_id).await {
             // The lock is released below: the next import or `serve` removes the rows.
@@ -740,12 +333,22 @@ pub(crate) async fn finish_chunked<T>(
     result
 }
 
+/// A chunked import being written: its writer's lock and its `imports` row.
+pub struct Chunked {
+    lock: WriterLock,
+    import_id: i64,
+}
+
+impl Chunked {
+    /// The import's id.
+    pub fn import_id(&self) -> i64 {
+        self.import_id
+    }
+}
+
 /// Starts a chunked import: takes a writer lock and records the import as `writing` under its
 /// token (`import.lock_token` is set here), in a short transaction of its own.
-pub(crate) async fn begin_chunked(
-    db: &Db,
-    import: NewImport<'_>,
-) -> StoreResult<(WriterLock, i64)> {
+pub async fn begin_chunked(db: &Db, import: NewImport<'_>) -> StoreResult<Chunked> {
     let lock = WriterLock::take(db).await?;
     let mut tx = write_gate::begin(db).await?;
     let id = begin_import(
@@ -757,28 +360,28 @@ pub(crate) async fn begin_chunked(
     )
     .await?;
     tx.commit().await?;
-    Ok((lock, id))
+    Ok(Chunked {
+        lock,
+        import_id: id,
+    })
 }
 
 /// Claims per write transaction of a claims import (with their evidence: a few thousand rows).
-const CLAIMS_CHUNK: usize = 1_000;
+pub const CLAIMS_CHUNK: usize = 1_000;
 
-/// Writes a claims import's staged claims, with their evidence as final judgments, in short
-/// transactions, each in its turn; hidden (the views `claims`, `judgments`, `final_labels`)
-/// while the import is `writing`. Returns the claims and judgments written.
-async fn write_claims(
+/// Writes one chunk of a claims import's claims (up to [`CLAIMS_CHUNK`]), with their evidence
+/// as final judgments, in a short transaction of its own, in its turn; hidden (the views
+/// `claims`, `judgments`, `final_labels`) while the import is `writing`. Returns the claims and
+/// judgments written.
+pub async fn write_claims(
     db: &Db,
-    staged: &mut super::staged::Staged<ClaimRow>,
+    batch: Vec<ClaimRow>,
     project_id: i64,
     import_id: i64,
 ) -> StoreResult<(u64, u64)> {
     let (mut rows, mut judgments) = (0u64, 0u64);
     let now = now_ms();
-    loop {
-        let batch: Vec<ClaimRow> = staged.next_batch(CLAIMS_CHUNK).await?;
-        if batch.is_empty() {
-            return Ok((rows, judgments));
-        }
+    {
         let mut tx = write_gate::begin(db).await?;
         for claim in batch {
             let key = sqlx::query_scalar::<_, i64>("INSERT INTO claim_rows (project_id, claim_id, text, cited_doc_ids, import_id) VALUES ($1, $2, $3, $4, $5) RETURNING id")
@@ -823,341 +426,226 @@ async fn write_claims(
         }
         tx.commit().await?;
     }
+    Ok((rows, judgments))
 }
 
-/// How to read a run file.
-#[derive(Clone, Debug)]
-pub struct RunImport {
-    pub path: PathBuf,
-    /// None: detected from the file.
-    pub format: Option<RunFormat>,
-    pub options: RunReadOptions,
-    pub system: SystemSpec,
-    /// Skip (and count) pairs whose document is not in the corpus instead of refusing the file.
-    pub allow_missing_docs: bool,
-}
-
-pub(super) struct PredictionRow {
-    pub(super) system: usize,
+/// A prediction a run import writes: its claim and document resolved to keys.
+pub struct PredictionRow {
+    /// The parser's index of its system, in the order the file names them.
+    pub system: usize,
     /// On the first row of each system, in the order the file names them: the system's name.
-    pub(super) new_system: Option<String>,
-    pub(super) claim: i64,
-    pub(super) doc: i64,
-    pub(super) label: Option<Label>,
-    pub(super) p_support: Option<f64>,
-    pub(super) p_contradict: Option<f64>,
-    pub(super) p_nei: Option<f64>,
-    pub(super) confidence: f64,
-    pub(super) rank: Option<u32>,
-    pub(super) sentences: Option<String>,
+    pub new_system: Option<String>,
+    pub claim: i64,
+    pub doc: i64,
+    pub label: Option<Label>,
+    pub p_support: Option<f64>,
+    pub p_contradict: Option<f64>,
+    pub p_nei: Option<f64>,
+    pub confidence: f64,
+    pub rank: Option<u32>,
+    /// The rationale sentences as a JSON array.
+    pub sentences: Option<String>,
 }
 
-/// What the parser learned about the systems of a run file.
-#[derive(Default)]
-struct RunSummary {
-    names: Vec<String>,
-    tallies: Vec<ScoringTally>,
-    missing_docs: u64,
+/// The project's keys a run import resolves its ids against, and the names it may not take.
+pub struct RunKeys {
+    pub docs: ProjectKeys,
+    pub claims: ProjectKeys,
+    /// The project's systems, those being imported included: two imports of one name cannot
+    /// both succeed.
+    pub systems: HashSet<String>,
 }
 
-/// Imports a system run (one system, or one per system the file names).
-///
-/// The run is written in chunks of at most [`CHUNK_BATCHES`] × [`RUN_BATCH`] predictions
-/// ([`TX_ROWS`] while people write), each
-/// its own short transaction, and appears whole when the last one commits (see
-/// [`super::import_writer`]); a failed import removes what it wrote.
-pub async fn run(
-    db: &Db,
+/// The database keys of a project's claims or documents, by external id: one lookup per
+/// prediction, millions per file.
+#[derive(Debug, Default)]
+pub struct ProjectKeys(IdKeys);
+
+impl ProjectKeys {
+    /// The key of `id`, if the project has it.
+    pub fn get(&self, id: &str) -> Option<i64> {
+        self.0.get(id)
+    }
+}
+
+/// A run import's writer: its writer lock, and a connection of its own ([`bulk_connection`]).
+/// [`RunWriter::close`] ends it, removing what it wrote unless it was completed.
+pub struct RunWriter {
+    conn: AnyConnection,
+    lock: WriterLock,
+    gate: Gate,
     project_id: i64,
-    import: RunImport,
     actor_id: Option<i64>,
-) -> StoreResult<ImportReport> {
-    // A crashed import of this file or of these systems no longer stands in the way.
-    import_writer::reclaim_abandoned(db).await?;
-    let path = import.path.clone();
-    let format = match import.format {
-        Some(f) => f,
-        None => RunFormat::detect_file(&path).map_err(format_error)?,
-    };
-    let opened_path = path.clone();
-    let options = RunReadOptions {
-        one_system: import.system.name.is_some(),
-        ..import.options.clone()
-    };
-    let reader =
-        blocking(move || RunReader::open(&opened_path, format, &options).map_err(format_error))
+    import_id: Option<i64>,
+    completed: bool,
+}
+
+impl RunWriter {
+    /// Opens the writer of a run import into the project (which must exist, as must the actor
+    /// if any), and reads the keys its rows resolve against. The keys are read without the
+    /// write lock: documents, claims and systems are never deleted (a system only by the failed
+    /// import that wrote it), so they hold until the end.
+    pub async fn open(
+        db: &Db,
+        project_id: i64,
+        actor_id: Option<i64>,
+    ) -> StoreResult<(RunWriter, RunKeys)> {
+        let lock = WriterLock::take(db).await?;
+        let mut conn = bulk_connection(db).await?;
+        let keys = async {
+            check_writer(&mut conn, project_id, actor_id).await?;
+            let (docs, claims) = read_snapshot(db, move |c| {
+                Ok((
+                    IdKeys::read(
+                        c,
+                        "SELECT doc_id, id FROM documents WHERE project_id = $1",
+                        project_id,
+                    )?,
+                    IdKeys::read(
+                        c,
+                        "SELECT claim_id, id FROM claims WHERE project_id = $1",
+                        project_id,
+                    )?,
+                ))
+            })
             .await?;
-    let sha = file_sha(&path).await?;
-    refuse_repeat(db, project_id, "run", &path, &sha).await?;
-    let lock = WriterLock::take(db).await?;
-    let mut conn = bulk_connection(db).await?;
-    let mut started = None;
-    let result = run_on(
-        db,
-        &mut conn,
-        RunWrite {
-            project_id,
-            import,
-            format,
-            actor_id,
-            sha,
-            lock_token: lock.token().to_owned(),
+            let systems: HashSet<String> =
+                sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = $1")
+                    .bind(project_id)
+                    .fetch_all(&mut conn)
+                    .await?
+                    .into_iter()
+                    .collect();
+            Ok::<_, StoreError>(RunKeys {
+                docs: ProjectKeys(docs),
+                claims: ProjectKeys(claims),
+                systems,
+            })
+        }
+        .await;
+        let writer = RunWriter {
+            conn,
+            lock,
             gate: Gate::of(db),
-        },
-        reader,
-        &mut started,
-    )
-    .await;
-    if let (Err(_), Some(import_id)) = (&result, started) {
-        if let Err(e) = import_writer::discard(&mut conn, import_id).await {
-            // The lock is released below: the next import or `serve` removes the rows.
-            tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
+            project_id,
+            actor_id,
+            import_id: None,
+            completed: false,
+        };
+        match keys {
+            Ok(keys) => Ok((writer, keys)),
+            Err(e) => {
+                // Best effort: the error the caller sees is the first one.
+                let _ = writer.close(db).await;
+                Err(e)
+            }
         }
     }
-    lock.release();
-    let closed = conn.close().await;
-    let report = result?;
-    closed?;
-    Ok(report)
-}
 
-/// What [`run_on`] writes, besides the parsed rows.
-struct RunWrite {
-    project_id: i64,
-    import: RunImport,
-    format: RunFormat,
-    actor_id: Option<i64>,
-    sha: String,
-    lock_token: String,
-    gate: Gate,
-}
-
-/// [`run`] on the import's own connection; sets `started` once the import's row exists.
-async fn run_on(
-    db: &Db,
-    conn: &mut AnyConnection,
-    write: RunWrite,
-    reader: RunReader,
-    started: &mut Option<i64>,
-) -> StoreResult<ImportReport> {
-    let RunWrite {
-        project_id,
-        import,
-        format,
-        actor_id,
-        sha,
-        lock_token,
-        gate,
-    } = write;
-    let path = import.path.clone();
-    // The keys are read without the write lock: documents, claims and systems are never
-    // deleted (a system only by the failed import that wrote it), so they hold until the end.
-    check_writer(conn, project_id, actor_id).await?;
-    let (docs, claims) = read_snapshot(db, move |c| {
-        Ok((
-            IdKeys::read(
-                c,
-                "SELECT doc_id, id FROM documents WHERE project_id = $1",
-                project_id,
-            )?,
-            IdKeys::read(
-                c,
-                "SELECT claim_id, id FROM claims WHERE project_id = $1",
-                project_id,
-            )?,
-        ))
-    })
-    .await?;
-    // Systems being imported count: two imports of one name cannot both succeed.
-    let existing_systems: HashSet<String> =
-        sqlx::query_scalar::<_, String>("SELECT name FROM systems WHERE project_id = $1")
-            .bind(project_id)
-            .fetch_all(&mut *conn)
-            .await?
-            .into_iter()
-            .collect();
-    let given_name = import.system.name.clone();
-    let allow_missing = import.allow_missing_docs;
-    let summary = Arc::new(std::sync::Mutex::new(RunSummary::default()));
-    let shared = Arc::clone(&summary);
-    let (mut rx, parser) = spawn_parser(
-        move |tx, problems| {
-            let mut local = RunSummary::default();
-            let mut index: HashMap<String, usize> = HashMap::new();
-            // Per system index: whether its first row was sent (with the system's name).
-            let mut announced: Vec<bool> = Vec::new();
-            let mut batch = Vec::with_capacity(RUN_BATCH);
-            for item in reader {
-                let Some(located) = problems.record(item) else {
-                    continue;
-                };
-                let (line, rec) = (located.line, located.record);
-                let name: &str = match (&given_name, &rec.system) {
-                    (Some(name), _) => name,
-                    (None, Some(name)) => name,
-                    (None, None) => {
-                        problems.at(
-                            line,
-                            None,
-                            "the file does not name its system: give the system's name",
-                        );
-                        break;
-                    }
-                };
-                let system = match index.get(name) {
-                    Some(&i) => i,
-                    None => {
-                        if existing_systems.contains(name) {
-                            problems.at(
-                                line,
-                                Some("system"),
-                                format!("the project has a system named {name:?} already"),
-                            );
-                            break;
-                        }
-                        index.insert(name.to_owned(), local.names.len());
-                        local.names.push(name.to_owned());
-                        local.tallies.push(ScoringTally::default());
-                        announced.push(false);
-                        local.names.len() - 1
-                    }
-                };
-                let Some(claim) = claims.get(rec.claim_id.as_str()) else {
-                    problems.at(
-                        line,
-                        Some("claim_id"),
-                        format!("claim {} is not in the project", rec.claim_id),
-                    );
-                    continue;
-                };
-                let Some(doc) = docs.get(rec.doc_id.as_str()) else {
-                    if allow_missing {
-                        local.missing_docs += 1;
-                    } else {
-                        problems.at(
-                            line,
-                            Some("doc_id"),
-                            format!("document {} is not in the corpus (allow this with --allow-missing-docs)", rec.doc_id),
-                        );
-                    }
-                    continue;
-                };
-                if let Some(tally) = local.tallies.get_mut(system) {
-                    tally.observe(&rec);
-                }
-                // A system announces itself (is created) with its first row that is written.
-                let new_system = match announced.get_mut(system) {
-                    Some(sent) if !*sent => {
-                        *sent = true;
-                        local.names.get(system).cloned()
-                    }
-                    _ => None,
-                };
-                let row = PredictionRow {
-                    system,
-                    new_system,
-                    claim,
-                    doc,
-                    label: rec.label,
-                    p_support: rec.p_support.map(|p| p.get()),
-                    p_contradict: rec.p_contradict.map(|p| p.get()),
-                    p_nei: rec.p_nei.map(|p| p.get()),
-                    confidence: rec.confidence(),
-                    rank: rec.rank,
-                    sentences: rec
-                        .sentences
-                        .as_ref()
-                        .map(|s| serde_json::to_string(s).unwrap_or_default()),
-                };
-                push_row(&mut batch, RUN_BATCH, row, tx, problems);
-            }
-            flush(batch, tx, problems);
-            if let Ok(mut summary) = shared.lock() {
-                *summary = local;
-            }
-        },
-        display_name(&path),
-    )?;
-    let import_id = {
-        let _turn = gate.turn().await;
-        let mut tx = super::write_gate::begin_on(conn).await?;
+    /// Records the import (`writing`, under the writer's lock); its id.
+    pub async fn begin(&mut self, file: &str, sha: &str, format: &str) -> StoreResult<i64> {
+        let _turn = self.gate.turn().await;
+        let mut tx = write_gate::begin_on(&mut self.conn).await?;
         let id = begin_import(
             &mut tx,
             NewImport {
-                project_id,
+                project_id: self.project_id,
                 kind: "run",
-                path: &path,
-                sha: &sha,
-                format: format.as_str(),
-                actor_id,
-                lock_token: Some(&lock_token),
+                file,
+                sha,
+                format,
+                actor_id: self.actor_id,
+                lock_token: Some(self.lock.token()),
             },
         )
         .await?;
         tx.commit().await?;
-        id
-    };
-    *started = Some(import_id);
-    let spec = import.system.clone();
-    let turns = gate.clone();
-    let Written {
-        system_keys,
-        created,
-        rows,
-    } = match engine(db) {
-        Engine::Sqlite => {
-            with_connection(db, Access::Write, move |raw| {
-                write_predictions(raw, &mut rx, &turns, project_id, &spec, import_id)
-            })
-            .await?
-        }
-        Engine::Postgres => {
-            super::import_copy::write_predictions(db, &mut rx, project_id, &spec, import_id).await?
-        }
-    };
-    let problems = parser.join().await?;
-    if !problems.is_empty() {
-        return Err(problems.into_error());
+        self.import_id = Some(id);
+        Ok(id)
     }
-    let summary = std::mem::take(
-        &mut *summary
-            .lock()
-            .map_err(|_| StoreError::Invalid("the parser failed".into()))?,
-    );
-    if created.is_empty() {
-        return Err(StoreError::Invalid(format!(
-            "{}: the run has no predictions for the project's claims and documents; nothing was imported",
-            display_name(&path)
-        )));
+
+    fn import_id(&self) -> StoreResult<i64> {
+        self.import_id
+            .ok_or_else(|| StoreError::Fault("a run import wrote before it began".into()))
     }
-    // The last transaction: the systems become ready and the import done, at once.
-    let _turn = gate.turn().await;
-    let mut tx = super::write_gate::begin_on(conn).await?;
-    for (i, _) in &created {
-        let scoring = match summary.tallies.get(*i).map(ScoringTally::scoring) {
-            Some(Scoring::Scores) => "scores",
-            _ => "order",
-        };
-        if let Some(key) = system_keys.get(i) {
+
+    /// Writes the parser's batches of predictions until the parser is done (its channel
+    /// closes), in chunks of short transactions; the systems are created with their first rows
+    /// (not ready until [`RunWriter::complete`]).
+    pub async fn write(
+        &mut self,
+        db: &Db,
+        mut rx: mpsc::Receiver<Vec<PredictionRow>>,
+        spec: &SystemSpec,
+        offload: &dyn Offload,
+    ) -> StoreResult<Written> {
+        let import_id = self.import_id()?;
+        let project_id = self.project_id;
+        match engine(db) {
+            Engine::Sqlite => {
+                let (spec, turns) = (spec.clone(), self.gate.clone());
+                with_connection(db, Access::Write, move |raw| {
+                    write_predictions(raw, &mut rx, &turns, project_id, &spec, import_id)
+                })
+                .await
+            }
+            Engine::Postgres => {
+                super::import_copy::write_predictions(
+                    db, &mut rx, project_id, spec, import_id, offload,
+                )
+                .await
+            }
+        }
+    }
+
+    /// The last transaction: the systems become ready, each with how it scores, and the import
+    /// done, at once.
+    pub async fn complete(
+        &mut self,
+        systems: &[(i64, Scoring)],
+        report: &ImportReport,
+    ) -> StoreResult<()> {
+        let import_id = self.import_id()?;
+        let _turn = self.gate.turn().await;
+        let mut tx = write_gate::begin_on(&mut self.conn).await?;
+        for (key, scoring) in systems {
+            let scoring = match scoring {
+                Scoring::Scores => "scores",
+                _ => "order",
+            };
             sqlx::query("UPDATE systems SET scoring = $1, ready = 1 WHERE id = $2")
                 .bind(scoring)
                 .bind(key)
                 .execute(&mut *tx)
                 .await?;
         }
+        finish_import(&mut tx, self.project_id, import_id, self.actor_id, report).await?;
+        tx.commit().await?;
+        self.completed = true;
+        Ok(())
     }
-    let report = ImportReport {
-        import_id,
-        file: display_name(&path),
-        format: format.as_str().to_owned(),
-        rows,
-        systems: created.into_iter().map(|(_, name)| name).collect(),
-        judgments: 0,
-        missing_docs: summary.missing_docs,
-    };
-    finish_import(&mut tx, project_id, import_id, actor_id, &report).await?;
-    tx.commit().await?;
-    Ok(report)
+
+    /// Ends the writer: an import begun and not completed has its rows removed (or, if that
+    /// fails too, left to the next import or `serve` to reclaim); the lock is released and the
+    /// connection closed either way.
+    pub async fn close(mut self, db: &Db) -> StoreResult<()> {
+        let _ = db;
+        if let (false, Some(import_id)) = (self.completed, self.import_id) {
+            if let Err(e) = import_writer::discard(&mut self.conn, import_id).await {
+                // The lock is released below: the next import or `serve` removes the rows.
+                tracing::warn!(import_id, error = %e, "could not remove a failed import's rows");
+            }
+        }
+        self.lock.release();
+        self.conn.close().await?;
+        Ok(())
+    }
+}
+
+/// Removes what crashed imports left, so that they no longer stand in the way (every import
+/// calls it before it starts, and `serve` at start).
+pub async fn reclaim_abandoned(db: &Db) -> StoreResult<usize> {
+    import_writer::reclaim_abandoned(db).await
 }
 
 /// A connection of its own for a run import, with foreign-key checks off; closed after the
@@ -1205,12 +693,12 @@ async fn check_writer(
 
 /// What [`write_predictions`] wrote.
 #[derive(Default)]
-pub(super) struct Written {
+pub struct Written {
     /// Database keys of the systems, by the parser's index.
-    pub(super) system_keys: HashMap<usize, i64>,
+    pub system_keys: HashMap<usize, i64>,
     /// The systems created, by parser index and name, in the order the file names them.
-    pub(super) created: Vec<(usize, String)>,
-    pub(super) rows: u64,
+    pub created: Vec<(usize, String)>,
+    pub rows: u64,
 }
 
 /// Writes the parser's batches of predictions on `raw` (the import's own connection, on a
@@ -1326,9 +814,4 @@ fn create_system(
         other => other,
     })?;
     Ok(raw.last_insert_rowid())
-}
-
-/// Parses a claim id given on a command line or form.
-pub fn claim_id(text: &str) -> StoreResult<ClaimId> {
-    ClaimId::parse(text).map_err(|e| StoreError::Invalid(format!("claim id {text:?} {e}")))
 }

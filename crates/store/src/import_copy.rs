@@ -17,9 +17,11 @@
 //! the table has no trigger of its own that it would skip.
 
 use super::copy_text::{push_integer, push_real, push_text};
-use super::import::{chunk_from, PredictionRow, SystemSpec, Written, COPY_CHUNK_BATCHES};
+use super::import::{
+    chunk_from, offloaded, Offload, PredictionRow, SystemSpec, Written, COPY_CHUNK_BATCHES,
+};
 use super::import_writer::OtherWriters;
-use super::{background, write_gate};
+use super::write_gate;
 use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
 use sqlx::{Connection, PgConnection};
 use std::collections::HashMap;
@@ -48,6 +50,7 @@ pub(super) async fn write_predictions(
     project_id: i64,
     spec: &SystemSpec,
     import_id: i64,
+    offload: &dyn Offload,
 ) -> StoreResult<Written> {
     let url = db.connect_options().database_url.clone();
     let mut conn = PgConnection::connect(url.as_str()).await?;
@@ -66,11 +69,13 @@ pub(super) async fn write_predictions(
                 written.created.push((row.system, name.clone()));
             }
         }
-        // Formatted off the runtime's threads, at the parser's lower priority.
+        // Formatted off the runtime's threads, where the import command says (at the parser's
+        // lower priority).
         let keys = written.system_keys.clone();
-        let text = background::spawn("COPY text formatter", move || copy_text(&chunk, &keys))?
-            .join()
-            .await??;
+        let text = offloaded(offload, "COPY text formatter", move || {
+            copy_text(&chunk, &keys)
+        })
+        .await??;
         let mut sink = tx
             .copy_in_raw(
                 "COPY predictions (system_id, claim_id, doc_id, label, p_support, p_contradict, \

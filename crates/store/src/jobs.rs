@@ -8,7 +8,7 @@ use futures::TryStreamExt;
 use sqlx::Row;
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -375,14 +375,18 @@ pub async fn fail_interrupted(db: &Db) -> StoreResult<u64> {
     .rows_affected())
 }
 
-fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
-    move |e| StoreError::Fault(format!("writing {}: {e}", path.display()))
+/// A write of an export that failed.
+fn export_error(what: &'static str) -> impl Fn(std::io::Error) -> StoreError {
+    move |e| StoreError::Fault(format!("writing the {what} export: {e}"))
 }
 
 /// Writes the project's documents as a SciFact corpus (`doc_id`, `title`, `abstract`), one per
-/// line, streaming them from the database; returns how many.
-pub async fn export_corpus(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
+/// line, to `out`, streaming them from the database; returns how many.
+pub async fn export_corpus(
+    db: &Db,
+    project_id: i64,
+    out: &mut (dyn Write + Send),
+) -> StoreResult<u64> {
     let mut rows = sqlx::query(
         "SELECT doc_id, title, sentences FROM documents WHERE project_id = $1 ORDER BY id",
     )
@@ -399,16 +403,20 @@ pub async fn export_corpus(db: &Db, project_id: i64, path: &Path) -> StoreResult
             "title": row.try_get::<String, _>("title")?,
             "abstract": sentences,
         });
-        writeln!(out, "{line}").map_err(io_error(path))?;
+        writeln!(out, "{line}").map_err(export_error("corpus"))?;
         count += 1;
     }
-    out.flush().map_err(io_error(path))?;
+    out.flush().map_err(export_error("corpus"))?;
     Ok(count)
 }
 
-/// Writes the project's claims as a SciFact claims file (`id`, `claim`); returns how many.
-pub async fn export_claims(db: &Db, project_id: i64, path: &Path) -> StoreResult<u64> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io_error(path))?);
+/// Writes the project's claims as a SciFact claims file (`id`, `claim`) to `out`; returns how
+/// many.
+pub async fn export_claims(
+    db: &Db,
+    project_id: i64,
+    out: &mut (dyn Write + Send),
+) -> StoreResult<u64> {
     let mut rows =
         sqlx::query("SELECT claim_id, text FROM claims WHERE project_id = $1 ORDER BY id")
             .bind(project_id)
@@ -419,9 +427,9 @@ pub async fn export_claims(db: &Db, project_id: i64, path: &Path) -> StoreResult
             "id": row.try_get::<String, _>("claim_id")?,
             "claim": row.try_get::<String, _>("text")?,
         });
-        writeln!(out, "{line}").map_err(io_error(path))?;
+        writeln!(out, "{line}").map_err(export_error("claims"))?;
         count += 1;
     }
-    out.flush().map_err(io_error(path))?;
+    out.flush().map_err(export_error("claims"))?;
     Ok(count)
 }

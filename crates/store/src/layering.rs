@@ -4,9 +4,10 @@
 //! and its priority are the commands' to schedule), or compute a report or a release archive
 //! (the commands compute from what the store read).
 //!
-//! What still breaks a rule is listed in [`NOT_YET`], file by file, with why it is still here:
-//! the check fails on a break that is not listed, and on a listed one that is gone (so the list
-//! only shrinks).
+//! The one exception is the database's own machinery, listed in [`ENGINE`] file by file with
+//! why: SQLite is a file the store opens, locks, maps and copies, and its C API is driven on a
+//! blocking thread of the store's own connection. The check fails on a break that is not
+//! listed, and on a listed one that is gone (so the list only shrinks).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -24,6 +25,16 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "opens a file",
+        &[
+            "File::open",
+            "File::create",
+            "OpenOptions",
+            "fs::read",
+            "fs::write",
+        ],
+    ),
+    (
         "computes a report or an archive",
         &[
             "Report::compute",
@@ -37,33 +48,10 @@ const RULES: &[(&str, &[&str])] = &[
 /// The rule of a function that takes a path (checked on signatures, see [`takes_a_path`]).
 const PATH_RULE: &str = "takes a path";
 
-/// Breaks still in the store: (file under `crates/store/src`, rule, why it is still here).
-const NOT_YET: &[(&str, &str, &str)] = &[
-    (
-        "background.rs",
-        "spawns a thread",
-        "the import's parser and COPY threads at a lower priority; moves with the import",
-    ),
-    (
-        "import.rs",
-        "spawns a thread",
-        "the run, corpus and claims imports parse files; moving to the import command",
-    ),
-    (
-        "import.rs",
-        PATH_RULE,
-        "the run, corpus and claims imports open and hash files; moving to the import command",
-    ),
-    (
-        "annotate/import.rs",
-        "spawns a thread",
-        "the judgments import parses its file; moving to the import command",
-    ),
-    (
-        "staged.rs",
-        "spawns a thread",
-        "imports' staged rows are parsed from files; moves with the import",
-    ),
+/// The database's own machinery, the only store code that takes a path or starts a thread:
+/// (file, rule, why). Nothing that parses, hashes or schedules an import's work is here: the
+/// import command does that.
+const ENGINE: &[(&str, &str, &str)] = &[
     (
         "snapshot.rs",
         "spawns a thread",
@@ -72,7 +60,7 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     (
         "raw_rows.rs",
         "spawns a thread",
-        "SQLite's own blocking connection for bulk reads",
+        "SQLite's own blocking connection for bulk reads and a run's inserts",
     ),
     (
         "raw_rows.rs",
@@ -85,16 +73,21 @@ const NOT_YET: &[(&str, &str, &str)] = &[
         "the writers' board is a file beside the SQLite database",
     ),
     (
-        "jobs.rs",
-        PATH_RULE,
-        "the pipeline job exports the corpus and claims to files",
-    ),
-    (
         "backup.rs",
         PATH_RULE,
-        "`claimpool backup` writes the database's copy to a file",
+        "`claimpool backup` is SQLite's VACUUM INTO, which writes the copy to a file",
+    ),
+    (
+        "write_gate/board.rs",
+        "opens a file",
+        "the writers' board is a file beside the SQLite database",
     ),
     ("db.rs", PATH_RULE, "opening a SQLite database file"),
+    (
+        "writer_lock.rs",
+        "opens a file",
+        "a live writer's lock file beside the SQLite database",
+    ),
     (
         "writer_lock.rs",
         PATH_RULE,
@@ -181,7 +174,7 @@ fn breaks() -> BTreeSet<(String, &'static str)> {
 #[test]
 fn the_store_only_stores() {
     let found = breaks();
-    let listed: BTreeSet<(String, &str)> = NOT_YET
+    let listed: BTreeSet<(String, &str)> = ENGINE
         .iter()
         .map(|(file, rule, _)| (file.to_string(), *rule))
         .collect();
@@ -197,7 +190,7 @@ fn the_store_only_stores() {
     let gone: Vec<_> = listed.difference(&found).collect();
     assert!(
         gone.is_empty(),
-        "no longer in the store, take them off NOT_YET: {gone:?}"
+        "no longer in the store, take them off ENGINE: {gone:?}"
     );
 }
 
@@ -214,7 +207,7 @@ fn the_check_sees_each_kind_of_break() {
         product_text("fn a() {}\n#[cfg(test)]\nmod tests {\n fn b(p: &Path) {}\n}"),
         "fn a() {}\n"
     );
-    let (_, report_fragments) = RULES[1];
+    let (_, report_fragments) = RULES[2];
     assert!(report_fragments
         .iter()
         .any(|f| "let r = Report::compute(&s, &o);".contains(f)));

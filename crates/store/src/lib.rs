@@ -7,7 +7,6 @@ pub mod annotate;
 pub mod api_tokens;
 pub mod assessors;
 pub mod audit;
-pub mod background;
 pub mod backup;
 mod copy_text;
 pub mod db;
@@ -31,7 +30,6 @@ pub mod release_parts;
 pub mod report;
 pub mod sessions;
 mod snapshot;
-mod staged;
 pub mod target;
 #[cfg(test)]
 mod test_db;

@@ -29,9 +29,14 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo.join("corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
     // Claims without their evidence, so every pooled pair waits for annotation.
     let claims_text = std::fs::read_to_string(demo.join("claims.jsonl")).unwrap();
     let claims: Vec<Value> = claims_text
@@ -49,9 +54,13 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .unwrap();
     }
     drop(f);
-    store::import::claims(&app.db, project, &bare, None)
-        .await
-        .unwrap();
+    commands::import::claims(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &bare,
+    )
+    .await
+    .unwrap();
     let corpus = std::fs::read_to_string(demo.join("corpus.jsonl")).unwrap();
     let docs: Vec<String> = corpus
         .lines()
@@ -77,11 +86,11 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         .unwrap();
     }
     drop(f);
-    let import = store::import::RunImport {
+    let import = commands::import::RunImport {
         path: run,
         format: Some(app::domain::formats::RunFormat::Canonical),
         options: Default::default(),
-        system: store::import::SystemSpec {
+        system: commands::import::SystemSpec {
             name: Some("secret-system".into()),
             role: app::domain::pool::Role::Pooled,
             description: String::new(),
@@ -89,9 +98,13 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
         },
         allow_missing_docs: false,
     };
-    store::import::run(&app.db, project, import, None)
-        .await
-        .unwrap();
+    commands::import::run(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        import,
+    )
+    .await
+    .unwrap();
     app.add_lead("lead", PROJECT).await;
     for name in annotators {
         let id = app.add_user(name, Role::Annotator).await;
@@ -908,17 +921,17 @@ async fn judgments_import_checks_the_protocol() {
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         path
     };
+    let lead = crate::common::operator_lead(&app.db, project).await;
     let import = |path: std::path::PathBuf, who: &str, stage: app::domain::annotation::Stage| {
-        store::annotate::import_judgments(
+        commands::import::judgments(
             &app.db,
-            project,
-            store::annotate::JudgmentsImport {
+            &lead,
+            commands::import::JudgmentsImport {
                 path,
                 format: None,
                 annotator: who.into(),
                 stage,
             },
-            None,
         )
     };
     use app::domain::annotation::Stage;
@@ -1055,11 +1068,11 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
     let import = {
         let (db, done) = (app.db.clone(), import_done.clone());
         tokio::spawn(async move {
-            let spec = store::import::RunImport {
+            let spec = commands::import::RunImport {
                 path: run,
                 format: Some(app::domain::formats::RunFormat::Canonical),
                 options: Default::default(),
-                system: store::import::SystemSpec {
+                system: commands::import::SystemSpec {
                     name: None,
                     role: app::domain::pool::Role::EvaluationOnly,
                     description: String::new(),
@@ -1068,7 +1081,9 @@ async fn submissions_never_fail_while_a_lead_imports_grows_the_pool_and_releases
                 allow_missing_docs: false,
             };
             let started = Instant::now();
-            let report = store::import::run(&db, project, spec, None).await;
+            let report =
+                commands::import::run(&db, &crate::common::operator_lead(&db, project).await, spec)
+                    .await;
             done.store(true, SeqCst);
             (report, started.elapsed())
         })

@@ -18,10 +18,12 @@ use std::path::{Path, PathBuf};
 
 /// The store's writes that only the command layer may call (its actions), as written in calls.
 const COMMANDED_WRITES: &[&str] = &[
-    "import::corpus(",
-    "import::claims(",
-    "import::run(",
-    "import_judgments(",
+    "import::begin_chunked(",
+    "import::write_documents(",
+    "import::write_claims(",
+    "RunWriter::open(",
+    "import::write_judgments(",
+    "import::complete_judgments(",
     "pool::build(",
     "build_sample(",
     "projects::create(",

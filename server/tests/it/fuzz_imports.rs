@@ -10,13 +10,14 @@ use crate::common;
 use app::domain::annotation::Stage;
 use app::domain::formats::{CorpusFormat, RunFormat};
 use app::domain::pool::Role as SystemRole;
+use commands::import::{RunImport, SystemSpec};
+use commands::CommandError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use store::import::{self, RunImport, SystemSpec};
-use store::{Db, StoreError};
+use store::Db;
 
 /// Mutated files per importer and format: 1,000 on SQLite (issue 13). On PostgreSQL 200: the
 /// parsers that refuse a file are the same on both engines and get their 1,000 cases in the
@@ -171,7 +172,7 @@ async fn counts(db: &Db) -> Vec<i64> {
 async fn fuzz<F, Fut>(db: &Db, dir: &Path, name: &str, seed: &str, import: F) -> usize
 where
     F: Fn(PathBuf, usize) -> Fut,
-    Fut: Future<Output = Result<(), StoreError>>,
+    Fut: Future<Output = Result<(), CommandError>>,
 {
     let path = dir.join(format!("{name}-seed.jsonl"));
     std::fs::write(&path, seed).unwrap();
@@ -197,7 +198,7 @@ where
         .unwrap_or_else(|_| panic!("{name} case {case}: the import did not end in 60 s"));
         match imported {
             Ok(()) => succeeded += 1,
-            Err(e @ (StoreError::Fault(_) | StoreError::Sql(_) | StoreError::Corrupt(_))) => {
+            Err(e @ CommandError::Internal(_)) => {
                 panic!("{name} case {case}: {e} ({})", path.display())
             }
             Err(e) => {
@@ -271,7 +272,7 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
             CorpusFormat::SciFact
         };
         fuzz(db, dir.path(), name, &seed, |path, _| async move {
-            import::corpus(db, project, &path, Some(format), None)
+            commands::import::corpus(db, &crate::common::operator_lead(db, project).await, &path, Some(format))
                 .await
                 .map(drop)
         })
@@ -282,30 +283,46 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
     let claims_project = store::projects::create(db, "claims", "", None)
         .await
         .unwrap();
-    import::corpus(db, claims_project, &base, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, claims_project).await,
+        &base,
+        None,
+    )
+    .await
+    .unwrap();
     let claims = "{\"id\": 10, \"claim\": \"A.\", \"evidence\": {\"1\": [{\"sentences\": [0], \"label\": \"SUPPORT\"}]}, \"cited_doc_ids\": [1, 2]}\n\
 {\"id\": 11, \"claim\": \"B.\", \"evidence\": {}, \"cited_doc_ids\": [3]}\n";
     fuzz(db, dir.path(), "claims", claims, |path, _| async move {
-        import::claims(db, claims_project, &path, None)
-            .await
-            .map(drop)
+        commands::import::claims(
+            db,
+            &crate::common::operator_lead(db, claims_project).await,
+            &path,
+        )
+        .await
+        .map(drop)
     })
     .await;
 
     // Runs in every line format, against a project with documents 1–3 and claims 10, 11.
     let project = store::projects::create(db, "runs", "", None).await.unwrap();
-    import::corpus(db, project, &base, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &base,
+        None,
+    )
+    .await
+    .unwrap();
     let bare = dir.path().join("bare-claims.jsonl");
     std::fs::write(
         &bare,
         "{\"id\": 10, \"claim\": \"A.\"}\n{\"id\": 11, \"claim\": \"B.\"}\n",
     )
     .unwrap();
-    import::claims(db, project, &bare, None).await.unwrap();
+    commands::import::claims(db, &crate::common::operator_lead(db, project).await, &bare)
+        .await
+        .unwrap();
     let runs = [
         (
             RunFormat::Canonical,
@@ -338,9 +355,13 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
         fuzz(db, dir.path(), &name, seed, |path, case| {
             let system = format!("{prefix}-{case}");
             async move {
-                import::run(db, project, run(path, format, system), None)
-                    .await
-                    .map(drop)
+                commands::import::run(
+                    db,
+                    &crate::common::operator_lead(db, project).await,
+                    run(path, format, system),
+                )
+                .await
+                .map(drop)
             }
         })
         .await;
@@ -390,16 +411,15 @@ async fn every_importer_refuses_malformed_files_cleanly_and_writes_nothing() {
         "judgments-qrels",
         &qrels,
         |path, _| async move {
-            store::annotate::import_judgments(
+            commands::import::judgments(
                 db,
-                project,
-                store::annotate::JudgmentsImport {
+                &crate::common::operator_lead(db, project).await,
+                commands::import::JudgmentsImport {
                     path,
-                    format: Some(store::annotate::JudgmentsFormat::QrelsLabels),
+                    format: Some(commands::import::JudgmentsFormat::QrelsLabels),
                     annotator: "a1".into(),
                     stage: Stage::Final,
                 },
-                None,
             )
             .await
             .map(drop)

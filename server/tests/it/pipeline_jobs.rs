@@ -38,12 +38,21 @@ async fn demo_project(app: &TestApp) -> i64 {
     let project = store::projects::create(&app.db, "demo", "", None)
         .await
         .unwrap();
-    store::import::corpus(&app.db, project, &demo_file("corpus.jsonl"), None, None)
-        .await
-        .unwrap();
-    store::import::claims(&app.db, project, &demo_file("claims.jsonl"), None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo_file("corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
+    commands::import::claims(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo_file("claims.jsonl"),
+    )
+    .await
+    .unwrap();
     project
 }
 

@@ -6,10 +6,10 @@ use crate::common;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions, RunReader};
 use app::domain::ids::{ClaimId, DocId};
 use app::domain::pool::Role as SystemRole;
+use commands::import::{RunImport, SystemSpec};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use store::import::{self, RunImport, SystemSpec};
 use store::pool as pools;
 use store::Db;
 
@@ -55,12 +55,21 @@ async fn project_with_runs(db: &Db, data: &Path) -> i64 {
     let project = store::projects::create(db, "scifact", "", None)
         .await
         .unwrap();
-    import::corpus(db, project, &data.join("scifact/corpus.jsonl"), None, None)
-        .await
-        .unwrap();
-    import::claims(db, project, &data.join("scifact/claims_dev.jsonl"), None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &data.join("scifact/corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
+    commands::import::claims(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &data.join("scifact/claims_dev.jsonl"),
+    )
+    .await
+    .unwrap();
     for (name, file, format, order) in RUNS {
         let run = RunImport {
             path: data.join("scifact-runs").join(file),
@@ -77,7 +86,9 @@ async fn project_with_runs(db: &Db, data: &Path) -> i64 {
             },
             allow_missing_docs: false,
         };
-        import::run(db, project, run, None).await.unwrap();
+        commands::import::run(db, &crate::common::operator_lead(db, project).await, run)
+            .await
+            .unwrap();
     }
     project
 }
@@ -317,10 +328,15 @@ async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing()
          {\"doc_id\": 3, \"title\": 7, \"abstract\": [\"Bad title.\"]}\n",
     )
     .unwrap();
-    let err = import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("2 problems found, nothing was imported"),
         "{err}"
@@ -348,13 +364,23 @@ async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing()
         "{\"doc_id\": 1, \"title\": \"A\", \"abstract\": [\"One.\"]}\n",
     )
     .unwrap();
-    import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap();
-    let err = import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap_err()
-        .to_string();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap();
+    let err = commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("imported into the project already"), "{err}");
     let claims = dir.path().join("claims.jsonl");
     std::fs::write(
@@ -362,7 +388,13 @@ async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing()
         "{\"id\": 5, \"claim\": \"X.\", \"evidence\": {}, \"cited_doc_ids\": [1]}\n",
     )
     .unwrap();
-    import::claims(db, project, &claims, None).await.unwrap();
+    commands::import::claims(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &claims,
+    )
+    .await
+    .unwrap();
     let run = dir.path().join("run.jsonl");
     std::fs::write(
         &run,
@@ -383,10 +415,14 @@ async fn a_bad_file_is_rejected_whole_with_lines_and_fields_and_writes_nothing()
         },
         allow_missing_docs: false,
     };
-    let err = import::run(db, project, spec("s"), None)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = commands::import::run(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        spec("s"),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("run.jsonl:2: field \"claim_id\": claim 6 is not in the project"),
         "{err}"
@@ -725,7 +761,13 @@ async fn import_second_system(app: &common::TestApp, project: i64) {
         },
         allow_missing_docs: false,
     };
-    import::run(&app.db, project, spec, None).await.unwrap();
+    commands::import::run(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        spec,
+    )
+    .await
+    .unwrap();
 }
 
 #[tokio::test]

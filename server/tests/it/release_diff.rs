@@ -7,12 +7,12 @@ use crate::common;
 
 use app::domain::metrics::ClaimResampler;
 use app::domain::pool::Role as SystemRole;
+use commands::import::{RunImport, SystemSpec};
 use common::TestApp;
 use reqwest::StatusCode;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use store::import::{self, RunImport, SystemSpec};
 
 /// The runs: (claim, doc, label, p_support, p_contradict).
 const SYS: &[(&str, &str, &str, f64, f64)] = &[
@@ -72,9 +72,9 @@ async fn import_run(
 ) {
     let path = app.dir.path().join(format!("{name}.jsonl"));
     write_run(&path, run);
-    import::run(
+    commands::import::run(
         &app.db,
-        project,
+        &crate::common::operator_lead(&app.db, project).await,
         RunImport {
             path,
             format: None,
@@ -87,7 +87,6 @@ async fn import_run(
             },
             allow_missing_docs: false,
         },
-        None,
     )
     .await
     .unwrap();
@@ -106,9 +105,14 @@ async fn project(app: &TestApp) -> i64 {
         })
         .collect();
     std::fs::write(&corpus, docs).unwrap();
-    import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap();
     let claims = dir.join("claims.jsonl");
     std::fs::write(
         &claims,
@@ -117,7 +121,13 @@ async fn project(app: &TestApp) -> i64 {
          {\"id\": 3, \"claim\": \"C.\", \"evidence\": {}, \"cited_doc_ids\": []}\n",
     )
     .unwrap();
-    import::claims(db, project, &claims, None).await.unwrap();
+    commands::import::claims(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &claims,
+    )
+    .await
+    .unwrap();
     import_run(app, project, "sys", SystemRole::Pooled, SYS).await;
     import_run(app, project, "alt", SystemRole::EvaluationOnly, ALT).await;
     store::pool::build(

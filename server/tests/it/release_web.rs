@@ -5,12 +5,12 @@ use crate::common;
 
 use app::domain::account::Role;
 use app::domain::pool::Role as SystemRole;
+use commands::import::{RunImport, SystemSpec};
 use common::{error_message, TestApp};
 use reqwest::StatusCode;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
-use store::import::{self, RunImport, SystemSpec};
 
 /// 2099-12-31T23:59:59.999Z: the time given to the hand-made judgment, later than every import,
 /// so the release's date must be this day.
@@ -30,9 +30,14 @@ async fn project(app: &TestApp) -> i64 {
         ));
     }
     std::fs::write(&corpus, lines).unwrap();
-    import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap();
     let claims = dir.join("claims.jsonl");
     std::fs::write(
         &claims,
@@ -40,7 +45,13 @@ async fn project(app: &TestApp) -> i64 {
          {\"id\": 2, \"claim\": \"B.\", \"evidence\": {}, \"cited_doc_ids\": []}\n",
     )
     .unwrap();
-    import::claims(db, project, &claims, None).await.unwrap();
+    commands::import::claims(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &claims,
+    )
+    .await
+    .unwrap();
     let run = dir.join("run.jsonl");
     std::fs::write(
         &run,
@@ -50,9 +61,9 @@ async fn project(app: &TestApp) -> i64 {
          {\"claim_id\": 2, \"doc_id\": 12, \"predicted_label\": \"NEI\", \"p_support\": 0.1, \"p_contradict\": 0.05}\n",
     )
     .unwrap();
-    import::run(
+    commands::import::run(
         db,
-        project,
+        &crate::common::operator_lead(db, project).await,
         RunImport {
             path: run,
             format: None,
@@ -65,7 +76,6 @@ async fn project(app: &TestApp) -> i64 {
             },
             allow_missing_docs: false,
         },
-        None,
     )
     .await
     .unwrap();

@@ -12,10 +12,10 @@ use crate::support::snapshot_db;
 use app::domain::formats::{LabelOrder, RunFormat, RunReadOptions};
 use app::domain::pool::Role as SystemRole;
 use app::domain::report::{Report, ReportOptions};
+use commands::import::{RunImport, SystemSpec};
 use reqwest::StatusCode;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use store::import::{self, RunImport, SystemSpec};
 use store::pool as pools;
 use store::Db;
 
@@ -118,10 +118,17 @@ async fn import_project(db: &Db, data: &Path, claims: &Path) -> i64 {
     let project = store::projects::create(db, "scifact", "", None)
         .await
         .unwrap();
-    import::corpus(db, project, &data.join("scifact/corpus.jsonl"), None, None)
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &data.join("scifact/corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
+    commands::import::claims(db, &crate::common::operator_lead(db, project).await, claims)
         .await
         .unwrap();
-    import::claims(db, project, claims, None).await.unwrap();
     for (name, file, format, order, role) in RUNS {
         import_run(
             db,
@@ -161,7 +168,9 @@ async fn import_run(
         },
         allow_missing_docs: false,
     };
-    import::run(db, project, run, None).await.unwrap();
+    commands::import::run(db, &crate::common::operator_lead(db, project).await, run)
+        .await
+        .unwrap();
 }
 
 /// One judgment the test writes: (pair, stage, annotator, label, seconds, retracted).

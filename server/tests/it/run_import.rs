@@ -8,8 +8,8 @@ use crate::common;
 
 use app::domain::formats::RunReadOptions;
 use app::domain::pool::Role as SystemRole;
+use commands::import::{RunImport, SystemSpec};
 use std::path::{Path, PathBuf};
-use store::import::{self, RunImport, SystemSpec};
 use store::Db;
 
 /// A project with documents 1–3 and claims 10 and 11.
@@ -23,16 +23,27 @@ async fn project(db: &Db, dir: &Path) -> i64 {
             .collect::<String>(),
     )
     .unwrap();
-    import::corpus(db, project, &corpus, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap();
     let claims = dir.join("claims.jsonl");
     std::fs::write(
         &claims,
         "{\"id\": 10, \"claim\": \"A.\"}\n{\"id\": 11, \"claim\": \"B.\"}\n",
     )
     .unwrap();
-    import::claims(db, project, &claims, None).await.unwrap();
+    commands::import::claims(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        &claims,
+    )
+    .await
+    .unwrap();
     project
 }
 
@@ -81,7 +92,13 @@ async fn a_run_import_satisfies_every_foreign_key_and_the_pool_keeps_checking_th
     let db = &app.db;
     let project = project(db, app.dir.path()).await;
     let run = run_file(app.dir.path());
-    let report = import::run(db, project, spec(&run), None).await.unwrap();
+    let report = commands::import::run(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        spec(&run),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (report.rows, report.missing_docs, report.systems),
         (3, 1, vec!["a".to_owned(), "b".to_owned()])
@@ -232,7 +249,13 @@ async fn on_postgres_a_role_that_may_not_skip_key_checks_imports_with_them() {
     let dir = tempfile::tempdir().unwrap();
     let project = project(&db, dir.path()).await;
     let run = run_file(dir.path());
-    let report = import::run(&db, project, spec(&run), None).await.unwrap();
+    let report = commands::import::run(
+        &db,
+        &crate::common::operator_lead(&db, project).await,
+        spec(&run),
+    )
+    .await
+    .unwrap();
     assert_eq!((report.rows, report.systems.len()), (3, 2));
     assert_eq!(counts(&db).await, (1, 2, 3));
     every_foreign_key_holds_on_postgres(&db).await;
@@ -245,23 +268,37 @@ async fn a_run_import_that_its_own_checks_refuse_writes_nothing() {
     let db = &app.db;
     let project = project(db, app.dir.path()).await;
     let run = run_file(app.dir.path());
-    let err = import::run(db, project + 1, spec(&run), None)
+    // The writer checks what the foreign keys it skips would have: the project and the actor
+    // exist (a lead's proof names both; the store checks them again).
+    let err = store::import::RunWriter::open(db, project + 1, None)
         .await
-        .unwrap_err()
+        .err()
+        .expect("no such project")
         .to_string();
     assert_eq!(err, format!("not found: project #{}", project + 1));
-    let err = import::run(db, project, spec(&run), Some(4242))
+    let err = store::import::RunWriter::open(db, project, Some(4242))
         .await
-        .unwrap_err()
+        .err()
+        .expect("no such user")
         .to_string();
     assert_eq!(err, "not found: user #4242");
     assert_eq!(counts(db).await, (0, 0, 0));
-    import::run(db, project, spec(&run), None).await.unwrap();
+    commands::import::run(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        spec(&run),
+    )
+    .await
+    .unwrap();
     assert_eq!(counts(db).await, (1, 2, 3));
-    let err = import::run(db, project, spec(&run), None)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = commands::import::run(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        spec(&run),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("imported into the project already"), "{err}");
     assert_eq!(counts(db).await, (1, 2, 3));
     // The write lock is free again: another writer goes through at once.
@@ -295,10 +332,14 @@ async fn a_run_refused_at_its_last_line_after_written_chunks_leaves_nothing() {
     std::fs::write(&path, text).unwrap();
     let mut import = spec(&path);
     import.allow_missing_docs = false;
-    let err = import::run(db, project, import.clone(), None)
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = commands::import::run(
+        db,
+        &crate::common::operator_lead(db, project).await,
+        import.clone(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains(&format!(
             "long.jsonl:{}: field \"claim_id\": claim 12 is not in the project",
@@ -315,7 +356,10 @@ async fn a_run_refused_at_its_last_line_after_written_chunks_leaves_nothing() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&path, good).unwrap();
-    let report = import::run(db, project, import, None).await.unwrap();
+    let report =
+        commands::import::run(db, &crate::common::operator_lead(db, project).await, import)
+            .await
+            .unwrap();
     assert_eq!(report.rows, (systems * 6) as u64);
     assert_eq!(counts(db).await, (1, systems as i64, (systems * 6) as i64));
     let writing: i64 = sqlx::query_scalar(

@@ -524,14 +524,23 @@ async fn project_with_a_claim(app: &TestApp) -> i64 {
         "{\"doc_id\": 1, \"title\": \"T\", \"abstract\": [\"A.\"]}\n",
     )
     .unwrap();
-    store::import::corpus(&app.db, project, &corpus, None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &corpus,
+        None,
+    )
+    .await
+    .unwrap();
     let claims = app.dir.path().join("claims.jsonl");
     std::fs::write(&claims, "{\"id\": 10, \"claim\": \"C\"}\n").unwrap();
-    store::import::claims(&app.db, project, &claims, None)
-        .await
-        .unwrap();
+    commands::import::claims(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &claims,
+    )
+    .await
+    .unwrap();
     project
 }
 

@@ -6,14 +6,13 @@
 pub(crate) mod assign;
 pub mod gold;
 mod history;
-mod import;
+pub mod import;
 mod judging;
 mod lead;
 mod queue;
 mod submit;
 
 pub use assign::assign_pending;
-pub use import::{import_judgments, JudgmentsFormat, JudgmentsImport};
 pub use judging::{judging, set_judging, JudgingChange};
 pub use lead::{overview, reassign_item, set_active, set_mode};
 pub use queue::{add_comment, flag, item_for_lead, queue_head, skip};

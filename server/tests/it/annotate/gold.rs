@@ -29,12 +29,21 @@ async fn setup_with(
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
-        .await
-        .unwrap();
-    store::import::claims(&app.db, project, &demo.join("claims.jsonl"), None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo.join("corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
+    commands::import::claims(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo.join("claims.jsonl"),
+    )
+    .await
+    .unwrap();
     let claims = crate::common::demo_lines("claims.jsonl");
     let docs = crate::common::demo_lines("corpus.jsonl");
     let run = app.dir.path().join("run.jsonl");
@@ -50,11 +59,11 @@ async fn setup_with(
         }
     }
     std::fs::write(&run, lines).unwrap();
-    let import = store::import::RunImport {
+    let import = commands::import::RunImport {
         path: run,
         format: Some(app::domain::formats::RunFormat::Canonical),
         options: Default::default(),
-        system: store::import::SystemSpec {
+        system: commands::import::SystemSpec {
             name: Some("sys".into()),
             role: app::domain::pool::Role::Pooled,
             description: String::new(),
@@ -62,9 +71,13 @@ async fn setup_with(
         },
         allow_missing_docs: false,
     };
-    store::import::run(&app.db, project, import, None)
-        .await
-        .unwrap();
+    commands::import::run(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        import,
+    )
+    .await
+    .unwrap();
     app.add_lead("lead", PROJECT).await;
     let lead = app.logged_in("lead").await;
     let res = lead

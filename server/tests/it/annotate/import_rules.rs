@@ -5,7 +5,7 @@
 use super::{count, setup};
 use crate::common::TestApp;
 use app::domain::annotation::Stage;
-use store::annotate::{import_judgments, JudgmentsImport};
+use commands::import::JudgmentsImport;
 
 /// The pooled pairs, shallowest first.
 async fn pairs(app: &TestApp) -> Vec<(String, String)> {
@@ -35,17 +35,16 @@ async fn import(
     path: &std::path::Path,
     who: &str,
     stage: Stage,
-) -> Result<store::import::ImportReport, store::StoreError> {
-    import_judgments(
+) -> Result<commands::import::ImportReport, commands::CommandError> {
+    commands::import::judgments(
         &app.db,
-        project,
+        &crate::common::operator_lead(&app.db, project).await,
         JudgmentsImport {
             path: path.to_owned(),
             format: None,
             annotator: who.into(),
             stage,
         },
-        None,
     )
     .await
 }

@@ -31,9 +31,14 @@ async fn setup(
         .await
         .unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
-    store::import::corpus(&app.db, project, &demo.join("corpus.jsonl"), None, None)
-        .await
-        .unwrap();
+    commands::import::corpus(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &demo.join("corpus.jsonl"),
+        None,
+    )
+    .await
+    .unwrap();
     let claims: Vec<Value> = crate::common::demo_lines("claims.jsonl");
     let docs: Vec<Value> = crate::common::demo_lines("corpus.jsonl");
     let bare = app.dir.path().join("claims.jsonl");
@@ -47,9 +52,13 @@ async fn setup(
         .unwrap();
     }
     drop(f);
-    store::import::claims(&app.db, project, &bare, None)
-        .await
-        .unwrap();
+    commands::import::claims(
+        &app.db,
+        &crate::common::operator_lead(&app.db, project).await,
+        &bare,
+    )
+    .await
+    .unwrap();
     for (s, ranking) in rankings.iter().enumerate() {
         let run = app.dir.path().join(format!("run-{s}.jsonl"));
         let mut f = std::fs::File::create(&run).unwrap();
@@ -62,11 +71,11 @@ async fn setup(
             .unwrap();
         }
         drop(f);
-        let import = store::import::RunImport {
+        let import = commands::import::RunImport {
             path: run,
             format: Some(app::domain::formats::RunFormat::Canonical),
             options: Default::default(),
-            system: store::import::SystemSpec {
+            system: commands::import::SystemSpec {
                 name: Some(format!("secret-system-{s}")),
                 role: app::domain::pool::Role::Pooled,
                 description: String::new(),
@@ -74,9 +83,13 @@ async fn setup(
             },
             allow_missing_docs: false,
         };
-        store::import::run(&app.db, project, import, None)
-            .await
-            .unwrap();
+        commands::import::run(
+            &app.db,
+            &crate::common::operator_lead(&app.db, project).await,
+            import,
+        )
+        .await
+        .unwrap();
     }
     app.add_lead("lead", PROJECT).await;
     for name in annotators {
@@ -828,16 +841,15 @@ async fn a_judgments_import_is_seen_by_the_next_choice() {
     .unwrap();
     let path = app.dir.path().join("final.qrels");
     std::fs::write(&path, format!("{claim} 0 {doc} NEI\n")).unwrap();
-    store::annotate::import_judgments(
+    commands::import::judgments(
         &app.db,
-        project,
-        store::annotate::JudgmentsImport {
+        &crate::common::operator_lead(&app.db, project).await,
+        commands::import::JudgmentsImport {
             path,
             format: None,
             annotator: "lead".into(),
             stage: app::domain::annotation::Stage::Final,
         },
-        None,
     )
     .await
     .unwrap();

@@ -168,9 +168,14 @@ impl TestApp {
         let project = store::projects::create(&self.db, name, "", None)
             .await
             .expect("project");
-        store::import::corpus(&self.db, project, &demo.join("corpus.jsonl"), None, None)
-            .await
-            .expect("corpus");
+        commands::import::corpus(
+            &self.db,
+            &crate::common::operator_lead(&self.db, project).await,
+            &demo.join("corpus.jsonl"),
+            None,
+        )
+        .await
+        .expect("corpus");
         let mut claims = demo.join("claims.jsonl");
         if bare {
             let text: String = demo_lines("claims.jsonl")
@@ -185,9 +190,13 @@ impl TestApp {
             claims = self.dir.path().join(format!("{name}-claims.jsonl"));
             std::fs::write(&claims, text).expect("claims");
         }
-        store::import::claims(&self.db, project, &claims, None)
-            .await
-            .expect("claims");
+        commands::import::claims(
+            &self.db,
+            &crate::common::operator_lead(&self.db, project).await,
+            &claims,
+        )
+        .await
+        .expect("claims");
         let run: String = pairs
             .iter()
             .map(|(claim, doc, p)| {
@@ -198,14 +207,14 @@ impl TestApp {
             .collect();
         let path = self.dir.path().join(format!("{name}-run.jsonl"));
         std::fs::write(&path, run).expect("run");
-        store::import::run(
+        commands::import::run(
             &self.db,
-            project,
-            store::import::RunImport {
+            &crate::common::operator_lead(&self.db, project).await,
+            commands::import::RunImport {
                 path,
                 format: Some(app::domain::formats::RunFormat::Canonical),
                 options: Default::default(),
-                system: store::import::SystemSpec {
+                system: commands::import::SystemSpec {
                     name: Some("s".into()),
                     role: app::domain::pool::Role::Pooled,
                     description: String::new(),
@@ -213,7 +222,6 @@ impl TestApp {
                 },
                 allow_missing_docs: false,
             },
-            None,
         )
         .await
         .expect("run");

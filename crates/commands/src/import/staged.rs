@@ -1,7 +1,7 @@
 //! Parsed rows kept in an anonymous temporary file until the whole input is known good, so an
 //! import takes SQLite's write lock only after parsing and holds it only for its inserts.
 
-use super::{StoreError, StoreResult};
+use crate::error::{CommandError, CommandResult};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fs::File;
@@ -16,14 +16,14 @@ pub(crate) struct Staged<T> {
     _rows: PhantomData<fn() -> T>,
 }
 
-fn fault(what: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Fault(format!("cannot {what} the staging file of an import: {e}"))
+fn fault(what: &str, e: impl std::fmt::Display) -> CommandError {
+    CommandError::Internal(format!("cannot {what} the staging file of an import: {e}"))
 }
 
 /// Writes every batch the parser sends to a temporary file, on a blocking thread.
 pub(crate) async fn stage<T: Serialize + Send + 'static>(
     mut rx: mpsc::Receiver<Vec<T>>,
-) -> StoreResult<Staged<T>> {
+) -> CommandResult<Staged<T>> {
     tokio::task::spawn_blocking(move || {
         let mut writer = BufWriter::new(tempfile::tempfile().map_err(|e| fault("create", e))?);
         let mut rows = 0u64;
@@ -43,7 +43,7 @@ pub(crate) async fn stage<T: Serialize + Send + 'static>(
         })
     })
     .await
-    .map_err(|e| StoreError::Fault(format!("the import's staging stopped: {e}")))?
+    .map_err(|e| CommandError::Internal(format!("the import's staging stopped: {e}")))?
 }
 
 impl<T: DeserializeOwned + Send + 'static> Staged<T> {
@@ -53,7 +53,7 @@ impl<T: DeserializeOwned + Send + 'static> Staged<T> {
     }
 
     /// The next batch of at most `size` rows; empty when all were read.
-    pub(crate) async fn next_batch(&mut self, size: usize) -> StoreResult<Vec<T>> {
+    pub(crate) async fn next_batch(&mut self, size: usize) -> CommandResult<Vec<T>> {
         let Some(mut reader) = self.reader.take() else {
             return Ok(Vec::new());
         };
@@ -67,10 +67,10 @@ impl<T: DeserializeOwned + Send + 'static> Staged<T> {
                 }
                 batch.push(serde_json::from_str(&line).map_err(|e| fault("read", e))?);
             }
-            Ok::<_, StoreError>((reader, batch))
+            Ok::<_, CommandError>((reader, batch))
         })
         .await
-        .map_err(|e| StoreError::Fault(format!("the import's staging stopped: {e}")))??;
+        .map_err(|e| CommandError::Internal(format!("the import's staging stopped: {e}")))??;
         if !batch.is_empty() {
             self.reader = Some(reader);
         }

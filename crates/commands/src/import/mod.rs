@@ -11,9 +11,23 @@ use domain::formats::{CorpusFormat, LabelOrder, RunFormat, RunReadOptions};
 use domain::pool::Role;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use store::annotate::{import_judgments, JudgmentsFormat, JudgmentsImport};
-use store::import::{self, ImportReport, RunImport, SystemSpec};
 use store::Db;
+
+mod claims;
+mod corpus;
+mod file;
+mod judgments;
+mod parser;
+mod problems;
+mod run;
+mod staged;
+
+pub use claims::claims;
+pub use corpus::corpus;
+pub use judgments::{judgments, JudgmentsFormat, JudgmentsImport};
+pub use problems::MAX_ERRORS;
+pub use run::{run, RunImport};
+pub use store::import::{ImportReport, SystemSpec};
 
 /// The kind of an import job (`jobs.kind`).
 pub const IMPORT: &str = "import";
@@ -248,7 +262,6 @@ impl Import {
     /// given, bound every read of the file, whatever it imports (through
     /// [`domain::formats::bound`]).
     pub async fn run(&self, db: &Db, lead: &Lead) -> CommandResult<ImportReport> {
-        let (project, actor) = (lead.project_id(), lead.audit_id());
         let path = self.path.clone();
         let _bounds = self.limits.map(|limits| {
             domain::formats::bound(
@@ -260,13 +273,11 @@ impl Import {
             )
         });
         Ok(match &self.kind {
-            ImportKind::Corpus { format } => {
-                import::corpus(db, project, &path, *format, actor).await?
-            }
-            ImportKind::Claims => import::claims(db, project, &path, actor).await?,
-            ImportKind::Run(run) => {
+            ImportKind::Corpus { format } => corpus(db, lead, &path, *format).await?,
+            ImportKind::Claims => claims(db, lead, &path).await?,
+            ImportKind::Run(opts) => {
                 let mut options = RunReadOptions {
-                    label_order: run.label_order,
+                    label_order: opts.label_order,
                     ..RunReadOptions::default()
                 };
                 if let Some(limits) = self.limits {
@@ -276,17 +287,17 @@ impl Import {
                 }
                 let import = RunImport {
                     path,
-                    format: run.format,
+                    format: opts.format,
                     options,
                     system: SystemSpec {
-                        name: run.system.clone(),
-                        role: run.role,
-                        description: run.description.clone(),
-                        negative_sampling_ratio: run.negative_sampling_ratio,
+                        name: opts.system.clone(),
+                        role: opts.role,
+                        description: opts.description.clone(),
+                        negative_sampling_ratio: opts.negative_sampling_ratio,
                     },
-                    allow_missing_docs: run.allow_missing_docs,
+                    allow_missing_docs: opts.allow_missing_docs,
                 };
-                import::run(db, project, import, actor).await?
+                run(db, lead, import).await?
             }
             ImportKind::Judgments {
                 annotator,
@@ -299,7 +310,7 @@ impl Import {
                     annotator: annotator.clone(),
                     stage: *stage,
                 };
-                import_judgments(db, project, spec, actor).await?
+                judgments(db, lead, spec).await?
             }
         })
     }

@@ -8,7 +8,7 @@
 //! priority cannot be raised again without privileges). A thread costs tens of microseconds;
 //! the jobs here take milliseconds to seconds.
 
-use super::{StoreError, StoreResult};
+use crate::error::{CommandError, CommandResult};
 use tokio::sync::oneshot;
 
 /// How much lower than the server's threads bulk work runs (Linux's nice scale: at +10 a
@@ -30,7 +30,7 @@ pub struct Background<R> {
 pub fn spawn<R: Send + 'static>(
     name: &'static str,
     work: impl FnOnce() -> R + Send + 'static,
-) -> StoreResult<Background<R>> {
+) -> CommandResult<Background<R>> {
     let (send, result) = oneshot::channel();
     std::thread::Builder::new()
         .name(format!("{THREAD_PREFIX}{name}"))
@@ -39,17 +39,33 @@ pub fn spawn<R: Send + 'static>(
             // The receiver is gone only when the caller stopped waiting.
             let _ = send.send(work());
         })
-        .map_err(|e| StoreError::Fault(format!("could not start the {name} thread: {e}")))?;
+        .map_err(|e| CommandError::Internal(format!("could not start the {name} thread: {e}")))?;
     Ok(Background { name, result })
+}
+
+/// The store's bulk writes run their CPU-heavy part here too (a run's `COPY` text on
+/// PostgreSQL): on a thread of its own at the lower priority.
+pub struct Bulk;
+
+impl store::import::Offload for Bulk {
+    fn offload(
+        &self,
+        name: &'static str,
+        work: Box<dyn FnOnce() + Send>,
+    ) -> store::StoreResult<()> {
+        spawn(name, work)
+            .map(drop)
+            .map_err(|e| store::StoreError::Fault(e.to_string()))
+    }
 }
 
 impl<R> Background<R> {
     /// The job's result; an error if it panicked.
-    pub async fn join(self) -> StoreResult<R> {
+    pub async fn join(self) -> CommandResult<R> {
         let name = self.name;
         self.result
             .await
-            .map_err(|_| StoreError::Fault(format!("the {name} stopped before it was done")))
+            .map_err(|_| CommandError::Internal(format!("the {name} stopped before it was done")))
     }
 }
 
