@@ -28,6 +28,7 @@ pub mod passage;
 pub mod retrieve;
 pub mod row;
 mod schema;
+pub mod search;
 pub mod trained;
 
 pub use bm25_scorer::{Bm25Scorer, Calibration, LabelPrior, ScoreFeatures};
@@ -39,6 +40,7 @@ pub use index::{build_index, build_index_with, IndexDoc, IndexOptions, IndexSumm
 pub use passage::Passage;
 pub use retrieve::{ClaimTerms, Hit, Ranking, Retriever};
 pub use row::RunRow;
+pub use search::{CorpusSearch, Highlighted, SearchHit, SearchIndex, SearchPage};
 
 #[cfg(test)]
 mod tests;
