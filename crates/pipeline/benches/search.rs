@@ -240,12 +240,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cpu_before = cpu_time();
     let started = Instant::now();
     let mut last_report = Instant::now();
+    let mut printed = 0;
     let search = SearchIndex::ensure(
         cache.path(),
         &fingerprint,
         counted((0..docs).map(|i| corpus.doc(i)), docs),
         |done, total| {
-            if last_report.elapsed() >= Duration::from_secs(15) || done == total {
+            if last_report.elapsed() >= Duration::from_secs(15) || (done == total && done > printed)
+            {
+                printed = done;
                 println!(
                     "  indexed {done}/{total} after {:.0} s",
                     started.elapsed().as_secs_f64()
