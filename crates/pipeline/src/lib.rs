@@ -10,6 +10,10 @@
 //! canonical run JSONL ([`RunRow`]). [`bench`](mod@bench) measures indexing and retrieval on a
 //! generated corpus.
 //!
+//! [`search`] is the same index searched by a person: a page of 20 results with titles,
+//! snippets and the query's words marked ([`CorpusSearch`]), the index kept as derived data in
+//! a cache directory under the corpus's fingerprint ([`SearchIndex`]).
+//!
 //! Its own crate: it depends on the domain and on tantivy and candle, never on the store or the
 //! pages, and compiles beside them.
 

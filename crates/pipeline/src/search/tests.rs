@@ -292,3 +292,19 @@ fn opening_cuts_after_a_word_on_a_character_boundary() {
     let cut = opening(&run);
     assert_eq!(cut.text, format!("{} …", "é".repeat(SNIPPET_BYTES / 2)));
 }
+
+#[test]
+fn one_search_serves_every_thread() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<CorpusSearch>();
+    let (_dir, search) = search_of(brain());
+    let search = &search;
+    std::thread::scope(|scope| {
+        let pages: Vec<_> = (0..4)
+            .map(|_| scope.spawn(move || search.search("tau amyloid", 0).unwrap()))
+            .collect();
+        let pages: Vec<SearchPage> = pages.into_iter().map(|p| p.join().unwrap()).collect();
+        assert!(pages.windows(2).all(|w| w[0] == w[1]));
+        assert_eq!(pages[0].total_hits, 3);
+    });
+}
