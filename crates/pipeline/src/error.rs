@@ -60,6 +60,33 @@ pub enum PipelineError {
         doc_id: domain::ids::DocId,
         problem: String,
     },
+    /// A search query longer than a person types; nothing was searched.
+    #[error("the search query has {chars} characters; at most {max} are searched")]
+    QueryTooLong { chars: usize, max: usize },
+    /// A results page past the last one served; nothing was searched.
+    #[error(
+        "page {page} of the results is past the last one served ({max_page}, the results \
+         ranked up to {max_rank}): narrow the query instead"
+    )]
+    PageTooDeep {
+        page: usize,
+        max_page: usize,
+        max_rank: usize,
+    },
+    /// A search index fingerprint that cannot name a directory of the cache.
+    #[error("search index fingerprint {fingerprint:?}: {problem}")]
+    BadFingerprint {
+        fingerprint: String,
+        problem: &'static str,
+    },
+    /// A file operation on the search index cache failed.
+    #[error("{context} {path}: {source}")]
+    Cache {
+        context: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The dense re-ranker's model failed.
     #[error(transparent)]
     Embed(#[from] super::embed::EmbedError),

@@ -10,6 +10,10 @@
 //! canonical run JSONL ([`RunRow`]). [`bench`](mod@bench) measures indexing and retrieval on a
 //! generated corpus.
 //!
+//! [`search`] is the same index searched by a person: a page of 20 results with titles,
+//! snippets and the query's words marked ([`CorpusSearch`]), the index kept as derived data in
+//! a cache directory under the corpus's fingerprint ([`SearchIndex`]).
+//!
 //! Its own crate: it depends on the domain and on tantivy and candle, never on the store or the
 //! pages, and compiles beside them.
 
@@ -28,6 +32,7 @@ pub mod passage;
 pub mod retrieve;
 pub mod row;
 mod schema;
+pub mod search;
 pub mod trained;
 
 pub use bm25_scorer::{Bm25Scorer, Calibration, LabelPrior, ScoreFeatures};
@@ -39,6 +44,7 @@ pub use index::{build_index, build_index_with, IndexDoc, IndexOptions, IndexSumm
 pub use passage::Passage;
 pub use retrieve::{ClaimTerms, Hit, Ranking, Retriever};
 pub use row::RunRow;
+pub use search::{CorpusSearch, Highlighted, SearchHit, SearchIndex, SearchPage};
 
 #[cfg(test)]
 mod tests;

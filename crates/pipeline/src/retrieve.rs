@@ -86,6 +86,12 @@ impl Retriever {
         })
     }
 
+    /// The index's directory, its fields and the searcher over its one committed state, for
+    /// the other readers of the crate ([`super::search::CorpusSearch`]).
+    pub(crate) fn parts(&self) -> (&Path, IndexFields, &Searcher) {
+        (&self.dir, self.fields, &self.searcher)
+    }
+
     /// Number of abstracts in the index.
     pub fn num_docs(&self) -> u64 {
         self.searcher.num_docs()
@@ -191,7 +197,7 @@ impl Retriever {
     }
 
     /// The disjunction of one term query per token of the claim.
-    fn query(&self, claim: &ClaimTerms) -> BooleanQuery {
+    pub(crate) fn query(&self, claim: &ClaimTerms) -> BooleanQuery {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(claim.0.len());
         for (text, count) in &claim.0 {
             let term = Term::from_field_text(self.fields.text, text);
@@ -207,7 +213,7 @@ impl Retriever {
 
     /// The top `k` hits with their addresses, ties at the cut resolved by doc id: fetches past
     /// `k` until the last fetched score is below the k-th (or the matches run out).
-    fn top_hits(
+    pub(crate) fn top_hits(
         &self,
         query: &BooleanQuery,
         k: usize,

@@ -5,4 +5,4 @@ mod build;
 mod hybrid;
 mod retrieval;
 mod scifact;
-mod support;
+pub(crate) mod support;

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use tempfile::TempDir;
 
 /// A document with this id, title and sentences.
-pub(super) fn doc(id: &str, title: &str, sentences: &[&str]) -> IndexDoc {
+pub(crate) fn doc(id: &str, title: &str, sentences: &[&str]) -> IndexDoc {
     IndexDoc {
         doc_id: DocId::parse(id).unwrap(),
         title: title.to_owned(),
@@ -15,7 +15,7 @@ pub(super) fn doc(id: &str, title: &str, sentences: &[&str]) -> IndexDoc {
 }
 
 /// Builds an index of `docs` in a fresh temporary directory and opens it.
-pub(super) fn index_of(docs: Vec<IndexDoc>) -> (TempDir, Retriever) {
+pub(crate) fn index_of(docs: Vec<IndexDoc>) -> (TempDir, Retriever) {
     let dir = tempfile::tempdir().unwrap();
     build_index(
         dir.path(),
@@ -28,13 +28,13 @@ pub(super) fn index_of(docs: Vec<IndexDoc>) -> (TempDir, Retriever) {
 }
 
 /// Doc ids of hits, as text.
-pub(super) fn ids(hits: &[crate::Hit]) -> Vec<&str> {
+pub(crate) fn ids(hits: &[crate::Hit]) -> Vec<&str> {
     hits.iter().map(|hit| hit.doc_id.as_str()).collect()
 }
 
 /// BM25 as tantivy defines it (k1 = 1.2, b = 0.75, idf = ln(1 + (N - n + 0.5) / (n + 0.5)),
 /// document lengths rounded to tantivy's one-byte field norms), computed from token lists.
-pub(super) struct BruteBm25 {
+pub(crate) struct BruteBm25 {
     docs: Vec<(DocId, std::collections::HashMap<String, u32>, f64)>,
     doc_freq: std::collections::HashMap<String, u64>,
     average_length: f64,
@@ -45,7 +45,7 @@ const B: f64 = 0.75;
 
 impl BruteBm25 {
     /// From each document's id and analysed tokens.
-    pub(super) fn new(docs: Vec<(DocId, Vec<String>)>) -> BruteBm25 {
+    pub(crate) fn new(docs: Vec<(DocId, Vec<String>)>) -> BruteBm25 {
         use tantivy::fieldnorm::FieldNormReader;
         let total: usize = docs.iter().map(|(_, tokens)| tokens.len()).sum();
         let average_length = total as f64 / docs.len() as f64;
@@ -81,7 +81,7 @@ impl BruteBm25 {
 
     /// Every matching document's score for the query's (term, count) pairs, best first, ties
     /// by doc id.
-    pub(super) fn rank(&self, query: &[(String, u32)]) -> Vec<(DocId, f64)> {
+    pub(crate) fn rank(&self, query: &[(String, u32)]) -> Vec<(DocId, f64)> {
         let mut scored: Vec<(DocId, f64)> = self
             .docs
             .iter()
@@ -104,7 +104,7 @@ impl BruteBm25 {
     }
 
     /// The query's ceiling: sum of count x idf x (k1 + 1).
-    pub(super) fn ceiling(&self, query: &[(String, u32)]) -> f64 {
+    pub(crate) fn ceiling(&self, query: &[(String, u32)]) -> f64 {
         query
             .iter()
             .map(|(term, count)| f64::from(*count) * self.idf(term) * (K1 + 1.0))
