@@ -80,7 +80,6 @@ impl From<store::StoreError> for CommandError {
             store::StoreError::NotFound(what) => CommandError::NotFound(what),
             store::StoreError::Conflict(what) => CommandError::Conflict(what),
             store::StoreError::Invalid(what) => CommandError::Invalid(what),
-            store::StoreError::Forbidden(what) => CommandError::Forbidden(what),
             other => CommandError::Internal(other.to_string()),
         }
     }

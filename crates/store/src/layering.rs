@@ -2,7 +2,8 @@
 //! runs queries inside a transaction or connection and returns rows or domain values; it does
 //! not take a path (files are the commands' to open, hash and parse), spawn a thread (CPU work
 //! and its priority are the commands' to schedule), or compute a report or a release archive
-//! (the commands compute from what the store read).
+//! (the commands compute from what the store read), or decide who may act (the commands decide
+//! from their proof, and call the store with plain ids).
 //!
 //! What still breaks a rule is listed in [`NOT_YET`], file by file, with why it is still here:
 //! the check fails on a break that is not listed, and on a listed one that is gone (so the list
@@ -31,6 +32,10 @@ const RULES: &[(&str, &[&str])] = &[
             "to_tar_gz",
             "tar::Builder",
         ],
+    ),
+    (
+        "decides who may act",
+        &["is_lead", "Forbidden", "struct Actor"],
     ),
 ];
 
@@ -218,4 +223,8 @@ fn the_check_sees_each_kind_of_break() {
     assert!(report_fragments
         .iter()
         .any(|f| "let r = Report::compute(&s, &o);".contains(f)));
+    let (_, role_fragments) = RULES[2];
+    assert!(role_fragments
+        .iter()
+        .any(|f| "if !actor.is_lead { return Err(forbidden()) }".contains(f)));
 }

@@ -66,9 +66,6 @@ pub enum StoreError {
     Conflict(String),
     #[error("{0}")]
     Invalid(String),
-    /// The caller's role or relation to the item does not allow this.
-    #[error("forbidden: {0}")]
-    Forbidden(String),
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]

@@ -455,9 +455,14 @@ fn confidence() -> app::domain::pool::Strategy {
 async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value {
     let mut queues = Vec::new();
     for &id in annotators {
-        let actor = store::annotate::Actor { id, is_lead: false };
+        // An annotator's queue: gold served, the discussion only at adjudication.
+        let terms = store::annotate::QueueTerms {
+            serves_gold: true,
+            shows_discussion: false,
+        };
+        let annotator = app::domain::annotation::AnnotatorId(id);
         queues.push(serde_json::json!({
-            "head": store::annotate::queue_head(db, actor, project).await.unwrap(),
+            "head": store::annotate::queue_head(db, annotator, project, terms).await.unwrap(),
             "open": store::work::open_count(db, id).await.unwrap(),
             "projects": store::work::projects_of(db, id).await.unwrap(),
         }));

@@ -6,9 +6,9 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text};
-use super::{begin_write, Actor, UNDO_WINDOW_MS};
+use super::{begin_write, UNDO_WINDOW_MS};
 use domain::annotation::{
-    Annotation, AnnotationDraft, Judged, PairState, Stage, Verdict, FRESH_POSITION,
+    Annotation, AnnotationDraft, AnnotatorId, Judged, PairState, Stage, Verdict, FRESH_POSITION,
 };
 use domain::gold_checks::{
     self, GoldResult, GoldSchedule, GoldSettings, Purpose, Qualification, Source, Step,
@@ -428,24 +428,25 @@ async fn wanted(
 
 /// Opens the gold item the annotator should work now, if any (a read first, so that a queue
 /// without gold takes no write lock; none at all when the project's settings as the caller
-/// read them, `seen`, use no gold).
+/// read them, `seen`, use no gold). Whom gold is served to is the caller's decision
+/// ([`super::QueueTerms::serves_gold`]).
 pub(crate) async fn serve(
     db: &Db,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
     seen: &GoldSettings,
 ) -> StoreResult<()> {
-    if actor.is_lead || !seen.uses_gold() {
+    if !seen.uses_gold() {
         return Ok(());
     }
     {
         let mut conn = db.acquire().await?;
-        if wanted(&mut conn, actor.id, project_id).await?.is_none() {
+        if wanted(&mut conn, annotator.0, project_id).await?.is_none() {
             return Ok(());
         }
     }
     let mut tx = begin_write(db).await?;
-    let Some((purpose, item)) = wanted(&mut tx, actor.id, project_id).await? else {
+    let Some((purpose, item)) = wanted(&mut tx, annotator.0, project_id).await? else {
         return Ok(());
     };
     let id = sqlx::query_scalar::<_, i64>(
@@ -455,14 +456,14 @@ pub(crate) async fn serve(
     )
     .bind(item)
     .bind(purpose.as_str())
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(FRESH_POSITION)
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "gold assign",
         entity: "assignment",
         entity_id: Some(id.to_string()),
@@ -566,7 +567,7 @@ async fn shown(conn: &mut AnyConnection, a: Answered<'_>) -> StoreResult<LastSub
 /// admitted candidate then gets real items).
 pub(crate) async fn submit(
     tx: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     target: GoldTarget,
     draft: &AnnotationDraft,
     seconds_spent: f64,
@@ -600,7 +601,7 @@ pub(crate) async fn submit(
         .await?;
     AuditEvent {
         project_id: Some(entry.project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "gold answer",
         entity: "assignment",
         entity_id: Some(target.id.to_string()),
@@ -618,7 +619,7 @@ pub(crate) async fn submit(
     .record(tx)
     .await?;
     if target.purpose == Purpose::Graded {
-        decide(tx, actor.id, entry.project_id).await?;
+        decide(tx, annotator.0, entry.project_id).await?;
     }
     shown(
         tx,
@@ -629,7 +630,7 @@ pub(crate) async fn submit(
             entry: &entry,
             label: annotation.label(),
             verdict: Verdict::from(&annotation),
-            annotator: actor.id,
+            annotator: annotator.0,
             at: now,
         },
     )
@@ -755,14 +756,14 @@ pub async fn admit(
 /// item, while its reference is worth showing), as the queue shows it.
 pub(crate) async fn last_answer(
     conn: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
 ) -> StoreResult<Option<LastSubmission>> {
     let row: Option<(i64, i64, String, String, crate::flag::Flag, i64)> = sqlx::query_as(
         "SELECT answer_id, gold_item_id, purpose, label, no_evidence, created_at FROM gold_results
          WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(project_id)
     .fetch_optional(&mut *conn)
     .await?;
@@ -789,7 +790,7 @@ pub(crate) async fn last_answer(
                 entry: &entry,
                 label,
                 verdict,
-                annotator: actor.id,
+                annotator: annotator.0,
                 at,
             },
         )
@@ -803,7 +804,7 @@ pub(crate) async fn last_answer(
 /// real judgment.
 pub(crate) async fn undo_if_latest(
     tx: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
     latest_judgment_at: Option<i64>,
 ) -> StoreResult<Option<String>> {
@@ -811,7 +812,7 @@ pub(crate) async fn undo_if_latest(
         "SELECT answer_id, assignment_id, purpose, label, created_at FROM gold_results
          WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(project_id)
     .fetch_optional(&mut *tx)
     .await?;
@@ -836,7 +837,7 @@ pub(crate) async fn undo_if_latest(
         "INSERT INTO gold_answer_retractions (answer_id, retracted_by, retracted_at) VALUES ($1, $2, $3)",
     )
     .bind(answer_id)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(now)
     .execute(&mut *tx)
     .await?;
@@ -847,7 +848,7 @@ pub(crate) async fn undo_if_latest(
            AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = $4)",
     )
     .bind(now)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(assignment)
     .bind(project_id)
     .execute(&mut *tx)
@@ -865,7 +866,7 @@ pub(crate) async fn undo_if_latest(
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {entry_item} lost its pair")))?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "undo",
         entity: "gold answer",
         entity_id: Some(answer_id.to_string()),

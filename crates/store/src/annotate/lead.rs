@@ -4,9 +4,9 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::{active_annotators, assign_pending, insert, loads};
+use super::begin_write;
 use super::history::{self, pair_history, project_states};
 use super::judging;
-use super::{begin_write, Actor};
 use domain::annotation::{
     check_submission, reassign, AnnotatorId, OpenItem, PairState, PoolEntryId, SecondPassMode,
     Stage, Work, FRESH_POSITION,
@@ -400,7 +400,7 @@ pub async fn reassign_item(
     project_id: i64,
     assignment_id: i64,
     to: &str,
-    actor: Actor,
+    actor_id: Option<i64>,
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let row: Option<(i64, i64, String)> = sqlx::query_as(
@@ -446,7 +446,7 @@ pub async fn reassign_item(
     .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id,
         action: "reassign",
         entity: "assignment",
         entity_id: Some(assignment_id.to_string()),
@@ -464,7 +464,7 @@ pub async fn set_mode(
     db: &Db,
     project_id: i64,
     mode: SecondPassMode,
-    actor: Actor,
+    actor_id: Option<i64>,
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let old = history::mode(&mut tx, project_id).await?;
@@ -475,7 +475,7 @@ pub async fn set_mode(
         .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id,
         action: "set_second_pass_mode",
         entity: "project",
         entity_id: Some(project_id.to_string()),
