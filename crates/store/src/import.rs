@@ -142,7 +142,7 @@ impl Problems {
         if self.more > 0 {
             text.push_str(&format!("\n  … and {} more", self.more));
         }
-        StoreError::Invalid(text)
+        StoreError::invalid(None, text)
     }
 }
 
@@ -189,7 +189,7 @@ impl NewIds {
 }
 
 pub(crate) fn format_error(err: FormatError) -> StoreError {
-    StoreError::Invalid(err.to_string())
+    StoreError::invalid(None, err.to_string())
 }
 
 pub(crate) fn display_name(path: &Path) -> String {
@@ -199,13 +199,13 @@ pub(crate) fn display_name(path: &Path) -> String {
 /// SHA-256 of a file's bytes, streamed.
 fn sha256_file(path: &Path) -> StoreResult<String> {
     let mut file = std::fs::File::open(path)
-        .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| StoreError::invalid(None, format!("cannot read {}: {e}", path.display())))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = file
-            .read(&mut buf)
-            .map_err(|e| StoreError::Invalid(format!("cannot read {}: {e}", path.display())))?;
+        let n = file.read(&mut buf).map_err(|e| {
+            StoreError::invalid(None, format!("cannot read {}: {e}", path.display()))
+        })?;
         if n == 0 {
             break;
         }
@@ -247,10 +247,13 @@ pub(crate) async fn refuse_repeat<'c>(
             } else {
                 "was imported into the project already"
             };
-            Err(StoreError::Conflict(format!(
-                "{}: this file {when} (import #{id}, {name}); nothing was imported",
-                display_name(path)
-            )))
+            Err(StoreError::conflict(
+                crate::Constraint::ImportedFile,
+                format!(
+                    "{}: this file {when} (import #{id}, {name}); nothing was imported",
+                    display_name(path)
+                ),
+            ))
         }
     }
 }
@@ -310,7 +313,7 @@ pub(crate) async fn begin_import(
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
-            StoreError::Conflict(format!(
+            StoreError::conflict(crate::Constraint::ImportedFile, format!(
                 "{}: this file is being imported into the project; nothing was imported",
                 display_name(path)
             ))
@@ -1122,10 +1125,10 @@ async fn run_on(
     let summary = std::mem::take(
         &mut *summary
             .lock()
-            .map_err(|_| StoreError::Invalid("the parser failed".into()))?,
+            .map_err(|_| StoreError::invalid(None, "the parser failed"))?,
     );
     if created.is_empty() {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::invalid(None, format!(
             "{}: the run has no predictions for the project's claims and documents; nothing was imported",
             display_name(&path)
         )));
@@ -1320,8 +1323,8 @@ fn create_system(
         },
     )
     .map_err(|e| match e {
-        StoreError::Conflict(_) => {
-            StoreError::Conflict(format!("the project has a system named {name:?} already"))
+        StoreError::Conflict { .. } => {
+            StoreError::conflict(crate::Constraint::SystemName, format!("the project has a system named {name:?} already"))
         }
         other => other,
     })?;
@@ -1330,5 +1333,5 @@ fn create_system(
 
 /// Parses a claim id given on a command line or form.
 pub fn claim_id(text: &str) -> StoreResult<ClaimId> {
-    ClaimId::parse(text).map_err(|e| StoreError::Invalid(format!("claim id {text:?} {e}")))
+    ClaimId::parse(text).map_err(|e| StoreError::invalid(None, format!("claim id {text:?} {e}")))
 }

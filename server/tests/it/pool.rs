@@ -556,7 +556,16 @@ async fn a_growing_pool_stays_as_it_was_for_readers_until_the_build_is_done() {
             let err = pools::build(db, project, confidence(), 1_000, None)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, store::StoreError::Conflict(_)), "{err}");
+            assert!(
+                matches!(
+                    err,
+                    store::StoreError::Conflict {
+                        constraint: store::Constraint::PoolBuilding,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
             assert!(err.to_string().contains("is being built"), "{err}");
         }
         resume.send(()).unwrap();

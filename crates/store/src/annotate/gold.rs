@@ -4,7 +4,7 @@
 //! rules (rate, placement, qualification steps, figures) are [`domain::gold_checks`]'s.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text};
 use super::{begin_write, UNDO_WINDOW_MS};
 use domain::annotation::{
@@ -486,7 +486,7 @@ pub(crate) struct GoldTarget {
 impl GoldTarget {
     /// The caller's open gold assignment `id` of gold item `item`, for `purpose` as stored.
     pub(crate) fn new(id: i64, item: i64, purpose: &str) -> StoreResult<GoldTarget> {
-        let purpose = Purpose::parse(purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let purpose = Purpose::parse(purpose).map_err(StoreError::unreadable)?;
         Ok(GoldTarget { id, item, purpose })
     }
 }
@@ -498,7 +498,7 @@ async fn reference(conn: &mut AnyConnection, item: i64) -> StoreResult<(Label, V
             .bind(item)
             .fetch_one(&mut *conn)
             .await?;
-    let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let label = Label::parse(&label).map_err(StoreError::unreadable)?;
     let sentences = gold_checks::sentences_of(&rationale)
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {item}: rationale")))?;
     Ok((label, sentences.into_iter().collect()))
@@ -524,13 +524,13 @@ async fn shown(conn: &mut AnyConnection, a: Answered<'_>) -> StoreResult<LastSub
         Some(domain::annotation::AnnotatorId(a.annotator)),
         a.verdict,
     )
-    .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    .map_err(|e| StoreError::invalid(None, e.to_string()))?;
     let (outcome, feedback) = match a.purpose {
         Purpose::Check => (
             outcome_text(
                 &PairState::NeedsFirst
                     .after(0, &judged)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    .map_err(StoreError::unreadable)?,
             ),
             None,
         ),
@@ -576,7 +576,7 @@ pub(crate) async fn submit(
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {} lost its pair", target.item)))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
-        .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
+        .map_err(|e| StoreError::invalid(e.input(), e.to_string()))?;
     let now = now_ms();
     let answer_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO gold_answers (assignment_id, label, no_evidence, rationale, specificity,
@@ -706,9 +706,10 @@ pub async fn admit(
         user.ok_or_else(|| StoreError::NotFound(format!("annotator {username} in this project")))?;
     let standing = standing(&mut tx, user, project_id).await?;
     if standing.admitted {
-        return Err(StoreError::Conflict(format!(
-            "{username} is already admitted"
-        )));
+        return Err(StoreError::conflict(
+            Constraint::Admitted,
+            format!("{username} is already admitted"),
+        ));
     }
     sqlx::query(
         "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
@@ -773,10 +774,9 @@ pub(crate) async fn last_answer(
     if now_ms() - at >= UNDO_WINDOW_MS {
         return Ok(None);
     }
-    let purpose = Purpose::parse(&purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let verdict = Verdict::from_columns(label, no_evidence.0)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let purpose = Purpose::parse(&purpose).map_err(StoreError::unreadable)?;
+    let label = Label::parse(&label).map_err(StoreError::unreadable)?;
+    let verdict = Verdict::from_columns(label, no_evidence.0).map_err(StoreError::unreadable)?;
     let entry = history::gold_entry(conn, item)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {item} lost its pair")))?;
@@ -824,13 +824,15 @@ pub(crate) async fn undo_if_latest(
     }
     let now = now_ms();
     if purpose != Purpose::Check.as_str() {
-        return Err(StoreError::Conflict(
-            "cannot undo: a qualification answer is final".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: a qualification answer is final",
         ));
     }
     if now - at >= UNDO_WINDOW_MS {
-        return Err(StoreError::Conflict(
-            "cannot undo: the undo window has passed".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: the undo window has passed",
         ));
     }
     sqlx::query(
@@ -939,7 +941,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
     let mut by_annotator: BTreeMap<(String, i64), (Vec<GoldResult>, Vec<GoldResult>)> =
         BTreeMap::new();
     for r in rows {
-        let parse = |l: &str| Label::parse(l).map_err(|e| StoreError::Corrupt(e.to_string()));
+        let parse = |l: &str| Label::parse(l).map_err(StoreError::unreadable);
         let sentences = |json: &str| {
             gold_checks::sentences_of(json)
                 .ok_or_else(|| StoreError::Corrupt(format!("gold rationale {json}")))

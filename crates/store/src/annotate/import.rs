@@ -38,9 +38,10 @@ impl JudgmentsFormat {
         match text {
             "qrels-labels" => Ok(JudgmentsFormat::QrelsLabels),
             "scifact" => Ok(JudgmentsFormat::Scifact),
-            other => Err(StoreError::Invalid(format!(
-                "unknown judgments format {other:?} (expected qrels-labels or scifact)"
-            ))),
+            other => Err(StoreError::invalid(
+                None,
+                format!("unknown judgments format {other:?} (expected qrels-labels or scifact)"),
+            )),
         }
     }
 
@@ -180,21 +181,24 @@ pub async fn import_judgments(
     // Judgments are a member's: a deactivated account, or one not (or no longer) in the
     // project, would put labels in the release that nobody of the project stands for.
     if !active.0 {
-        return Err(StoreError::Invalid(format!(
-            "annotator: {} is deactivated",
-            spec.annotator
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("annotator: {} is deactivated", spec.annotator),
+        ));
     }
     if crate::projects::membership_at(db, project_id, annotator)
         .await?
         .role
         .is_none()
     {
-        return Err(StoreError::Invalid(format!(
-            "annotator: {} is not a member of the project (add them first: \
+        return Err(StoreError::invalid(
+            None,
+            format!(
+                "annotator: {} is not a member of the project (add them first: \
              claimpool project member add)",
-            spec.annotator
-        )));
+                spec.annotator
+            ),
+        ));
     }
     let sha = repeat_key(&file_sha(&spec.path).await?, annotator, spec.stage);
     refuse_repeat(db, project_id, "judgments", &spec.path, &sha).await?;
@@ -339,7 +343,7 @@ pub async fn import_judgments(
         .fetch_optional(&mut *tx)
         .await?;
         if let Some((claim, doc)) = meanwhile {
-            return Err(StoreError::Conflict(format!(
+            return Err(StoreError::conflict(crate::Constraint::JudgedMeanwhile, format!(
                 "{file}: claim {claim} / doc {doc} was judged while the file was imported; nothing was imported, import it again"
             )));
         }

@@ -274,9 +274,10 @@ pub async fn set_active(
     let mut tx = begin_write(db).await?;
     let (user, role) = user_id(&mut tx, username).await?;
     if role != "annotator" {
-        return Err(StoreError::Invalid(format!(
-            "{username} is a {role}; only annotators are given items"
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("{username} is a {role}; only annotators are given items"),
+        ));
     }
     let moved = if active {
         sqlx::query(
@@ -414,20 +415,24 @@ pub async fn reassign_item(
     .await?;
     let (entry_id, from, stage) =
         row.ok_or_else(|| StoreError::NotFound(format!("open item #{assignment_id}")))?;
-    let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let stage = Stage::parse(&stage).map_err(StoreError::unreadable)?;
     let (to_id, _) = user_id(&mut tx, to).await?;
     let active = active_annotators(&mut tx, project_id).await?;
     if !active.contains(&AnnotatorId(to_id)) {
-        return Err(StoreError::Invalid(format!(
-            "{to} is not an active annotator of the project"
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("{to} is not an active annotator of the project"),
+        ));
     }
     let entry = history::entry(&mut tx, entry_id)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("item #{assignment_id} lost its pair")))?;
     let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     check_submission(&hist.state, stage, AnnotatorId(to_id), false).map_err(|e| {
-        StoreError::Invalid(format!("cannot give item #{assignment_id} to {to}: {e}"))
+        StoreError::invalid(
+            None,
+            format!("cannot give item #{assignment_id} to {to}: {e}"),
+        )
     })?;
     let now = now_ms();
     sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id = $2")

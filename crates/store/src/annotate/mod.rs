@@ -51,14 +51,17 @@ pub(crate) async fn begin_write(db: &super::Db) -> StoreResult<super::write_gate
 
 /// A submission to `what`, whose assignment is `status` (done or withdrawn) instead of open.
 pub(crate) fn no_longer_open(what: &str, status: &str) -> StoreError {
-    StoreError::Conflict(format!(
-        "{what} was already {}; nothing was recorded",
-        if status == "done" {
-            "submitted"
-        } else {
-            "withdrawn"
-        }
-    ))
+    StoreError::conflict(
+        super::Constraint::ItemClosed,
+        format!(
+            "{what} was already {}; nothing was recorded",
+            if status == "done" {
+                "submitted"
+            } else {
+                "withdrawn"
+            }
+        ),
+    )
 }
 
 /// Not yours, or not there: the same answer, so that nobody learns of others' items.

@@ -1,7 +1,7 @@
 //! The annotator's queue and what each item shows; skip, flag and comments.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, Field, StoreError, StoreResult};
 use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
 use super::{begin_write, not_yours, QueueTerms, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use domain::annotation::{
@@ -191,7 +191,7 @@ impl LastJudgment {
             id: row.id,
             claim: row.claim,
             doc: row.doc,
-            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stage: Stage::parse(&row.stage).map_err(StoreError::unreadable)?,
             label: row.label,
             at: row.created_at,
             claim_ext: row.claim_ext,
@@ -380,7 +380,7 @@ pub async fn queue_head(
         let entry = row.entry.parse()?;
         let item = Open {
             id: row.assignment_id,
-            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stage: Stage::parse(&row.stage).map_err(StoreError::unreadable)?,
             flagged: row.flagged.0,
             flag_note: row.flag_note,
         };
@@ -545,7 +545,8 @@ pub async fn skip(db: &Db, annotator: AnnotatorId, assignment_id: i64) -> StoreR
         .bind(assignment_id)
         .fetch_one(&mut *tx)
         .await?;
-    let pos = skip_position(positions).map_err(|e| StoreError::Conflict(e.to_string()))?;
+    let pos = skip_position(positions)
+        .map_err(|e| StoreError::conflict(Constraint::QueueFull, e.to_string()))?;
     sqlx::query("UPDATE assignments SET queue_pos = $1 WHERE id = $2")
         .bind(pos)
         .bind(assignment_id)
@@ -575,7 +576,7 @@ pub async fn flag(
 ) -> StoreResult<()> {
     let note = note.trim();
     if note.chars().count() > domain::annotation::MAX_NOTE_CHARS {
-        return Err(StoreError::Invalid("flag note: too long".into()));
+        return Err(StoreError::invalid(Field::FlagNote, "too long"));
     }
     let mut tx = begin_write(db).await?;
     let (project, flagged, old_note, _) = own_open(&mut tx, annotator, assignment_id).await?;
@@ -610,10 +611,10 @@ pub async fn flag(
 pub fn check_comment(body: &str) -> StoreResult<&str> {
     let body = body.trim();
     if body.is_empty() {
-        return Err(StoreError::Invalid("comment: write something first".into()));
+        return Err(StoreError::invalid(Field::Comment, "write something first"));
     }
     if body.chars().count() > domain::annotation::MAX_NOTE_CHARS {
-        return Err(StoreError::Invalid("comment: too long".into()));
+        return Err(StoreError::invalid(Field::Comment, "too long"));
     }
     Ok(body)
 }

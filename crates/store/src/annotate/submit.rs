@@ -1,7 +1,7 @@
 //! Submitting a judgment, and undoing one's last within the window.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, StoreResult};
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
 use super::{begin_write, not_yours, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
@@ -142,9 +142,10 @@ pub async fn submit(
     key: Option<&SubmissionKey>,
 ) -> StoreResult<Submitted> {
     if !seconds_spent.is_finite() || seconds_spent < 0.0 {
-        return Err(StoreError::Invalid(format!(
-            "seconds_spent: {seconds_spent} is not a duration"
-        )));
+        return Err(StoreError::invalid(
+            Field::SecondsSpent,
+            format!("{seconds_spent} is not a duration"),
+        ));
     }
     let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
@@ -176,7 +177,7 @@ pub async fn submit(
         .await?
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
-        .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
+        .map_err(|e| StoreError::invalid(e.input(), e.to_string()))?;
     let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     // A re-annotation is one the project gave out (its assignment, made under its setting).
     check_new_judgment(
@@ -186,14 +187,14 @@ pub async fn submit(
         target.adjudicates_any(),
         assignment.is_some(),
     )
-    .map_err(|e| StoreError::Conflict(e.to_string()))?;
+    .map_err(|e| StoreError::conflict(Constraint::Protocol, e.to_string()))?;
     let verdict = Verdict::from(&annotation);
     let judged = Judged::new(stage, Some(annotator), verdict)
-        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        .map_err(|e| StoreError::invalid(None, e.to_string()))?;
     let after = hist
         .state
         .after(hist.judged.len(), &judged)
-        .map_err(|e| StoreError::Conflict(e.to_string()))?;
+        .map_err(|e| StoreError::conflict(Constraint::Protocol, e.to_string()))?;
     let now = now_ms();
     let judgment_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
@@ -264,12 +265,8 @@ pub async fn submit(
             .bind(now)
             .execute(&mut *tx)
             .await
-            .map_err(|e| {
-                if super::super::is_unique_violation(&e) {
-                    StoreError::Conflict("the pair already has a final label".into())
-                } else {
-                    e.into()
-                }
+            .on_unique(Constraint::FinalLabel, || {
+                "the pair already has a final label".into()
             })?;
         }
         state => {
@@ -347,15 +344,15 @@ pub async fn undo_last(db: &Db, annotator: AnnotatorId, project_id: i64) -> Stor
         tx.commit().await?;
         return Ok(what);
     }
-    let (judgment_id, claim, doc, assignment, created_at) =
-        latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
+    let (judgment_id, claim, doc, assignment, created_at) = latest
+        .ok_or_else(|| StoreError::conflict(Constraint::Undo, "you have no submission to undo"))?;
     let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = $1")
         .bind(judgment_id)
         .fetch_one(&mut *tx)
         .await?;
-    let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let stage = Stage::parse(&stage).map_err(StoreError::unreadable)?;
     check_not_revealed(stage, history::mode(&mut tx, project_id).await?)
-        .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+        .map_err(|e| StoreError::conflict(Constraint::Undo, format!("cannot undo: {e}")))?;
     let hist = pair_history(&mut tx, project_id, claim, doc).await?;
     let position = hist
         .rows
@@ -371,10 +368,11 @@ pub async fn undo_last(db: &Db, annotator: AnnotatorId, project_id: i64) -> Stor
         now,
         UNDO_WINDOW_MS,
     )
-    .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+    .map_err(|e| StoreError::conflict(Constraint::Undo, format!("cannot undo: {e}")))?;
     if stage == Stage::Second && plan.after.may_reannotate() {
-        return Err(StoreError::Conflict(
-            "cannot undo: a re-annotation showed both labels it settled".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: a re-annotation showed both labels it settled",
         ));
     }
     sqlx::query(
