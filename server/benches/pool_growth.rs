@@ -33,7 +33,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use store::annotate::Actor;
 use store::{self, pool, Db};
 
 /// Pooled systems of the generated project.
@@ -158,10 +157,6 @@ async fn probed<T>(
     let probe = {
         let (db, done) = (db.clone(), Arc::clone(&done));
         tokio::spawn(async move {
-            let actor = Actor {
-                id: lead,
-                is_lead: true,
-            };
             let mut times = Vec::new();
             let mut blind = false;
             while !done.load(Ordering::SeqCst) {
@@ -172,7 +167,7 @@ async fn probed<T>(
                     SecondPassMode::Confirm
                 };
                 let t = Instant::now();
-                store::annotate::set_mode(&db, project, mode, actor).await?;
+                store::annotate::set_mode(&db, project, mode, Some(lead)).await?;
                 times.push(t.elapsed());
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }

@@ -828,7 +828,16 @@ fn option(field: Field) -> Option<&'static str> {
         | Field::Samples
         | Field::Count
         | Field::System
-        | Field::Reannotate => return None,
+        | Field::Reannotate
+        | Field::Label
+        | Field::Rationale
+        | Field::Specificity
+        | Field::RevisedClaim
+        | Field::Note
+        | Field::FlagNote
+        | Field::Comment
+        | Field::SecondsSpent
+        | Field::Search => return None,
     })
 }
 

@@ -1,22 +1,30 @@
 //! Annotation behind a project caller's proof: the annotator's queue and form, the lead's
 //! annotation management and adjudication (the server functions' `work/...` and
-//! `lead/annotation/...`). The store checks that an item is the caller's.
+//! `lead/annotation/...`). Who may do what is decided here, from the caller's role in the
+//! project; the store checks only that an item is the caller's (a query on their id).
 
 use crate::access::ProjectCaller;
 use crate::error::{CommandError, CommandResult};
+use crate::proof::Lead;
 use domain::account::User;
-use domain::annotation::{AnnotationDraft, SecondPassMode, SubmissionKey};
+use domain::annotation::{AnnotationDraft, AnnotatorId, SecondPassMode, SubmissionKey};
 use domain::model::annotate::{
     AnnotationOverview, CommentView, ItemView, LastSubmission, OpenItemRow, QueueHead,
 };
-use store::annotate::{Actor, Submitted, Target};
+use store::annotate::{QueueTerms, Submitted, Target};
 use store::Db;
 
-/// The caller as the store knows them: a project's lead may act on any of its items.
-fn actor(caller: &ProjectCaller) -> Actor {
-    Actor {
-        id: caller.user().id,
-        is_lead: caller.is_lead(),
+/// The caller as the store records them.
+fn annotator(caller: &ProjectCaller) -> AnnotatorId {
+    AnnotatorId(caller.user().id)
+}
+
+/// What the caller's queue serves and shows: a project's lead gets no gold checks, and sees both
+/// annotations and the discussion of every item (an annotator, only at adjudication).
+fn queue_terms(caller: &ProjectCaller) -> QueueTerms {
+    QueueTerms {
+        serves_gold: !caller.is_lead(),
+        shows_discussion: caller.is_lead(),
     }
 }
 
@@ -34,7 +42,13 @@ pub async fn caller_of_entry(
 
 /// The caller's queue head; no item before they confirmed the current guidelines.
 pub async fn queue_head(db: &Db, caller: &ProjectCaller) -> CommandResult<QueueHead> {
-    let mut head = store::annotate::queue_head(db, actor(caller), caller.project_id()).await?;
+    let mut head = store::annotate::queue_head(
+        db,
+        annotator(caller),
+        caller.project_id(),
+        queue_terms(caller),
+    )
+    .await?;
     if head.guidelines_to_confirm.is_some() {
         head.current = None;
         head.next = None;
@@ -70,8 +84,12 @@ pub async fn submit(
         .map_err(|e| CommandError::Invalid(format!("submission key: {e}")))?;
     let submitted = store::annotate::submit(
         db,
-        actor(caller),
-        Target::Assignment(assignment_id),
+        annotator(caller),
+        // A project's lead may adjudicate a pair neither of whose passes is theirs.
+        Target::Assignment {
+            id: assignment_id,
+            adjudicates_any: caller.is_lead(),
+        },
         draft,
         seconds_spent,
         key.as_ref(),
@@ -83,7 +101,9 @@ pub async fn submit(
     })
 }
 
-/// A lead's final label of pair `entry_id` (of the caller's project: see [`check_entry`]).
+/// A lead's final label of pair `entry_id` (of the caller's project: see [`check_entry`]);
+/// 403 for a caller who does not lead the project: only a lead adjudicates a pair outside their
+/// queue.
 pub async fn adjudicate(
     db: &Db,
     caller: &ProjectCaller,
@@ -91,9 +111,10 @@ pub async fn adjudicate(
     draft: &AnnotationDraft,
     seconds_spent: f64,
 ) -> CommandResult<LastSubmission> {
+    Lead::of(caller)?;
     match store::annotate::submit(
         db,
-        actor(caller),
+        annotator(caller),
         Target::LeadAdjudication { entry_id },
         draft,
         seconds_spent,
@@ -111,12 +132,12 @@ pub async fn adjudicate(
 
 /// Undoes the caller's last submission in their project (within the window).
 pub async fn undo_last(db: &Db, caller: &ProjectCaller) -> CommandResult<String> {
-    Ok(store::annotate::undo_last(db, actor(caller), caller.project_id()).await?)
+    Ok(store::annotate::undo_last(db, annotator(caller), caller.project_id()).await?)
 }
 
 /// Sends the caller's open item to the end of their queue.
 pub async fn skip(db: &Db, caller: &ProjectCaller, assignment_id: i64) -> CommandResult<()> {
-    Ok(store::annotate::skip(db, actor(caller), assignment_id).await?)
+    Ok(store::annotate::skip(db, annotator(caller), assignment_id).await?)
 }
 
 /// Flags the caller's open item "needs attention" (a blank note clears the flag).
@@ -126,17 +147,24 @@ pub async fn flag(
     assignment_id: i64,
     note: &str,
 ) -> CommandResult<()> {
-    Ok(store::annotate::flag(db, actor(caller), assignment_id, note).await?)
+    Ok(store::annotate::flag(db, annotator(caller), assignment_id, note).await?)
 }
 
-/// Adds a comment to pair `entry_id`; returns the pair's comments.
+/// Adds a comment to pair `entry_id`; returns the pair's comments. Allowed to the project's
+/// leads and to annotators who judged the pair or hold its adjudication: never to someone who
+/// could learn a label before giving theirs. To anyone else the pair is not there (404, as for
+/// a pair that does not exist).
 pub async fn add_comment(
     db: &Db,
     caller: &ProjectCaller,
     entry_id: i64,
     body: &str,
 ) -> CommandResult<Vec<CommentView>> {
-    Ok(store::annotate::add_comment(db, actor(caller), entry_id, body).await?)
+    let body = store::annotate::check_comment(body)?;
+    if !caller.is_lead() && !store::annotate::has_judged(db, annotator(caller), entry_id).await? {
+        return Err(store::annotate::not_yours(&format!("pair #{entry_id}")).into());
+    }
+    Ok(store::annotate::add_comment(db, annotator(caller), entry_id, body).await?)
 }
 
 /// Annotation in the caller's project at a glance.
@@ -173,22 +201,28 @@ pub async fn reassign_item(
     assignment_id: i64,
     to: &str,
 ) -> CommandResult<()> {
-    Ok(
-        store::annotate::reassign_item(db, caller.project_id(), assignment_id, to, actor(caller))
-            .await?,
+    Ok(store::annotate::reassign_item(
+        db,
+        caller.project_id(),
+        assignment_id,
+        to,
+        Some(caller.user().id),
     )
+    .await?)
 }
 
 /// Sets the project's second-pass mode.
 pub async fn set_mode(db: &Db, caller: &ProjectCaller, mode: SecondPassMode) -> CommandResult<()> {
-    Ok(store::annotate::set_mode(db, caller.project_id(), mode, actor(caller)).await?)
+    Ok(store::annotate::set_mode(db, caller.project_id(), mode, Some(caller.user().id)).await?)
 }
 
-/// A pooled pair with all its annotations and discussion (leads).
+/// A pooled pair with all its annotations and discussion; 403 for a caller who does not lead
+/// the project.
 pub async fn item_for_lead(
     db: &Db,
     caller: &ProjectCaller,
     entry_id: i64,
 ) -> CommandResult<ItemView> {
-    Ok(store::annotate::item_for_lead(db, actor(caller), entry_id).await?)
+    Lead::of(caller)?;
+    Ok(store::annotate::item_for_lead(db, annotator(caller), entry_id).await?)
 }

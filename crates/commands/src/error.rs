@@ -78,9 +78,15 @@ impl From<store::StoreError> for CommandError {
     fn from(err: store::StoreError) -> CommandError {
         match err {
             store::StoreError::NotFound(what) => CommandError::NotFound(what),
-            store::StoreError::Conflict(what) => CommandError::Conflict(what),
-            store::StoreError::Invalid(what) => CommandError::Invalid(what),
-            store::StoreError::Forbidden(what) => CommandError::Forbidden(what),
+            store::StoreError::Conflict { message, .. } => CommandError::Conflict(message),
+            store::StoreError::Invalid {
+                field: Some(field),
+                message,
+            } => CommandError::Field { field, message },
+            store::StoreError::Invalid {
+                field: None,
+                message,
+            } => CommandError::Invalid(message),
             other => CommandError::Internal(other.to_string()),
         }
     }
@@ -97,8 +103,24 @@ mod tests {
             CommandError::NotFound("project x".into())
         );
         assert_eq!(
-            CommandError::from(store::StoreError::Conflict("already imported".into())),
+            CommandError::from(store::StoreError::conflict(
+                store::Constraint::ImportedFile,
+                "already imported"
+            )),
             CommandError::Conflict("already imported".into())
+        );
+        // An input the store names is the command's field error, and reads as the store's did.
+        let budget = store::StoreError::invalid(Field::Budget, "too large");
+        assert_eq!(budget.to_string(), "budget: too large");
+        let budget = CommandError::from(budget);
+        assert_eq!(budget, CommandError::field(Field::Budget, "too large"));
+        assert_eq!(budget.to_string(), "budget: too large");
+        assert_eq!(
+            CommandError::from(store::StoreError::invalid(
+                None,
+                "the pool depth is at least 1"
+            )),
+            CommandError::Invalid("the pool depth is at least 1".into())
         );
         let io = CommandError::from(store::StoreError::Fault("writing /tmp/x: disk full".into()));
         assert!(matches!(io, CommandError::Internal(_)), "{io:?}");

@@ -73,9 +73,10 @@ pub async fn survey(
 ) -> CommandResult<Result<Survey, String>> {
     match pool::survey(db, lead.project_id(), target, estimated).await {
         Ok(survey) => Ok(Ok(survey)),
-        Err(e @ (StoreError::Invalid(_) | StoreError::Conflict(_) | StoreError::NotFound(_))) => {
-            Ok(Err(e.to_string()))
-        }
+        Err(
+            e
+            @ (StoreError::Invalid { .. } | StoreError::Conflict { .. } | StoreError::NotFound(_)),
+        ) => Ok(Err(e.to_string())),
         Err(e) => Err(e.into()),
     }
 }

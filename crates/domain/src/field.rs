@@ -27,6 +27,23 @@ pub enum Field {
     Count,
     System,
     Reannotate,
+    /// An annotation's label (the form's `label`).
+    Label,
+    /// An annotation's evidence sentences.
+    Rationale,
+    Specificity,
+    /// The form's `revised_claim`.
+    RevisedClaim,
+    /// An annotation's note.
+    Note,
+    /// The note of an item's "needs attention" flag.
+    FlagNote,
+    /// A comment on a pair.
+    Comment,
+    /// The time a submission says its item took (`seconds_spent`).
+    SecondsSpent,
+    /// A listing's search text.
+    Search,
 }
 
 impl Field {
@@ -53,6 +70,15 @@ impl Field {
             Field::Count => "count",
             Field::System => "system",
             Field::Reannotate => "reannotate",
+            Field::Label => "label",
+            Field::Rationale => "rationale",
+            Field::Specificity => "specificity",
+            Field::RevisedClaim => "revised_claim",
+            Field::Note => "note",
+            Field::FlagNote => "flag note",
+            Field::Comment => "comment",
+            Field::SecondsSpent => "seconds_spent",
+            Field::Search => "search",
         }
     }
 }

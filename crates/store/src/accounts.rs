@@ -7,7 +7,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::users::user_from_row;
-use super::{Db, StoreError, StoreResult};
+use super::{Constraint, Db, StoreError, StoreResult};
 use domain::account::{Role, User};
 use sqlx::Row;
 
@@ -86,7 +86,7 @@ async fn end_unfit_memberships(
     .fetch_all(db)
     .await?;
     for (project, member) in memberships {
-        let member = ProjectRole::parse(&member).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let member = ProjectRole::parse(&member).map_err(StoreError::unreadable)?;
         if role.is_some_and(|role| member.fits(role) || member == ProjectRole::Lead) {
             continue;
         }
@@ -190,10 +190,13 @@ async fn check_not_last_admin(db: &Db, user: &User) -> StoreResult<()> {
     .fetch_one(db)
     .await?;
     if others == 0 {
-        return Err(StoreError::Conflict(format!(
-            "{} is the last active admin; make another admin first",
-            user.username
-        )));
+        return Err(StoreError::conflict(
+            Constraint::LastAdmin,
+            format!(
+                "{} is the last active admin; make another admin first",
+                user.username
+            ),
+        ));
     }
     Ok(())
 }

@@ -14,7 +14,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::users::user_from_row;
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, StoreResult};
 use domain::account::User;
 use domain::hex::hex;
 use serde::{Deserialize, Serialize};
@@ -79,9 +79,10 @@ pub fn check_name(name: &str) -> StoreResult<&str> {
         || name.chars().count() > MAX_NAME_CHARS
         || name.chars().any(char::is_control)
     {
-        return Err(StoreError::Invalid(format!(
-            "name: a token name has 1 to {MAX_NAME_CHARS} printable characters (got {name:?})"
-        )));
+        return Err(StoreError::invalid(
+            Field::Name,
+            format!("a token name has 1 to {MAX_NAME_CHARS} printable characters (got {name:?})"),
+        ));
     }
     Ok(name)
 }
@@ -115,14 +116,8 @@ pub async fn create(
     .bind(created_at)
     .fetch_one(&mut *tx)
     .await
-    .map_err(|e| {
-        if is_unique_violation(&e) {
-            StoreError::Conflict(format!(
-                "name: a token named {name:?} exists already; revoke it or choose another name"
-            ))
-        } else {
-            e.into()
-        }
+    .on_unique(Constraint::TokenName, || {
+        format!("name: a token named {name:?} exists already; revoke it or choose another name")
     })?;
     AuditEvent {
         project_id: None,
@@ -303,7 +298,10 @@ mod tests {
         let issued = create(&db, alice.id, "ci", Some(alice.id)).await.unwrap();
         assert!(matches!(
             create(&db, alice.id, "ci", None).await,
-            Err(StoreError::Conflict(_))
+            Err(StoreError::Conflict {
+                constraint: Constraint::TokenName,
+                ..
+            })
         ));
         let user = user_for(&db, &issued.secret).await.unwrap().unwrap();
         assert_eq!(user.username, "alice");

@@ -7,7 +7,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::write_gate;
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, Field, StoreError, StoreResult};
 use domain::assessor::{AssessorLabels, AssessorSource, AssessorSummary, StoredPrediction};
 use domain::ids::{ClaimId, DocId};
 use domain::label::Label;
@@ -233,9 +233,10 @@ pub async fn check_name_free(db: &Db, project_id: i64, name: &str) -> StoreResul
 }
 
 fn taken(name: &str) -> StoreError {
-    StoreError::Conflict(format!(
-        "the project has a model assessor named {name:?} already"
-    ))
+    StoreError::conflict(
+        Constraint::AssessorName,
+        format!("the project has a model assessor named {name:?} already"),
+    )
 }
 
 /// Registers the assessor `name` with its labels from `source`, audited; a name the project has
@@ -287,12 +288,9 @@ pub async fn create(
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await
-    .map_err(|e| {
-        if is_unique_violation(&e) {
-            taken(name)
-        } else {
-            e.into()
-        }
+    .map_err(|e| match super::violation(&e) {
+        Some(super::Violation::Unique) => taken(name),
+        _ => StoreError::Sql(e),
     })?;
     for label in labels {
         let sentences = label
@@ -515,10 +513,13 @@ pub async fn set_suggestions(
             .fetch_optional(&mut *tx)
             .await?
             .ok_or_else(|| {
-                StoreError::Invalid(format!(
-                    "assessor: the project has no model assessor named {name:?} \
-                     (claimpool assessor list shows its assessors)"
-                ))
+                StoreError::invalid(
+                    Field::Assessor,
+                    format!(
+                        "the project has no model assessor named {name:?} \
+                         (claimpool assessor list shows its assessors)"
+                    ),
+                )
             })?,
         ),
     };

@@ -3,14 +3,17 @@
 //! PostgreSQL through `pg_dump --format=custom`. Restoring is described in the README.
 
 use super::target::PgUrl;
-use super::{Db, StoreError, StoreResult};
+use super::{Constraint, Db, StoreError, StoreResult};
 use std::path::Path;
 
 /// Writes a SQLite backup of `db` to `out`, which must not exist yet.
 pub async fn sqlite(db: &Db, out: &Path) -> StoreResult<u64> {
     refuse_existing(out)?;
     let target = out.to_str().ok_or_else(|| {
-        StoreError::Invalid(format!("the backup path {} is not UTF-8", out.display()))
+        StoreError::invalid(
+            None,
+            format!("the backup path {} is not UTF-8", out.display()),
+        )
     })?;
     sqlx::query("VACUUM INTO ?")
         .bind(target)
@@ -35,10 +38,10 @@ pub async fn postgres(url: &PgUrl, out: &Path) -> StoreResult<u64> {
         .await
         .map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                StoreError::Invalid(
+                StoreError::invalid(
+                    None,
                     "pg_dump is not installed: install PostgreSQL's client programs (Debian: \
-                     postgresql-client) of the server's major version or later"
-                        .into(),
+                     postgresql-client) of the server's major version or later",
                 )
             } else {
                 StoreError::Fault(format!("starting pg_dump: {e}"))
@@ -57,10 +60,13 @@ pub async fn postgres(url: &PgUrl, out: &Path) -> StoreResult<u64> {
 
 fn refuse_existing(out: &Path) -> StoreResult<()> {
     if out.exists() {
-        return Err(StoreError::Conflict(format!(
-            "{} already exists: a backup never overwrites a file",
-            out.display()
-        )));
+        return Err(StoreError::conflict(
+            Constraint::BackupExists,
+            format!(
+                "{} already exists: a backup never overwrites a file",
+                out.display()
+            ),
+        ));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! members' confirmations that they read the current one.
 
 use super::audit::{json, AuditEvent};
-use super::{now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use domain::guidelines::{check_new_version, GuidelinesError};
 use domain::model::guidelines::GuidelinesVersion;
 use sqlx::AnyConnection;
@@ -82,8 +82,10 @@ pub async fn save(
         current.as_ref().map(|g| (g.version, g.markdown.as_str())),
     )
     .map_err(|e| match e {
-        GuidelinesError::Unchanged(_) => StoreError::Conflict(e.to_string()),
-        _ => StoreError::Invalid(e.to_string()),
+        GuidelinesError::Unchanged(_) => {
+            StoreError::conflict(Constraint::GuidelinesUnchanged, e.to_string())
+        }
+        _ => StoreError::invalid(None, e.to_string()),
     })?;
     let version = current.as_ref().map_or(1, |g| g.version + 1);
     sqlx::query(
@@ -121,7 +123,7 @@ pub async fn confirm(db: &Db, project_id: i64, user_id: i64, version: i64) -> St
         .await?
         .ok_or_else(|| StoreError::NotFound("this project has no guidelines".into()))?;
     if current.version != version {
-        return Err(StoreError::Conflict(format!(
+        return Err(StoreError::conflict(Constraint::GuidelinesVersion, format!(
             "version {version} of the guidelines is not the current one: read version {} and confirm it",
             current.version
         )));

@@ -131,9 +131,10 @@ pub async fn refuse_repeat<'c>(
             } else {
                 "was imported into the project already"
             };
-            Err(StoreError::Conflict(format!(
-                "{file}: this file {when} (import #{id}, {name}); nothing was imported"
-            )))
+            Err(StoreError::conflict(
+                crate::Constraint::ImportedFile,
+                format!("{file}: this file {when} (import #{id}, {name}); nothing was imported"),
+            ))
         }
     }
 }
@@ -185,9 +186,10 @@ pub async fn begin_import(conn: &mut AnyConnection, import: NewImport<'_>) -> St
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
-            StoreError::Conflict(format!(
-                "{file}: this file is being imported into the project; nothing was imported"
-            ))
+            StoreError::conflict(
+                crate::Constraint::ImportedFile,
+                format!("{file}: this file is being imported into the project; nothing was imported"),
+            )
         } else {
             e.into()
         }
@@ -808,9 +810,10 @@ fn create_system(
         },
     )
     .map_err(|e| match e {
-        StoreError::Conflict(_) => {
-            StoreError::Conflict(format!("the project has a system named {name:?} already"))
-        }
+        StoreError::Conflict { .. } => StoreError::conflict(
+            crate::Constraint::SystemName,
+            format!("the project has a system named {name:?} already"),
+        ),
         other => other,
     })?;
     Ok(raw.last_insert_rowid())

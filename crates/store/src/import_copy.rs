@@ -186,7 +186,10 @@ async fn create_system(
     .await
     .map_err(|e| {
         if is_unique_violation(&e) {
-            StoreError::Conflict(format!("the project has a system named {name:?} already"))
+            StoreError::conflict(
+                crate::Constraint::SystemName,
+                format!("the project has a system named {name:?} already"),
+            )
         } else {
             e.into()
         }

@@ -3,7 +3,7 @@
 //! project's corpus and claims to files, which a pipeline job reads.
 
 use super::audit::AuditEvent;
-use super::{now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use futures::TryStreamExt;
 use sqlx::Row;
 use std::collections::HashMap;
@@ -130,7 +130,7 @@ pub async fn reserve(db: &Db) -> StoreResult<Slot> {
     let held = held_slots(db);
     let taken = waiting + held.load(Ordering::SeqCst);
     if taken >= MAX_WAITING {
-        return Err(StoreError::Conflict(format!(
+        return Err(StoreError::conflict(Constraint::JobQueueFull, format!(
             "the server's job queue is full ({taken} jobs wait, run or are being uploaded); start this one when one has ended, or cancel one"
         )));
     }
@@ -213,9 +213,10 @@ pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) ->
             .await?;
         }
         Some(ended) => {
-            return Err(StoreError::Conflict(format!(
-                "job {id} has ended ({ended}); there is nothing to cancel"
-            )))
+            return Err(StoreError::conflict(
+                Constraint::JobEnded,
+                format!("job {id} has ended ({ended}); there is nothing to cancel"),
+            ))
         }
     }
     audit(&mut tx, Some(project_id), actor_id, "job-cancel", id, None).await?;

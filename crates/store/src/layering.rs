@@ -2,7 +2,8 @@
 //! runs queries inside a transaction or connection and returns rows or domain values; it does
 //! not take a path (files are the commands' to open, hash and parse), spawn a thread (CPU work
 //! and its priority are the commands' to schedule), or compute a report or a release archive
-//! (the commands compute from what the store read).
+//! (the commands compute from what the store read), or decide who may act (the commands decide
+//! from their proof, and call the store with plain ids).
 //!
 //! The one exception is the database's own machinery, listed in [`ENGINE`] file by file with
 //! why: SQLite is a file the store opens, locks, maps and copies, and its C API is driven on a
@@ -42,6 +43,10 @@ const RULES: &[(&str, &[&str])] = &[
             "to_tar_gz",
             "tar::Builder",
         ],
+    ),
+    (
+        "decides who may act",
+        &["is_lead", "Forbidden", "struct Actor"],
     ),
 ];
 
@@ -211,4 +216,8 @@ fn the_check_sees_each_kind_of_break() {
     assert!(report_fragments
         .iter()
         .any(|f| "let r = Report::compute(&s, &o);".contains(f)));
+    let (_, role_fragments) = RULES[2];
+    assert!(role_fragments
+        .iter()
+        .any(|f| "if !actor.is_lead { return Err(forbidden()) }".contains(f)));
 }

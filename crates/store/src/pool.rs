@@ -12,7 +12,7 @@ use super::annotate::assign;
 use super::audit::{json, AuditEvent};
 use super::snapshot::{read_snapshot, Reader};
 use super::write_gate::WriteTx;
-use super::{now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use domain::ids::{ClaimId, DocId};
 use domain::label::Label;
 use domain::pool::{
@@ -32,14 +32,15 @@ pub fn parse_strategy(text: &str) -> StoreResult<Strategy> {
     match text {
         "confidence" => Ok(Strategy::Confidence),
         "per-claim" => Ok(Strategy::PerClaim),
-        other => Err(StoreError::Invalid(format!(
-            "unknown pool strategy {other:?} (expected confidence or per-claim)"
-        ))),
+        other => Err(StoreError::invalid(
+            None,
+            format!("unknown pool strategy {other:?} (expected confidence or per-claim)"),
+        )),
     }
 }
 
 fn pool_error(err: PoolError) -> StoreError {
-    StoreError::Invalid(err.to_string())
+    StoreError::invalid(None, err.to_string())
 }
 
 /// A project's predictions ranked by system, with the keys to map back to the database.
@@ -171,7 +172,7 @@ fn load_from(conn: &Reader<'_>, project_id: i64, strategy: Strategy) -> StoreRes
         "SELECT id, name, role FROM systems WHERE project_id = $1 AND ready = 1 ORDER BY name",
         &[project_id],
         |row| {
-            let role = Role::parse(row.text(2)?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let role = Role::parse(row.text(2)?).map_err(StoreError::unreadable)?;
             systems.push((row.integer(0)?, row.text(1)?.to_owned(), role));
             Ok(())
         },
@@ -243,7 +244,7 @@ pub(super) async fn final_labels(
             .await?;
     let mut labels = HashMap::with_capacity(rows.len());
     for (claim, doc, label) in rows {
-        let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let label = Label::parse(&label).map_err(StoreError::unreadable)?;
         if let Some(pair) = loaded.pair_key(claim, doc) {
             labels.insert(pair, label);
         }
@@ -391,10 +392,13 @@ pub struct BuildReport {
 
 fn check_strategy(current: Option<(Strategy, u32)>, strategy: Strategy) -> StoreResult<()> {
     match current {
-        Some((built, _)) if built != strategy => Err(StoreError::Conflict(format!(
-            "the pool was built with the {} strategy; it grows with the same strategy",
-            strategy_name(built)
-        ))),
+        Some((built, _)) if built != strategy => Err(StoreError::conflict(
+            Constraint::PoolStrategy,
+            format!(
+                "the pool was built with the {} strategy; it grows with the same strategy",
+                strategy_name(built)
+            ),
+        )),
         _ => Ok(()),
     }
 }
@@ -463,11 +467,12 @@ pub async fn build_with(
     options: &BuildOptions,
 ) -> StoreResult<BuildReport> {
     if depth == 0 {
-        return Err(StoreError::Invalid("the pool depth is at least 1".into()));
+        return Err(StoreError::invalid(None, "the pool depth is at least 1"));
     }
     if options.chunk_rows == 0 {
-        return Err(StoreError::Invalid(
-            "a build writes at least one row per chunk".into(),
+        return Err(StoreError::invalid(
+            None,
+            "a build writes at least one row per chunk",
         ));
     }
     let build = NewStep {
@@ -556,8 +561,9 @@ async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<B
     check_strategy(current, strategy)?;
     let loaded = load(db, project_id, strategy).await?;
     if loaded.ranking.pooled().next().is_none() {
-        return Err(StoreError::Invalid(
-            "the project has no pooled system: import a run with the pooled role first".into(),
+        return Err(StoreError::invalid(
+            None,
+            "the project has no pooled system: import a run with the pooled role first",
         ));
     }
     let pool = loaded.ranking.pool(depth);
@@ -573,10 +579,13 @@ async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<B
                 .filter(|pair| !drawn.contains(pair)),
         )
         .map_err(|e| match e {
-            PoolError::Shrinks { .. } => StoreError::Conflict(format!(
+            PoolError::Shrinks { .. } => StoreError::conflict(
+                Constraint::PoolGrowsOnly,
+                format!(
             "the pool only grows: depth {depth} would drop pairs of the current pool (depth {})",
             current.map(|(_, d)| d).unwrap_or(0)
-        )),
+        ),
+            ),
             other => pool_error(other),
         })?;
     let added_pairs: HashSet<Pair<u32, u32>> = added
@@ -831,7 +840,7 @@ pub struct StatsReport {
 pub async fn stats(db: &Db, project_id: i64, top_k: u32) -> StoreResult<StatsReport> {
     let (strategy, depth) = settings(db, project_id)
         .await?
-        .ok_or_else(|| StoreError::Invalid("the project has no pool yet: build it first".into()))?;
+        .ok_or_else(|| StoreError::invalid(None, "the project has no pool yet: build it first"))?;
     let loaded = load(db, project_id, strategy).await?;
     let labels = final_labels(db, project_id, &loaded).await?;
     let pool = loaded.ranking.pool(depth);

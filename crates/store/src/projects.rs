@@ -1,7 +1,7 @@
 //! Projects and their membership.
 
 use super::audit::{json, AuditEvent};
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, StoreResult};
 use domain::account::{ProjectRole, Role};
 use domain::model::{ClaimRow, Member, Page, ProjectSummary};
 use sqlx::Row;
@@ -10,9 +10,10 @@ use sqlx::Row;
 pub fn check_name(name: &str) -> StoreResult<&str> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(StoreError::Invalid(format!(
-            "a project name has 1 to 100 printable characters (got {name:?})"
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("a project name has 1 to 100 printable characters (got {name:?})"),
+        ));
     }
     Ok(name)
 }
@@ -33,12 +34,8 @@ pub async fn create(
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await
-    .map_err(|e| {
-        if is_unique_violation(&e) {
-            StoreError::Conflict(format!("a project named {name:?} exists already"))
-        } else {
-            e.into()
-        }
+    .on_unique(Constraint::ProjectName, || {
+        format!("a project named {name:?} exists already")
     })?;
     // Whoever creates a project in the browser or through the API leads it.
     if let Some(actor) = actor_id {
@@ -149,9 +146,10 @@ pub async fn claims_page(
 ) -> StoreResult<Page<ClaimRow>> {
     let chars = search.trim().chars().count();
     if chars > MAX_SEARCH_CHARS {
-        return Err(StoreError::Invalid(format!(
-            "search: at most {MAX_SEARCH_CHARS} characters; this one has {chars}"
-        )));
+        return Err(StoreError::invalid(
+            Field::Search,
+            format!("at most {MAX_SEARCH_CHARS} characters; this one has {chars}"),
+        ));
     }
     let pattern = format!(
         "%{}%",
@@ -251,7 +249,7 @@ async fn membership(db: &Db, key: ProjectKey<'_>, user_id: i64) -> StoreResult<M
         })
     })?;
     let role = role
-        .map(|r| ProjectRole::parse(&r).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .map(|r| ProjectRole::parse(&r).map_err(StoreError::unreadable))
         .transpose()?;
     Ok(Membership {
         project_id,
@@ -277,16 +275,19 @@ pub async fn add_member(
             .fetch_optional(&mut *tx)
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("user #{user_id}")))?;
-    let account = Role::parse(&account).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let account = Role::parse(&account).map_err(StoreError::unreadable)?;
     if !role.fits(account) {
-        return Err(StoreError::Invalid(format!(
-            "{username} is {} {account}: a project's {role}s must be {}",
-            if account == Role::Lead { "a" } else { "an" },
-            match role {
-                ProjectRole::Lead => "leads or admins",
-                ProjectRole::Annotator => "annotators",
-            }
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!(
+                "{username} is {} {account}: a project's {role}s must be {}",
+                if account == Role::Lead { "a" } else { "an" },
+                match role {
+                    ProjectRole::Lead => "leads or admins",
+                    ProjectRole::Annotator => "annotators",
+                }
+            ),
+        ));
     }
     let old: Option<(String, crate::flag::Flag)> = sqlx::query_as(
         "SELECT role, active = 1 FROM project_members WHERE project_id = $1 AND user_id = $2",
@@ -341,7 +342,7 @@ pub async fn members(db: &Db, project_id: i64) -> StoreResult<Vec<Member>> {
         .map(|(username, role, active)| {
             Ok(Member {
                 username,
-                role: ProjectRole::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                role: ProjectRole::parse(&role).map_err(StoreError::unreadable)?,
                 active: active.0,
             })
         })

@@ -14,7 +14,7 @@
 //! of a pooled connection (`lock_handle`) stalled in some runs of the fuzz harness, with sqlx's
 //! worker thread and the task each waiting for the connection's lock.
 
-use super::{Db, StoreError, StoreResult};
+use super::{Constraint, Db, StoreError, StoreResult};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_int, CStr, CString};
 use std::path::{Path, PathBuf};
@@ -201,7 +201,8 @@ impl Drop for Statement {
 }
 
 /// The error SQLite reports for `rc` on `db`, naming the query: a UNIQUE or PRIMARY KEY
-/// violation is a [`StoreError::Conflict`] (callers name what conflicts), anything else a
+/// violation is a [`StoreError::Conflict`] with [`Constraint::Unique`] (callers name what
+/// conflicts), anything else a
 /// fault of the server.
 ///
 /// Safety: `db` is an open connection.
@@ -218,7 +219,7 @@ unsafe fn sqlite_error(db: NonNull<ffi::sqlite3>, rc: c_int, sql: &str) -> Store
     let text = format!("SQLite error {rc} ({message}) in: {sql}");
     match code {
         ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
-            StoreError::Conflict(text)
+            StoreError::conflict(Constraint::Unique, text)
         }
         _ => StoreError::Fault(text),
     }
@@ -592,7 +593,7 @@ mod tests {
         let err = conn
             .for_each_row("SELECT i FROM t", &[], |_| {
                 seen += 1;
-                Err(StoreError::Invalid("stop".into()))
+                Err(StoreError::invalid(None, "stop"))
             })
             .unwrap_err();
         assert_eq!((seen, err.to_string()), (1, "stop".to_owned()));
@@ -664,7 +665,16 @@ mod tests {
         assert_eq!(count(&conn, "SELECT COUNT(*) FROM u WHERE k = 3"), 0);
         conn.execute("INSERT INTO u VALUES (5, 1)").unwrap();
         let err = conn.execute("INSERT INTO u VALUES (5, 2)").unwrap_err();
-        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                StoreError::Conflict {
+                    constraint: Constraint::Unique,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         assert_eq!(conn.last_insert_rowid(), 5);
     }
 

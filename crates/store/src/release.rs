@@ -25,7 +25,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::release_parts::{self, NewRelease};
-use super::{Db, StoreError, StoreResult};
+use super::{Constraint, Db, StoreError, StoreResult};
 use domain::annotation::{Provenance, Specificity};
 use domain::formats::{Document, RunRecord};
 use domain::ids::{ClaimId, DocId};
@@ -132,10 +132,10 @@ pub async fn input_with(
     tx.rollback().await?;
     let input = input?;
     if options.model_qrels && input.model_labels.is_empty() {
-        return Err(StoreError::Conflict(
+        return Err(StoreError::conflict(
+            Constraint::NoAssessor,
             "the project has no model assessor: register one (`claimpool assessor add`) before \
-             asking for qrels-model.txt"
-                .into(),
+             asking for qrels-model.txt",
         ));
     }
     Ok(input)

@@ -13,7 +13,7 @@
 use super::audit::AuditEvent;
 use super::write_gate;
 use super::writer_lock::{writer_is_gone, LockKind, WriterLock};
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::{is_unique_violation, now_ms, Constraint, Db, StoreError, StoreResult};
 use futures::TryStreamExt;
 
 /// The most archive bytes one write transaction writes (one part): about a millisecond of
@@ -44,7 +44,7 @@ pub(super) async fn start(db: &Db, release: &NewRelease<'_>) -> StoreResult<Writ
     reclaim_abandoned(db).await?;
     let lock = WriterLock::take(db, LockKind::Release).await?;
     let archive_bytes = i64::try_from(release.archive_bytes)
-        .map_err(|_| StoreError::Invalid("the release archive is too large".into()))?;
+        .map_err(|_| StoreError::invalid(None, "the release archive is too large"))?;
     let mut tx = write_gate::begin(db).await?;
     let inserted = sqlx::query_scalar::<_, i64>(
         "INSERT INTO release_rows (project_id, number, partial, manifest, sha256, archive_bytes,
@@ -67,10 +67,13 @@ pub(super) async fn start(db: &Db, release: &NewRelease<'_>) -> StoreResult<Writ
         Err(e) if is_unique_violation(&e) => {
             drop(tx);
             lock.release();
-            return Err(StoreError::Conflict(format!(
-                "release {} of this project is being recorded or was recorded meanwhile; try again",
-                release.number
-            )));
+            return Err(StoreError::conflict(
+                Constraint::ReleaseNumber,
+                format!(
+                    "release {} of this project is being recorded or was recorded meanwhile; try again",
+                    release.number
+                ),
+            ));
         }
         Err(e) => return Err(e.into()),
     };
@@ -285,7 +288,16 @@ mod tests {
         );
         // A second writer of the same number is refused while the first lives.
         let second = start(&db, &new_release(project, &archive)).await;
-        assert!(matches!(second, Err(StoreError::Conflict(_))), "{second:?}");
+        assert!(
+            matches!(
+                second,
+                Err(StoreError::Conflict {
+                    constraint: Constraint::ReleaseNumber,
+                    ..
+                })
+            ),
+            "{second:?}"
+        );
         writing.finish(&db, event()).await.unwrap();
 
         let id: i64 = sqlx::query_scalar("SELECT id FROM releases")

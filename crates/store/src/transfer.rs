@@ -8,7 +8,7 @@
 
 use super::copy_text::{push_bytes, push_integer, push_real, push_text};
 use super::db::sqlite_options;
-use super::{Db, StoreError, StoreResult};
+use super::{Constraint, Db, StoreError, StoreResult};
 use domain::hex::hex;
 use futures::TryStreamExt;
 use sha2::{Digest, Sha256};
@@ -78,7 +78,7 @@ pub async fn sqlite_to_postgres(
     // One read transaction on a connection of its own: the copy is of one snapshot, while the
     // server may go on writing.
     let options = sqlite_options(src)
-        .ok_or_else(|| StoreError::Invalid("the copy reads a SQLite database".into()))?;
+        .ok_or_else(|| StoreError::invalid(None, "the copy reads a SQLite database"))?;
     let mut source = SqliteConnection::connect_with(&options).await?;
     let mut src = source.begin().await?;
     let tables = matched_tables(&mut src, dst).await?;
@@ -87,11 +87,14 @@ pub async fn sqlite_to_postgres(
             .fetch_one(dst)
             .await?;
         if held > 0 {
-            return Err(StoreError::Conflict(format!(
+            return Err(StoreError::conflict(
+                Constraint::TargetNotEmpty,
+                format!(
                 "the target database already holds data ({held} rows in {}): copy into an empty \
                  database",
                 table.name
-            )));
+            ),
+            ));
         }
     }
     let order = copy_order(dst, &tables).await?;
@@ -183,7 +186,7 @@ pub async fn sqlite_to_postgres(
 }
 
 fn copy_error(table: &Table, e: sqlx::Error) -> StoreError {
-    StoreError::Invalid(format!("copying {} into PostgreSQL: {e}", table.name))
+    StoreError::invalid(None, format!("copying {} into PostgreSQL: {e}", table.name))
 }
 
 fn column_list(table: &Table) -> String {
@@ -220,12 +223,15 @@ async fn matched_tables(src: &mut SqliteConnection, dst: &PgPool) -> StoreResult
     if source != target {
         let only_source: Vec<_> = source.difference(&target).cloned().collect();
         let only_target: Vec<_> = target.difference(&source).cloned().collect();
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::invalid(
+            None,
+            format!(
             "the two schemas differ (is one database from another claimpool version?): only in \
              SQLite: [{}]; only in PostgreSQL: [{}]",
             only_source.join(", "),
             only_target.join(", ")
-        )));
+        ),
+        ));
     }
 
     let mut tables = Vec::with_capacity(source.len());
@@ -247,11 +253,14 @@ async fn matched_tables(src: &mut SqliteConnection, dst: &PgPool) -> StoreResult
         let left: Vec<&str> = sqlite_columns.iter().map(|(c, _)| c.as_str()).collect();
         let right: Vec<&str> = pg_columns.iter().map(|(c, _, _)| c.as_str()).collect();
         if left != right {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::invalid(
+                None,
+                format!(
                 "the two schemas differ in table {name}: SQLite has columns ({}), PostgreSQL ({})",
                 left.join(", "),
                 right.join(", ")
-            )));
+            ),
+            ));
         }
         let mut columns = Vec::with_capacity(pg_columns.len());
         let mut identity = None;
@@ -262,9 +271,12 @@ async fn matched_tables(src: &mut SqliteConnection, dst: &PgPool) -> StoreResult
                 "text" | "character varying" => Kind::Text,
                 "bytea" => Kind::Bytes,
                 other => {
-                    return Err(StoreError::Invalid(format!(
+                    return Err(StoreError::invalid(
+                        None,
+                        format!(
                         "{name}.{column} has PostgreSQL type {other}, which the copy does not know"
-                    )))
+                    ),
+                    ))
                 }
             };
             if is_identity == "YES" {
@@ -331,11 +343,14 @@ async fn copy_order(dst: &PgPool, tables: &[Table]) -> StoreResult<Vec<Table>> {
                 .filter(|t| !placed.contains(&t.name))
                 .map(|t| t.name.as_str())
                 .collect();
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::invalid(
+                None,
+                format!(
                 "the PostgreSQL schema's foreign keys form a cycle among {}: one of them must be \
                  DEFERRABLE",
                 left.join(", ")
-            )));
+            ),
+            ));
         }
         for table in ready {
             placed.insert(table.name.clone());

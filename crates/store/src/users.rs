@@ -2,7 +2,7 @@
 
 use super::audit::{json, AuditEvent};
 use super::flag::Flag;
-use super::{is_unique_violation, now_ms, Db, StoreError, StoreResult};
+use super::{now_ms, Constraint, Db, OnConstraint, StoreError, StoreResult};
 use domain::account::{
     Admission, CountedAttempt, LoginHistory, Role, ThrottlePolicy, User, Username,
 };
@@ -13,7 +13,7 @@ pub(super) fn user_from_row(row: &sqlx::any::AnyRow) -> StoreResult<User> {
     Ok(User {
         id: row.try_get("id")?,
         username: row.try_get("username")?,
-        role: Role::parse(&role).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        role: Role::parse(&role).map_err(StoreError::unreadable)?,
         active: row.try_get::<i64, _>("active")? != 0,
     })
 }
@@ -32,14 +32,18 @@ pub async fn create(
         .fetch_all(&mut *tx)
         .await?;
     if names.iter().any(|name| name == username.as_str()) {
-        return Err(StoreError::Conflict(format!(
-            "a user named {username} exists already"
-        )));
+        return Err(StoreError::conflict(
+            Constraint::UserName,
+            format!("a user named {username} exists already"),
+        ));
     }
     if let Some(existing) = names.iter().find(|name| username.looks_like(name)) {
-        return Err(StoreError::Conflict(format!(
-            "the user name {username} looks like the existing user {existing}'s; choose another"
-        )));
+        return Err(StoreError::conflict(
+            Constraint::UserNameLookalike,
+            format!(
+                "the user name {username} looks like the existing user {existing}'s; choose another"
+            ),
+        ));
     }
     let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO users (username, role, password_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
@@ -50,12 +54,8 @@ pub async fn create(
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await
-    .map_err(|e| {
-        if is_unique_violation(&e) {
-            StoreError::Conflict(format!("a user named {username} exists already"))
-        } else {
-            e.into()
-        }
+    .on_unique(Constraint::UserName, || {
+        format!("a user named {username} exists already")
     })?;
     let user = User {
         id,

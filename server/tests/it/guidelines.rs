@@ -9,7 +9,7 @@ use app::model::annotate::QueueHead;
 use app::model::guidelines::{GuidelinesEditor, GuidelinesView};
 use common::TestApp;
 use reqwest::StatusCode;
-use store::{guidelines, StoreError};
+use store::{guidelines, Constraint, StoreError};
 
 const PROJECT: &str = "p";
 
@@ -76,11 +76,13 @@ async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
     // Refused texts: blank, too large; nothing is saved.
     assert!(matches!(
         guidelines::save(db, project, " \r\n ", Some(lead)).await,
-        Err(StoreError::Invalid(_))
+        Err(StoreError::Invalid { .. })
     ));
     let big = "x".repeat(app::domain::guidelines::MAX_GUIDELINES_BYTES + 1);
     match guidelines::save(db, project, &big, Some(lead)).await {
-        Err(StoreError::Invalid(message)) => assert!(message.contains("200 KB"), "{message}"),
+        Err(StoreError::Invalid { message, .. }) => {
+            assert!(message.contains("200 KB"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(guidelines::current(db, project).await.unwrap(), None);
@@ -97,7 +99,10 @@ async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
     assert_eq!(v1.author.as_deref(), Some("lead"));
     // The same text again (line ends aside) is no new version.
     match guidelines::save(db, project, "# Labels\n\nSUPPORT: …\n", Some(lead)).await {
-        Err(StoreError::Conflict(message)) => assert!(message.contains("version 1"), "{message}"),
+        Err(StoreError::Conflict {
+            constraint: Constraint::GuidelinesUnchanged,
+            message,
+        }) => assert!(message.contains("version 1"), "{message}"),
         other => panic!("{other:?}"),
     }
 
@@ -110,7 +115,10 @@ async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
         .unwrap());
     assert!(matches!(
         guidelines::confirm(db, project, ann, 2).await,
-        Err(StoreError::Conflict(_))
+        Err(StoreError::Conflict {
+            constraint: Constraint::GuidelinesVersion,
+            ..
+        })
     ));
     guidelines::confirm(db, project, ann, 1).await.unwrap();
     guidelines::confirm(db, project, ann, 1).await.unwrap(); // twice: no change
@@ -141,7 +149,10 @@ async fn versions_are_append_only_and_only_the_current_one_is_confirmed() {
         Some(2)
     );
     match guidelines::confirm(db, project, ann, 1).await {
-        Err(StoreError::Conflict(message)) => {
+        Err(StoreError::Conflict {
+            constraint: Constraint::GuidelinesVersion,
+            message,
+        }) => {
             assert!(message.contains("read version 2"), "{message}")
         }
         other => panic!("{other:?}"),

@@ -491,9 +491,14 @@ fn confidence() -> app::domain::pool::Strategy {
 async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value {
     let mut queues = Vec::new();
     for &id in annotators {
-        let actor = store::annotate::Actor { id, is_lead: false };
+        // An annotator's queue: gold served, the discussion only at adjudication.
+        let terms = store::annotate::QueueTerms {
+            serves_gold: true,
+            shows_discussion: false,
+        };
+        let annotator = app::domain::annotation::AnnotatorId(id);
         queues.push(serde_json::json!({
-            "head": store::annotate::queue_head(db, actor, project).await.unwrap(),
+            "head": store::annotate::queue_head(db, annotator, project, terms).await.unwrap(),
             "open": store::work::open_count(db, id).await.unwrap(),
             "projects": store::work::projects_of(db, id).await.unwrap(),
         }));
@@ -587,7 +592,16 @@ async fn a_growing_pool_stays_as_it_was_for_readers_until_the_build_is_done() {
             let err = pools::build(db, project, confidence(), 1_000, None)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, store::StoreError::Conflict(_)), "{err}");
+            assert!(
+                matches!(
+                    err,
+                    store::StoreError::Conflict {
+                        constraint: store::Constraint::PoolBuilding,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
             assert!(err.to_string().contains("is being built"), "{err}");
         }
         resume.send(()).unwrap();

@@ -413,7 +413,13 @@ async fn a_sampled_build_is_hidden_until_done_and_leaves_nothing_when_it_fails()
     )
     .await;
     assert!(
-        matches!(&again, Err(store::StoreError::Conflict(m)) if m.contains("earlier sample")),
+        matches!(
+            &again,
+            Err(store::StoreError::Conflict {
+                constraint: store::Constraint::SampleUnjudged,
+                message,
+            }) if message.contains("earlier sample")
+        ),
         "{again:?}"
     );
 }

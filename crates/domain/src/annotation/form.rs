@@ -169,6 +169,19 @@ impl AnnotationError {
             AnnotationError::TooLong { field, .. } => field,
         }
     }
+
+    /// The field the error is about as commands name it (its label is [`Self::field`]).
+    pub fn input(&self) -> crate::field::Field {
+        use crate::field::Field;
+        match self.field() {
+            "label" => Field::Label,
+            "rationale" => Field::Rationale,
+            "specificity" => Field::Specificity,
+            "revised_claim" => Field::RevisedClaim,
+            // `note`: the only other text of the form.
+            _ => Field::Note,
+        }
+    }
 }
 
 /// Trims `text`; blank is `None`; longer than `max` characters is refused.

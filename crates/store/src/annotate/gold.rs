@@ -4,11 +4,11 @@
 //! rules (rate, placement, qualification steps, figures) are [`domain::gold_checks`]'s.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use super::history::{self, outcome_text};
-use super::{begin_write, Actor, UNDO_WINDOW_MS};
+use super::{begin_write, UNDO_WINDOW_MS};
 use domain::annotation::{
-    Annotation, AnnotationDraft, Judged, PairState, Stage, Verdict, FRESH_POSITION,
+    Annotation, AnnotationDraft, AnnotatorId, Judged, PairState, Stage, Verdict, FRESH_POSITION,
 };
 use domain::gold_checks::{
     self, GoldResult, GoldSchedule, GoldSettings, Purpose, Qualification, Source, Step,
@@ -428,24 +428,25 @@ async fn wanted(
 
 /// Opens the gold item the annotator should work now, if any (a read first, so that a queue
 /// without gold takes no write lock; none at all when the project's settings as the caller
-/// read them, `seen`, use no gold).
+/// read them, `seen`, use no gold). Whom gold is served to is the caller's decision
+/// ([`super::QueueTerms::serves_gold`]).
 pub(crate) async fn serve(
     db: &Db,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
     seen: &GoldSettings,
 ) -> StoreResult<()> {
-    if actor.is_lead || !seen.uses_gold() {
+    if !seen.uses_gold() {
         return Ok(());
     }
     {
         let mut conn = db.acquire().await?;
-        if wanted(&mut conn, actor.id, project_id).await?.is_none() {
+        if wanted(&mut conn, annotator.0, project_id).await?.is_none() {
             return Ok(());
         }
     }
     let mut tx = begin_write(db).await?;
-    let Some((purpose, item)) = wanted(&mut tx, actor.id, project_id).await? else {
+    let Some((purpose, item)) = wanted(&mut tx, annotator.0, project_id).await? else {
         return Ok(());
     };
     let id = sqlx::query_scalar::<_, i64>(
@@ -455,14 +456,14 @@ pub(crate) async fn serve(
     )
     .bind(item)
     .bind(purpose.as_str())
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(FRESH_POSITION)
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "gold assign",
         entity: "assignment",
         entity_id: Some(id.to_string()),
@@ -485,7 +486,7 @@ pub(crate) struct GoldTarget {
 impl GoldTarget {
     /// The caller's open gold assignment `id` of gold item `item`, for `purpose` as stored.
     pub(crate) fn new(id: i64, item: i64, purpose: &str) -> StoreResult<GoldTarget> {
-        let purpose = Purpose::parse(purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let purpose = Purpose::parse(purpose).map_err(StoreError::unreadable)?;
         Ok(GoldTarget { id, item, purpose })
     }
 }
@@ -497,7 +498,7 @@ async fn reference(conn: &mut AnyConnection, item: i64) -> StoreResult<(Label, V
             .bind(item)
             .fetch_one(&mut *conn)
             .await?;
-    let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let label = Label::parse(&label).map_err(StoreError::unreadable)?;
     let sentences = gold_checks::sentences_of(&rationale)
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {item}: rationale")))?;
     Ok((label, sentences.into_iter().collect()))
@@ -523,13 +524,13 @@ async fn shown(conn: &mut AnyConnection, a: Answered<'_>) -> StoreResult<LastSub
         Some(domain::annotation::AnnotatorId(a.annotator)),
         a.verdict,
     )
-    .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    .map_err(|e| StoreError::invalid(None, e.to_string()))?;
     let (outcome, feedback) = match a.purpose {
         Purpose::Check => (
             outcome_text(
                 &PairState::NeedsFirst
                     .after(0, &judged)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    .map_err(StoreError::unreadable)?,
             ),
             None,
         ),
@@ -566,7 +567,7 @@ async fn shown(conn: &mut AnyConnection, a: Answered<'_>) -> StoreResult<LastSub
 /// admitted candidate then gets real items).
 pub(crate) async fn submit(
     tx: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     target: GoldTarget,
     draft: &AnnotationDraft,
     seconds_spent: f64,
@@ -575,7 +576,7 @@ pub(crate) async fn submit(
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {} lost its pair", target.item)))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
-        .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
+        .map_err(|e| StoreError::invalid(e.input(), e.to_string()))?;
     let now = now_ms();
     let answer_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO gold_answers (assignment_id, label, no_evidence, rationale, specificity,
@@ -600,7 +601,7 @@ pub(crate) async fn submit(
         .await?;
     AuditEvent {
         project_id: Some(entry.project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "gold answer",
         entity: "assignment",
         entity_id: Some(target.id.to_string()),
@@ -618,7 +619,7 @@ pub(crate) async fn submit(
     .record(tx)
     .await?;
     if target.purpose == Purpose::Graded {
-        decide(tx, actor.id, entry.project_id).await?;
+        decide(tx, annotator.0, entry.project_id).await?;
     }
     shown(
         tx,
@@ -629,7 +630,7 @@ pub(crate) async fn submit(
             entry: &entry,
             label: annotation.label(),
             verdict: Verdict::from(&annotation),
-            annotator: actor.id,
+            annotator: annotator.0,
             at: now,
         },
     )
@@ -705,9 +706,10 @@ pub async fn admit(
         user.ok_or_else(|| StoreError::NotFound(format!("annotator {username} in this project")))?;
     let standing = standing(&mut tx, user, project_id).await?;
     if standing.admitted {
-        return Err(StoreError::Conflict(format!(
-            "{username} is already admitted"
-        )));
+        return Err(StoreError::conflict(
+            Constraint::Admitted,
+            format!("{username} is already admitted"),
+        ));
     }
     sqlx::query(
         "INSERT INTO qualification_decisions (project_id, user_id, outcome, correct, graded,
@@ -755,14 +757,14 @@ pub async fn admit(
 /// item, while its reference is worth showing), as the queue shows it.
 pub(crate) async fn last_answer(
     conn: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
 ) -> StoreResult<Option<LastSubmission>> {
     let row: Option<(i64, i64, String, String, crate::flag::Flag, i64)> = sqlx::query_as(
         "SELECT answer_id, gold_item_id, purpose, label, no_evidence, created_at FROM gold_results
          WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(project_id)
     .fetch_optional(&mut *conn)
     .await?;
@@ -772,10 +774,9 @@ pub(crate) async fn last_answer(
     if now_ms() - at >= UNDO_WINDOW_MS {
         return Ok(None);
     }
-    let purpose = Purpose::parse(&purpose).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let label = Label::parse(&label).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let verdict = Verdict::from_columns(label, no_evidence.0)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let purpose = Purpose::parse(&purpose).map_err(StoreError::unreadable)?;
+    let label = Label::parse(&label).map_err(StoreError::unreadable)?;
+    let verdict = Verdict::from_columns(label, no_evidence.0).map_err(StoreError::unreadable)?;
     let entry = history::gold_entry(conn, item)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {item} lost its pair")))?;
@@ -789,7 +790,7 @@ pub(crate) async fn last_answer(
                 entry: &entry,
                 label,
                 verdict,
-                annotator: actor.id,
+                annotator: annotator.0,
                 at,
             },
         )
@@ -803,7 +804,7 @@ pub(crate) async fn last_answer(
 /// real judgment.
 pub(crate) async fn undo_if_latest(
     tx: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     project_id: i64,
     latest_judgment_at: Option<i64>,
 ) -> StoreResult<Option<String>> {
@@ -811,7 +812,7 @@ pub(crate) async fn undo_if_latest(
         "SELECT answer_id, assignment_id, purpose, label, created_at FROM gold_results
          WHERE annotator_id = $1 AND project_id = $2 ORDER BY answer_id DESC LIMIT 1",
     )
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(project_id)
     .fetch_optional(&mut *tx)
     .await?;
@@ -823,20 +824,22 @@ pub(crate) async fn undo_if_latest(
     }
     let now = now_ms();
     if purpose != Purpose::Check.as_str() {
-        return Err(StoreError::Conflict(
-            "cannot undo: a qualification answer is final".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: a qualification answer is final",
         ));
     }
     if now - at >= UNDO_WINDOW_MS {
-        return Err(StoreError::Conflict(
-            "cannot undo: the undo window has passed".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: the undo window has passed",
         ));
     }
     sqlx::query(
         "INSERT INTO gold_answer_retractions (answer_id, retracted_by, retracted_at) VALUES ($1, $2, $3)",
     )
     .bind(answer_id)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(now)
     .execute(&mut *tx)
     .await?;
@@ -847,7 +850,7 @@ pub(crate) async fn undo_if_latest(
            AND gold_item_id IN (SELECT id FROM gold_items WHERE project_id = $4)",
     )
     .bind(now)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(assignment)
     .bind(project_id)
     .execute(&mut *tx)
@@ -865,7 +868,7 @@ pub(crate) async fn undo_if_latest(
         .ok_or_else(|| StoreError::Corrupt(format!("gold item {entry_item} lost its pair")))?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "undo",
         entity: "gold answer",
         entity_id: Some(answer_id.to_string()),
@@ -938,7 +941,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<GoldOverview> {
     let mut by_annotator: BTreeMap<(String, i64), (Vec<GoldResult>, Vec<GoldResult>)> =
         BTreeMap::new();
     for r in rows {
-        let parse = |l: &str| Label::parse(l).map_err(|e| StoreError::Corrupt(e.to_string()));
+        let parse = |l: &str| Label::parse(l).map_err(StoreError::unreadable);
         let sentences = |json: &str| {
             gold_checks::sentences_of(json)
                 .ok_or_else(|| StoreError::Corrupt(format!("gold rationale {json}")))

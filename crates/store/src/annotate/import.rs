@@ -182,7 +182,7 @@ pub async fn complete_judgments(
     .fetch_optional(&mut *tx)
     .await?;
     if let Some((claim, doc)) = meanwhile {
-        return Err(StoreError::Conflict(format!(
+        return Err(StoreError::conflict(crate::Constraint::JudgedMeanwhile, format!(
             "{}: claim {claim} / doc {doc} was judged while the file was imported; nothing was imported, import it again",
             report.file
         )));

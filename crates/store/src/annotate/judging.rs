@@ -21,7 +21,7 @@
 //! read.
 
 use super::super::audit::AuditEvent;
-use super::super::{Db, StoreError, StoreResult};
+use super::super::{Db, Field, StoreError, StoreResult};
 use super::assign::{self, active_annotators, assign_pending, insert};
 use super::begin_write;
 use super::history::{pair_history, project_states};
@@ -193,7 +193,7 @@ pub async fn set_judging(
         .budget
         .map(i64::try_from)
         .transpose()
-        .map_err(|_| StoreError::Invalid("budget: too large".into()))?;
+        .map_err(|_| StoreError::invalid(Field::Budget, "too large"))?;
     let mut tx = begin_write(db).await?;
     let old = settings(&mut tx, project_id).await?;
     sqlx::query(

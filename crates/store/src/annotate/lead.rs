@@ -4,9 +4,9 @@
 use super::super::audit::AuditEvent;
 use super::super::{now_ms, Db, StoreError, StoreResult};
 use super::assign::{active_annotators, assign_pending, insert, loads};
+use super::begin_write;
 use super::history::{self, pair_history, project_states};
 use super::judging;
-use super::{begin_write, Actor};
 use domain::annotation::{
     check_submission, reassign, AnnotatorId, OpenItem, PairState, PoolEntryId, SecondPassMode,
     Stage, Work, FRESH_POSITION,
@@ -274,9 +274,10 @@ pub async fn set_active(
     let mut tx = begin_write(db).await?;
     let (user, role) = user_id(&mut tx, username).await?;
     if role != "annotator" {
-        return Err(StoreError::Invalid(format!(
-            "{username} is a {role}; only annotators are given items"
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("{username} is a {role}; only annotators are given items"),
+        ));
     }
     let moved = if active {
         sqlx::query(
@@ -400,7 +401,7 @@ pub async fn reassign_item(
     project_id: i64,
     assignment_id: i64,
     to: &str,
-    actor: Actor,
+    actor_id: Option<i64>,
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let row: Option<(i64, i64, String)> = sqlx::query_as(
@@ -414,20 +415,24 @@ pub async fn reassign_item(
     .await?;
     let (entry_id, from, stage) =
         row.ok_or_else(|| StoreError::NotFound(format!("open item #{assignment_id}")))?;
-    let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let stage = Stage::parse(&stage).map_err(StoreError::unreadable)?;
     let (to_id, _) = user_id(&mut tx, to).await?;
     let active = active_annotators(&mut tx, project_id).await?;
     if !active.contains(&AnnotatorId(to_id)) {
-        return Err(StoreError::Invalid(format!(
-            "{to} is not an active annotator of the project"
-        )));
+        return Err(StoreError::invalid(
+            None,
+            format!("{to} is not an active annotator of the project"),
+        ));
     }
     let entry = history::entry(&mut tx, entry_id)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("item #{assignment_id} lost its pair")))?;
     let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     check_submission(&hist.state, stage, AnnotatorId(to_id), false).map_err(|e| {
-        StoreError::Invalid(format!("cannot give item #{assignment_id} to {to}: {e}"))
+        StoreError::invalid(
+            None,
+            format!("cannot give item #{assignment_id} to {to}: {e}"),
+        )
     })?;
     let now = now_ms();
     sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id = $2")
@@ -446,7 +451,7 @@ pub async fn reassign_item(
     .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id,
         action: "reassign",
         entity: "assignment",
         entity_id: Some(assignment_id.to_string()),
@@ -464,7 +469,7 @@ pub async fn set_mode(
     db: &Db,
     project_id: i64,
     mode: SecondPassMode,
-    actor: Actor,
+    actor_id: Option<i64>,
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let old = history::mode(&mut tx, project_id).await?;
@@ -475,7 +480,7 @@ pub async fn set_mode(
         .await?;
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id,
         action: "set_second_pass_mode",
         entity: "project",
         entity_id: Some(project_id.to_string()),

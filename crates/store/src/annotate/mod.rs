@@ -15,11 +15,10 @@ mod submit;
 pub use assign::assign_pending;
 pub use judging::{judging, set_judging, JudgingChange};
 pub use lead::{overview, reassign_item, set_active, set_mode};
-pub use queue::{add_comment, flag, item_for_lead, queue_head, skip};
+pub use queue::{add_comment, check_comment, flag, has_judged, item_for_lead, queue_head, skip};
 pub use submit::{submit, undo_last, Submitted, Target};
 
 use super::{StoreError, StoreResult};
-use domain::annotation::AnnotatorId;
 
 /// How long after submitting one may undo it.
 pub const UNDO_WINDOW_MS: i64 = 60_000;
@@ -32,18 +31,15 @@ pub(crate) const LATEST_OWN_JUDGMENT: &str =
      AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
      ORDER BY j.id DESC LIMIT 1";
 
-/// Who acts: a user id and whether they act as a lead (leads adjudicate any pair and see
-/// everything).
+/// What an annotator's queue serves and shows them, as the command decided it from their role
+/// in the project (the store checks no role).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Actor {
-    pub id: i64,
-    pub is_lead: bool,
-}
-
-impl Actor {
-    pub(crate) fn annotator(self) -> AnnotatorId {
-        AnnotatorId(self.id)
-    }
+pub struct QueueTerms {
+    /// Whether gold items are served to them (when the project's settings use gold).
+    pub serves_gold: bool,
+    /// Whether every item shows both annotations and the pair's discussion, not only an
+    /// adjudication.
+    pub shows_discussion: bool,
 }
 
 /// Starts a write transaction that takes the write lock at once, so that concurrent
@@ -54,18 +50,21 @@ pub(crate) async fn begin_write(db: &super::Db) -> StoreResult<super::write_gate
 
 /// A submission to `what`, whose assignment is `status` (done or withdrawn) instead of open.
 pub(crate) fn no_longer_open(what: &str, status: &str) -> StoreError {
-    StoreError::Conflict(format!(
-        "{what} was already {}; nothing was recorded",
-        if status == "done" {
-            "submitted"
-        } else {
-            "withdrawn"
-        }
-    ))
+    StoreError::conflict(
+        super::Constraint::ItemClosed,
+        format!(
+            "{what} was already {}; nothing was recorded",
+            if status == "done" {
+                "submitted"
+            } else {
+                "withdrawn"
+            }
+        ),
+    )
 }
 
 /// Not yours, or not there: the same answer, so that nobody learns of others' items.
-pub(crate) fn not_yours(what: &str) -> StoreError {
+pub fn not_yours(what: &str) -> StoreError {
     StoreError::NotFound(format!("{what} is not in your queue"))
 }
 

@@ -1,11 +1,12 @@
 //! The annotator's queue and what each item shows; skip, flag and comments.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, Field, StoreError, StoreResult};
 use super::history::{self, outcome_text, pair_history, Entry, JudgmentRow, PairHistory};
-use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
+use super::{begin_write, not_yours, QueueTerms, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use domain::annotation::{
-    reveals_on_submit, shows_first_label, skip_position, visible_first_label, SecondPassMode, Stage,
+    reveals_on_submit, shows_first_label, skip_position, visible_first_label, AnnotatorId,
+    SecondPassMode, Stage,
 };
 use domain::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
 use sqlx::AnyConnection;
@@ -18,7 +19,7 @@ struct Open {
     flag_note: Option<String>,
 }
 
-fn opinion(row: &JudgmentRow, viewer: Actor) -> OpinionView {
+fn opinion(row: &JudgmentRow, viewer: AnnotatorId) -> OpinionView {
     OpinionView {
         stage: row.stage.as_str().to_owned(),
         annotator: row.annotator.clone().unwrap_or_else(|| "import".into()),
@@ -33,7 +34,7 @@ fn opinion(row: &JudgmentRow, viewer: Actor) -> OpinionView {
         specificity: row.specificity.clone(),
         revised_claim: row.revised_claim.clone(),
         note: row.note.clone(),
-        mine: row.annotator_id == Some(viewer.id),
+        mine: row.annotator_id == Some(viewer.0),
     }
 }
 
@@ -61,14 +62,22 @@ async fn comments(
         .collect())
 }
 
+/// Who looks at an item, and whether they see both annotations and the discussion at every stage
+/// (the command's decision: a lead does), not only at adjudication.
+#[derive(Clone, Copy)]
+struct Viewer {
+    id: AnnotatorId,
+    shows_discussion: bool,
+}
+
 /// What `viewer` may see of a pair at `stage`, from its history `hist`: the first annotation on
 /// a second pass only as the mode allows; both annotations and the discussion only at
-/// adjudication (or for a lead); a model's suggested label only on an annotator's first or
+/// adjudication (or everywhere, as [`Viewer::shows_discussion`] says); a model's suggested label only on an annotator's first or
 /// second pass (not a re-annotation), when the lead has turned suggestions on; as `project`
 /// is set.
 async fn item_view(
     conn: &mut AnyConnection,
-    viewer: Actor,
+    viewer: Viewer,
     entry: Entry,
     hist: &PairHistory,
     stage: Stage,
@@ -80,15 +89,15 @@ async fn item_view(
     let first_row = rows.iter().find(|r| r.stage == Stage::First);
     let first = match (stage, first_row) {
         (Stage::Second, Some(row)) if shows_first_label(stage, state) => {
-            visible_first_label(mode, state, viewer.annotator()).map(|_| opinion(row, viewer))
+            visible_first_label(mode, state, viewer.id).map(|_| opinion(row, viewer.id))
         }
         _ => None,
     };
-    let discussing = stage == Stage::Adjudication || viewer.is_lead;
+    let discussing = stage == Stage::Adjudication || viewer.shows_discussion;
     let opinions = if discussing {
         rows.iter()
             .filter(|r| matches!(r.stage, Stage::First | Stage::Second | Stage::Adjudication))
-            .map(|r| opinion(r, viewer))
+            .map(|r| opinion(r, viewer.id))
             .collect()
     } else {
         Vec::new()
@@ -151,7 +160,7 @@ impl LastJudgment {
     /// The caller's latest real judgment in the project, if it may still be undone.
     async fn read(
         conn: &mut AnyConnection,
-        actor: Actor,
+        annotator: AnnotatorId,
         project_id: i64,
     ) -> StoreResult<Option<LastJudgment>> {
         #[derive(sqlx::FromRow)]
@@ -172,7 +181,7 @@ impl LastJudgment {
              WHERE {LATEST_OWN_JUDGMENT}"
         ))
         .bind(project_id)
-        .bind(actor.id)
+        .bind(annotator.0)
         .fetch_optional(&mut *conn)
         .await?;
         let Some(row) = row.filter(|r| now_ms() - r.created_at < UNDO_WINDOW_MS) else {
@@ -182,7 +191,7 @@ impl LastJudgment {
             id: row.id,
             claim: row.claim,
             doc: row.doc,
-            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stage: Stage::parse(&row.stage).map_err(StoreError::unreadable)?,
             label: row.label,
             at: row.created_at,
             claim_ext: row.claim_ext,
@@ -298,14 +307,21 @@ impl QueueProject {
 /// The head of the caller's queue in a project: current and next item, counts, and the last
 /// submission while it may be undone. Order: skipped items last, then shallowest entry depth.
 /// Under a live judging order, an annotator holding no first pass takes the one the order
-/// serves next first ([`super::judging`]).
-pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<QueueHead> {
+/// serves next first ([`super::judging`]). What it serves and shows follows `terms`.
+pub async fn queue_head(
+    db: &Db,
+    annotator: AnnotatorId,
+    project_id: i64,
+    terms: QueueTerms,
+) -> StoreResult<QueueHead> {
     {
         // The settings as they stand now decide whether anything is to be served: a queue
         // without live first passes or gold reads nothing more before its snapshot.
         let seen = QueueProject::read(&mut *db.acquire().await?, project_id).await?;
-        super::judging::serve_first(db, actor.annotator(), project_id, &seen.judging).await?;
-        super::gold::serve(db, actor, project_id, &seen.gold).await?;
+        super::judging::serve_first(db, annotator, project_id, &seen.judging).await?;
+        if terms.serves_gold {
+            super::gold::serve(db, annotator, project_id, &seen.gold).await?;
+        }
     }
     // One snapshot: the items, the counts and the last submission agree.
     let mut pooled = db.acquire().await?;
@@ -334,16 +350,16 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
          ORDER BY a.queue_pos, a.entry_depth, e.id",
         history::ENTRY_COLUMNS
     ))
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
     let standing =
-        super::gold::standing_under(&mut conn, actor.id, project_id, &project.gold).await?;
+        super::gold::standing_under(&mut conn, annotator.0, project_id, &project.gold).await?;
     // A gold item comes first, looking like any other; a candidate sees nothing else.
     let mut open: Vec<(Open, Entry)> = Vec::with_capacity(2);
     let open_gold = if project.has_gold {
-        super::gold::open_gold(&mut conn, actor.id, project_id).await?
+        super::gold::open_gold(&mut conn, annotator.0, project_id).await?
     } else {
         None
     };
@@ -364,7 +380,7 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
         let entry = row.entry.parse()?;
         let item = Open {
             id: row.assignment_id,
-            stage: Stage::parse(&row.stage).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            stage: Stage::parse(&row.stage).map_err(StoreError::unreadable)?,
             flagged: row.flagged.0,
             flag_note: row.flag_note,
         };
@@ -386,13 +402,13 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
                    WHERE a.annotator_id = $1 AND g.project_id = $2 AND a.gold_purpose = 'check') a",
             crate::guidelines::to_confirm_sql("$2", "$1")
         ))
-        .bind(actor.id)
+        .bind(annotator.0)
         .bind(project_id)
         .fetch_one(&mut *conn)
         .await?;
-    let last_real = LastJudgment::read(&mut conn, actor, project_id).await?;
+    let last_real = LastJudgment::read(&mut conn, annotator, project_id).await?;
     let last_gold = if project.has_gold {
-        super::gold::last_answer(&mut conn, actor, project_id).await?
+        super::gold::last_answer(&mut conn, annotator, project_id).await?
     } else {
         None
     };
@@ -408,11 +424,15 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
             .get(&(claim, doc))
             .ok_or_else(|| StoreError::Fault(format!("claim {claim}, doc {doc}: history not read")))
     };
+    let viewer = Viewer {
+        id: annotator,
+        shows_discussion: terms.shows_discussion,
+    };
     let mut items = Vec::with_capacity(open.len());
     for (item, entry) in open {
         let hist = history_of(entry.claim_id, entry.doc_id)?;
         let stage = item.stage;
-        items.push(item_view(&mut conn, actor, entry, hist, stage, Some(&item), &project).await?);
+        items.push(item_view(&mut conn, viewer, entry, hist, stage, Some(&item), &project).await?);
     }
     let last_real = match last_real {
         Some(last) => {
@@ -435,11 +455,9 @@ pub async fn queue_head(db: &Db, actor: Actor, project_id: i64) -> StoreResult<Q
     })
 }
 
-/// A pair as a lead sees it (any stage, both annotations, the discussion), to adjudicate.
-pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<ItemView> {
-    if !actor.is_lead {
-        return Err(StoreError::Forbidden("leads only".into()));
-    }
+/// A pair as a lead sees it (any stage, both annotations, the discussion), to adjudicate;
+/// `lead` is the viewer (the command checked that they lead the pair's project).
+pub async fn item_for_lead(db: &Db, lead: AnnotatorId, entry_id: i64) -> StoreResult<ItemView> {
     let mut conn = db.acquire().await?;
     let entry = history::entry(&mut conn, entry_id)
         .await?
@@ -447,14 +465,18 @@ pub async fn item_for_lead(db: &Db, actor: Actor, entry_id: i64) -> StoreResult<
     let project = QueueProject::read(&mut conn, entry.project_id).await?;
     let hist = pair_history(&mut conn, entry.project_id, entry.claim_id, entry.doc_id).await?;
     let stage = hist.state.next_stage().unwrap_or(Stage::Final);
-    item_view(&mut conn, actor, entry, &hist, stage, None, &project).await
+    let viewer = Viewer {
+        id: lead,
+        shows_discussion: true,
+    };
+    item_view(&mut conn, viewer, entry, &hist, stage, None, &project).await
 }
 
 /// The caller's open assignment `id`: its project, flag and note, and whether it is a gold
 /// item.
 async fn own_open(
     conn: &mut AnyConnection,
-    actor: Actor,
+    annotator: AnnotatorId,
     id: i64,
 ) -> StoreResult<(i64, bool, Option<String>, bool)> {
     #[derive(sqlx::FromRow)]
@@ -483,15 +505,15 @@ async fn own_open(
             flagged,
             flag_note,
             gold,
-        }) if annotator_id == actor.id => Ok((project, flagged.0, flag_note, gold.0)),
+        }) if annotator_id == annotator.0 => Ok((project, flagged.0, flag_note, gold.0)),
         _ => Err(not_yours(&format!("item #{id}"))),
     }
 }
 
 /// Sends the caller's open item to the end of their queue.
-pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> {
+pub async fn skip(db: &Db, annotator: AnnotatorId, assignment_id: i64) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
-    let (project, _, _, gold) = own_open(&mut tx, actor, assignment_id).await?;
+    let (project, _, _, gold) = own_open(&mut tx, annotator, assignment_id).await?;
     if gold {
         // A gold item always comes first: skipping it gives it up (another is served instead).
         sqlx::query("UPDATE assignments SET status = 'withdrawn', closed_at = $1 WHERE id = $2")
@@ -501,7 +523,7 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
             .await?;
         AuditEvent {
             project_id: Some(project),
-            actor_id: Some(actor.id),
+            actor_id: Some(annotator.0),
             action: "skip",
             entity: "assignment",
             entity_id: Some(assignment_id.to_string()),
@@ -516,14 +538,15 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
     let positions: Vec<i64> = sqlx::query_scalar(
         "SELECT queue_pos FROM assignments WHERE annotator_id = $1 AND status = 'open'",
     )
-    .bind(actor.id)
+    .bind(annotator.0)
     .fetch_all(&mut *tx)
     .await?;
     let old: i64 = sqlx::query_scalar("SELECT queue_pos FROM assignments WHERE id = $1")
         .bind(assignment_id)
         .fetch_one(&mut *tx)
         .await?;
-    let pos = skip_position(positions).map_err(|e| StoreError::Conflict(e.to_string()))?;
+    let pos = skip_position(positions)
+        .map_err(|e| StoreError::conflict(Constraint::QueueFull, e.to_string()))?;
     sqlx::query("UPDATE assignments SET queue_pos = $1 WHERE id = $2")
         .bind(pos)
         .bind(assignment_id)
@@ -531,7 +554,7 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
         .await?;
     AuditEvent {
         project_id: Some(project),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "skip",
         entity: "assignment",
         entity_id: Some(assignment_id.to_string()),
@@ -545,13 +568,18 @@ pub async fn skip(db: &Db, actor: Actor, assignment_id: i64) -> StoreResult<()> 
 }
 
 /// Flags the caller's open item "needs attention" with a note (blank clears the flag).
-pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> StoreResult<()> {
+pub async fn flag(
+    db: &Db,
+    annotator: AnnotatorId,
+    assignment_id: i64,
+    note: &str,
+) -> StoreResult<()> {
     let note = note.trim();
     if note.chars().count() > domain::annotation::MAX_NOTE_CHARS {
-        return Err(StoreError::Invalid("flag note: too long".into()));
+        return Err(StoreError::invalid(Field::FlagNote, "too long"));
     }
     let mut tx = begin_write(db).await?;
-    let (project, flagged, old_note, _) = own_open(&mut tx, actor, assignment_id).await?;
+    let (project, flagged, old_note, _) = own_open(&mut tx, annotator, assignment_id).await?;
     let (new_flag, new_note) = if note.is_empty() {
         (false, None)
     } else {
@@ -565,7 +593,7 @@ pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> Stor
         .await?;
     AuditEvent {
         project_id: Some(project),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "flag",
         entity: "assignment",
         entity_id: Some(assignment_id.to_string()),
@@ -578,53 +606,62 @@ pub async fn flag(db: &Db, actor: Actor, assignment_id: i64, note: &str) -> Stor
     Ok(())
 }
 
-/// Adds a comment to a pair's discussion. Allowed to leads and to annotators who judged the pair
-/// or hold its adjudication — never to someone who could learn a label before giving theirs.
+/// A comment's text as stored: trimmed, not empty, at most
+/// [`domain::annotation::MAX_NOTE_CHARS`] characters.
+pub fn check_comment(body: &str) -> StoreResult<&str> {
+    let body = body.trim();
+    if body.is_empty() {
+        return Err(StoreError::invalid(Field::Comment, "write something first"));
+    }
+    if body.chars().count() > domain::annotation::MAX_NOTE_CHARS {
+        return Err(StoreError::invalid(Field::Comment, "too long"));
+    }
+    Ok(body)
+}
+
+/// Whether `annotator` judged pair `entry_id` (a judgment not retracted); false for a pair that
+/// does not exist.
+pub async fn has_judged(db: &Db, annotator: AnnotatorId, entry_id: i64) -> StoreResult<bool> {
+    let judged: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pool_entries e JOIN judgments j
+           ON j.claim_id = e.claim_id AND j.doc_id = e.doc_id AND j.annotator_id = $2
+         WHERE e.id = $1
+           AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
+    )
+    .bind(entry_id)
+    .bind(annotator.0)
+    .fetch_one(db)
+    .await?;
+    Ok(judged > 0)
+}
+
+/// Adds `author`'s comment to a pair's discussion (the command checked that they may: see
+/// `commands::annotate::add_comment`); returns the pair's comments.
 pub async fn add_comment(
     db: &Db,
-    actor: Actor,
+    author: AnnotatorId,
     entry_id: i64,
     body: &str,
 ) -> StoreResult<Vec<CommentView>> {
-    let body = body.trim();
-    if body.is_empty() {
-        return Err(StoreError::Invalid("comment: write something first".into()));
-    }
-    if body.chars().count() > domain::annotation::MAX_NOTE_CHARS {
-        return Err(StoreError::Invalid("comment: too long".into()));
-    }
+    let body = check_comment(body)?;
     let mut tx = begin_write(db).await?;
     let entry = history::entry(&mut tx, entry_id)
         .await?
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
-    if !actor.is_lead {
-        let involved: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM judgments j WHERE j.claim_id = $1 AND j.doc_id = $2 AND j.annotator_id = $3
-               AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
-        )
-        .bind(entry.claim_id)
-        .bind(entry.doc_id)
-        .bind(actor.id)
-        .fetch_one(&mut *tx)
-        .await?;
-        if involved == 0 {
-            return Err(not_yours(&format!("pair #{entry_id}")));
-        }
-    }
     let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO comments (project_id, claim_id, doc_id, author_id, body, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(entry.project_id)
     .bind(entry.claim_id)
     .bind(entry.doc_id)
-    .bind(actor.id)
+    .bind(author.0)
     .bind(body)
     .bind(now_ms())
     .fetch_one(&mut *tx)
     .await?;
     AuditEvent {
         project_id: Some(entry.project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(author.0),
         action: "comment",
         entity: "pair",
         entity_id: Some(format!("{}/{}", entry.claim_ext, entry.doc_ext)),

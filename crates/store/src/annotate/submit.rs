@@ -1,25 +1,39 @@
 //! Submitting a judgment, and undoing one's last within the window.
 
 use super::super::audit::AuditEvent;
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, StoreResult};
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
-use super::{begin_write, not_yours, Actor, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
-use domain::annotation::SubmissionKey;
+use super::{begin_write, not_yours, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
 use domain::annotation::{
     check_new_judgment, check_not_revealed, plan_undo, reveals_on_submit, Annotation,
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
 };
+use domain::annotation::{AnnotatorId, SubmissionKey};
 use domain::model::annotate::LastSubmission;
 use sqlx::AnyConnection;
 
 /// What a submission is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// One's own open assignment.
-    Assignment(i64),
-    /// A lead adjudicating a pair that needs it, whoever holds it.
+    /// One's own open assignment `id`. `adjudicates_any`: whether its annotator may adjudicate a
+    /// pair neither of whose passes is theirs (the command's decision: a project's lead may).
+    Assignment { id: i64, adjudicates_any: bool },
+    /// A lead adjudicating a pair that needs it, whoever holds it (the command checked that the
+    /// caller leads the pair's project).
     LeadAdjudication { entry_id: i64 },
+}
+
+impl Target {
+    /// Whether the submitter may adjudicate a pair neither of whose passes is theirs.
+    fn adjudicates_any(self) -> bool {
+        match self {
+            Target::Assignment {
+                adjudicates_any, ..
+            } => adjudicates_any,
+            Target::LeadAdjudication { .. } => true,
+        }
+    }
 }
 
 /// What a submission answers.
@@ -35,9 +49,13 @@ enum Resolved {
 }
 
 /// What `target` answers, checked to be the caller's and open (one read of the assignment).
-async fn resolve(conn: &mut AnyConnection, actor: Actor, target: Target) -> StoreResult<Resolved> {
+async fn resolve(
+    conn: &mut AnyConnection,
+    annotator: AnnotatorId,
+    target: Target,
+) -> StoreResult<Resolved> {
     match target {
-        Target::Assignment(id) => {
+        Target::Assignment { id, .. } => {
             #[derive(sqlx::FromRow)]
             struct Row {
                 pool_entry_id: Option<i64>,
@@ -56,7 +74,7 @@ async fn resolve(conn: &mut AnyConnection, actor: Actor, target: Target) -> Stor
             .await?;
             let item = format!("item #{id}");
             let row = row.ok_or_else(|| not_yours(&item))?;
-            if row.annotator_id != actor.id {
+            if row.annotator_id != annotator.0 {
                 return Err(not_yours(&item));
             }
             if row.status != "open" {
@@ -78,11 +96,6 @@ async fn resolve(conn: &mut AnyConnection, actor: Actor, target: Target) -> Stor
             }
         }
         Target::LeadAdjudication { entry_id } => {
-            if !actor.is_lead {
-                return Err(StoreError::Forbidden(
-                    "only a lead adjudicates a pair outside their queue".into(),
-                ));
-            }
             let held: Option<i64> = sqlx::query_scalar(
                 "SELECT id FROM assignments WHERE pool_entry_id = $1 AND stage = 'adjudication' AND status = 'open'",
             )
@@ -112,7 +125,7 @@ pub enum Submitted {
     Repeated,
 }
 
-/// Records `draft` as the caller's judgment for `target`: parsed and checked against the
+/// Records `draft` as `annotator`'s judgment for `target`: parsed and checked against the
 /// protocol, written with the time spent (at most [`MAX_SECONDS_SPENT`]), the assignment closed,
 /// and then the pair made final or handed to the next stage. One transaction; refused with
 /// nothing written on any error.
@@ -122,16 +135,17 @@ pub enum Submitted {
 /// item's answer keeps no key.)
 pub async fn submit(
     db: &Db,
-    actor: Actor,
+    annotator: AnnotatorId,
     target: Target,
     draft: &AnnotationDraft,
     seconds_spent: f64,
     key: Option<&SubmissionKey>,
 ) -> StoreResult<Submitted> {
     if !seconds_spent.is_finite() || seconds_spent < 0.0 {
-        return Err(StoreError::Invalid(format!(
-            "seconds_spent: {seconds_spent} is not a duration"
-        )));
+        return Err(StoreError::invalid(
+            Field::SecondsSpent,
+            format!("{seconds_spent} is not a duration"),
+        ));
     }
     let seconds_spent = seconds_spent.min(MAX_SECONDS_SPENT);
     let mut tx = begin_write(db).await?;
@@ -139,7 +153,7 @@ pub async fn submit(
         let stored: Option<i64> = sqlx::query_scalar(
             "SELECT judgment_id FROM submission_keys WHERE annotator_id = $1 AND submission_key = $2",
         )
-        .bind(actor.id)
+        .bind(annotator.0)
         .bind(key.as_str())
         .fetch_optional(&mut *tx)
         .await?;
@@ -147,9 +161,9 @@ pub async fn submit(
             return Ok(Submitted::Repeated);
         }
     }
-    let (assignment, stage, entry_id) = match resolve(&mut tx, actor, target).await? {
+    let (assignment, stage, entry_id) = match resolve(&mut tx, annotator, target).await? {
         Resolved::Gold(gold) => {
-            let shown = super::gold::submit(&mut tx, actor, gold, draft, seconds_spent).await?;
+            let shown = super::gold::submit(&mut tx, annotator, gold, draft, seconds_spent).await?;
             tx.commit().await?;
             return Ok(Submitted::Stored(Box::new(shown)));
         }
@@ -163,24 +177,24 @@ pub async fn submit(
         .await?
         .ok_or_else(|| not_yours(&format!("pair #{entry_id}")))?;
     let annotation = Annotation::parse(draft, entry.sentences.len())
-        .map_err(|e| StoreError::Invalid(format!("{}: {e}", e.field())))?;
+        .map_err(|e| StoreError::invalid(e.input(), e.to_string()))?;
     let hist = pair_history(&mut tx, entry.project_id, entry.claim_id, entry.doc_id).await?;
     // A re-annotation is one the project gave out (its assignment, made under its setting).
     check_new_judgment(
         &hist.state,
         stage,
-        actor.annotator(),
-        actor.is_lead,
+        annotator,
+        target.adjudicates_any(),
         assignment.is_some(),
     )
-    .map_err(|e| StoreError::Conflict(e.to_string()))?;
+    .map_err(|e| StoreError::conflict(Constraint::Protocol, e.to_string()))?;
     let verdict = Verdict::from(&annotation);
-    let judged = Judged::new(stage, Some(actor.annotator()), verdict)
-        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let judged = Judged::new(stage, Some(annotator), verdict)
+        .map_err(|e| StoreError::invalid(None, e.to_string()))?;
     let after = hist
         .state
         .after(hist.judged.len(), &judged)
-        .map_err(|e| StoreError::Conflict(e.to_string()))?;
+        .map_err(|e| StoreError::conflict(Constraint::Protocol, e.to_string()))?;
     let now = now_ms();
     let judgment_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO judgment_rows (project_id, claim_id, doc_id, assignment_id, annotator_id, stage, label,
@@ -192,7 +206,7 @@ pub async fn submit(
     .bind(entry.claim_id)
     .bind(entry.doc_id)
     .bind(assignment)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(stage.as_str())
     .bind(annotation.label().as_str())
     .bind(i64::from(annotation.no_evidence()))
@@ -209,7 +223,7 @@ pub async fn submit(
             "INSERT INTO submission_keys (annotator_id, submission_key, judgment_id, created_at)
              VALUES ($1, $2, $3, $4)",
         )
-        .bind(actor.id)
+        .bind(annotator.0)
         .bind(key.as_str())
         .bind(judgment_id)
         .bind(now)
@@ -225,7 +239,7 @@ pub async fn submit(
     }
     if let Some(id) = assignment {
         let status = match target {
-            Target::Assignment(_) => "done",
+            Target::Assignment { .. } => "done",
             // A lead decided a pair someone else held: their item goes away.
             Target::LeadAdjudication { .. } => "withdrawn",
         };
@@ -251,12 +265,8 @@ pub async fn submit(
             .bind(now)
             .execute(&mut *tx)
             .await
-            .map_err(|e| {
-                if super::super::is_unique_violation(&e) {
-                    StoreError::Conflict("the pair already has a final label".into())
-                } else {
-                    e.into()
-                }
+            .on_unique(Constraint::FinalLabel, || {
+                "the pair already has a final label".into()
             })?;
         }
         state => {
@@ -279,7 +289,7 @@ pub async fn submit(
     };
     AuditEvent {
         project_id: Some(entry.project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "submit",
         entity: "pair",
         entity_id: Some(format!("{}/{}", entry.claim_ext, entry.doc_ext)),
@@ -318,31 +328,31 @@ pub async fn submit(
 /// Undoes the caller's latest judgment in the project, within [`UNDO_WINDOW_MS`] and while no
 /// later judgment depends on it: the judgment stays, marked retracted; a final label it made is
 /// withdrawn; the item goes back to the front of the caller's queue. Returns what was undone.
-pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<String> {
+pub async fn undo_last(db: &Db, annotator: AnnotatorId, project_id: i64) -> StoreResult<String> {
     let mut tx = begin_write(db).await?;
     let latest: Option<(i64, i64, i64, Option<i64>, i64)> = sqlx::query_as(&format!(
         "SELECT j.id, j.claim_id, j.doc_id, j.assignment_id, j.created_at FROM judgments j
          WHERE {LATEST_OWN_JUDGMENT}"
     ))
     .bind(project_id)
-    .bind(actor.id)
+    .bind(annotator.0)
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(what) =
-        super::gold::undo_if_latest(&mut tx, actor, project_id, latest.map(|l| l.4)).await?
+        super::gold::undo_if_latest(&mut tx, annotator, project_id, latest.map(|l| l.4)).await?
     {
         tx.commit().await?;
         return Ok(what);
     }
-    let (judgment_id, claim, doc, assignment, created_at) =
-        latest.ok_or_else(|| StoreError::Conflict("you have no submission to undo".into()))?;
+    let (judgment_id, claim, doc, assignment, created_at) = latest
+        .ok_or_else(|| StoreError::conflict(Constraint::Undo, "you have no submission to undo"))?;
     let stage: String = sqlx::query_scalar("SELECT stage FROM judgments WHERE id = $1")
         .bind(judgment_id)
         .fetch_one(&mut *tx)
         .await?;
-    let stage = Stage::parse(&stage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let stage = Stage::parse(&stage).map_err(StoreError::unreadable)?;
     check_not_revealed(stage, history::mode(&mut tx, project_id).await?)
-        .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+        .map_err(|e| StoreError::conflict(Constraint::Undo, format!("cannot undo: {e}")))?;
     let hist = pair_history(&mut tx, project_id, claim, doc).await?;
     let position = hist
         .rows
@@ -353,22 +363,23 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     let plan = plan_undo(
         &hist.judged,
         position,
-        actor.annotator(),
+        annotator,
         created_at,
         now,
         UNDO_WINDOW_MS,
     )
-    .map_err(|e| StoreError::Conflict(format!("cannot undo: {e}")))?;
+    .map_err(|e| StoreError::conflict(Constraint::Undo, format!("cannot undo: {e}")))?;
     if stage == Stage::Second && plan.after.may_reannotate() {
-        return Err(StoreError::Conflict(
-            "cannot undo: a re-annotation showed both labels it settled".into(),
+        return Err(StoreError::conflict(
+            Constraint::Undo,
+            "cannot undo: a re-annotation showed both labels it settled",
         ));
     }
     sqlx::query(
         "INSERT INTO judgment_retractions (judgment_id, retracted_by, retracted_at) VALUES ($1, $2, $3)",
     )
     .bind(judgment_id)
-    .bind(actor.id)
+    .bind(annotator.0)
     .bind(now)
     .execute(&mut *tx)
     .await?;
@@ -401,7 +412,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
             let front: i64 = sqlx::query_scalar(
                 "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = $1 AND status = 'open'",
             )
-            .bind(actor.id)
+            .bind(annotator.0)
             .fetch_one(&mut *tx)
             .await?;
             sqlx::query(
@@ -425,7 +436,7 @@ pub async fn undo_last(db: &Db, actor: Actor, project_id: i64) -> StoreResult<St
     );
     AuditEvent {
         project_id: Some(project_id),
-        actor_id: Some(actor.id),
+        actor_id: Some(annotator.0),
         action: "undo",
         entity: "judgment",
         entity_id: Some(judgment_id.to_string()),

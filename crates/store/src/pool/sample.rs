@@ -11,7 +11,7 @@
 //! the views `pool_samples`, `pool_sample_strata` and `pool_sample_pairs`.
 
 use super::super::write_gate;
-use super::super::{Db, StoreError, StoreResult};
+use super::super::{Constraint, Db, StoreError, StoreResult};
 use super::writer::{self, NewEntry};
 use super::{
     existing, final_labels, finish, in_build, load, plan, settings, strategy_name, BuildOptions,
@@ -41,14 +41,16 @@ pub struct SampleRequest {
 impl SampleRequest {
     pub fn new(size: usize, strata: u32, seed: u64) -> StoreResult<SampleRequest> {
         if size == 0 {
-            return Err(StoreError::Invalid(
-                "--sample: a sample draws at least one pair".into(),
+            return Err(StoreError::invalid(
+                None,
+                "--sample: a sample draws at least one pair",
             ));
         }
         if !(1..=MAX_STRATA).contains(&strata) {
-            return Err(StoreError::Invalid(format!(
-                "--strata: {strata} rank bands; a sample has 1 to {MAX_STRATA}"
-            )));
+            return Err(StoreError::invalid(
+                None,
+                format!("--strata: {strata} rank bands; a sample has 1 to {MAX_STRATA}"),
+            ));
         }
         Ok(SampleRequest { size, strata, seed })
     }
@@ -81,7 +83,7 @@ pub struct SampleReport {
 }
 
 fn judging_error(e: JudgingError) -> StoreError {
-    StoreError::Invalid(format!("--sample: {e}"))
+    StoreError::invalid(None, format!("--sample: {e}"))
 }
 
 /// Adds a stratified random sample of the unjudged pairs beyond the pool's depth to the pool:
@@ -99,11 +101,15 @@ pub async fn build_sample(
     options: &BuildOptions,
 ) -> StoreResult<SampleReport> {
     let (strategy, depth) = settings(db, project_id).await?.ok_or_else(|| {
-        StoreError::Invalid("the project has no pool yet: build it at a depth first".into())
+        StoreError::invalid(
+            None,
+            "the project has no pool yet: build it at a depth first",
+        )
     })?;
     if options.chunk_rows == 0 {
-        return Err(StoreError::Invalid(
-            "a build writes at least one row per chunk".into(),
+        return Err(StoreError::invalid(
+            None,
+            "a build writes at least one row per chunk",
         ));
     }
     let build = NewStep {
@@ -128,23 +134,27 @@ async fn draw(
     let (project_id, depth) = (step.project_id, step.depth);
     let loaded = load(db, project_id, step.strategy).await?;
     if loaded.ranking.pooled().next().is_none() {
-        return Err(StoreError::Invalid(
-            "the project has no pooled system: import a run with the pooled role first".into(),
+        return Err(StoreError::invalid(
+            None,
+            "the project has no pooled system: import a run with the pooled role first",
         ));
     }
     let reach = depth
         .checked_mul(1 << request.strata)
         .filter(|r| *r < u32::MAX)
         .ok_or_else(|| {
-            StoreError::Invalid(format!(
-                "--strata: depth {depth} · 2^{} is beyond the largest rank",
-                request.strata
-            ))
+            StoreError::invalid(
+                None,
+                format!(
+                    "--strata: depth {depth} · 2^{} is beyond the largest rank",
+                    request.strata
+                ),
+            )
         })?;
     let labels = final_labels(db, project_id, &loaded).await?;
     let unjudged_earlier = earlier_unjudged(db, project_id).await?;
     if unjudged_earlier > 0 {
-        return Err(StoreError::Conflict(format!(
+        return Err(StoreError::conflict(Constraint::SampleUnjudged, format!(
             "{unjudged_earlier} pair(s) of an earlier sample lack a final label: judge them before drawing another sample"
         )));
     }
@@ -496,7 +506,10 @@ pub async fn survey(
     estimated: Estimated,
 ) -> StoreResult<Survey> {
     let (strategy, depth) = settings(db, project_id).await?.ok_or_else(|| {
-        StoreError::Invalid("the project has no pool yet: build it at a depth first".into())
+        StoreError::invalid(
+            None,
+            "the project has no pool yet: build it at a depth first",
+        )
     })?;
     let loaded = load(db, project_id, strategy).await?;
     let read = latest_sample(db, project_id).await?;
@@ -514,7 +527,7 @@ pub async fn survey(
         None => None,
         Some(r) => {
             if r.systems != pooled {
-                return Err(StoreError::Conflict(format!(
+                return Err(StoreError::conflict(Constraint::SampleStale, format!(
                     "the sample was drawn from the pooled systems {:?}, the project now pools {:?}: draw a new sample",
                     r.systems, pooled
                 )));
@@ -596,8 +609,8 @@ pub async fn survey(
         target,
     })
     .map_err(|e| match e {
-        SurveyError::Changed(_) => StoreError::Conflict(e.to_string()),
-        SurveyError::Judging(e) => StoreError::Invalid(e.to_string()),
+        SurveyError::Changed(_) => StoreError::conflict(Constraint::SampleStale, e.to_string()),
+        SurveyError::Judging(e) => StoreError::invalid(None, e.to_string()),
     })
 }
 

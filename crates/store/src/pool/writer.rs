@@ -15,7 +15,7 @@
 use super::super::annotate::assign::{self, Made};
 use super::super::write_gate::{self, WriteTx};
 use super::super::writer_lock::{writer_is_gone, LockKind, WriterLock};
-use super::super::{now_ms, Db, StoreError, StoreResult};
+use super::super::{now_ms, Constraint, Db, StoreError, StoreResult};
 use super::BuildOptions;
 use crate::values::ValuesInsert;
 use domain::pool::Strategy;
@@ -94,7 +94,7 @@ pub(super) async fn claim(db: &Db, build: NewBuild<'_>) -> StoreResult<i64> {
             drop(tx);
             if !build_writer_is_gone(db, token.as_deref()).await? {
                 let seconds = (now_ms() - started).max(0) / 1000;
-                return Err(StoreError::Conflict(format!(
+                return Err(StoreError::conflict(Constraint::PoolBuilding, format!(
                     "the pool of this project is being built (build #{other}, started {seconds} s ago): try again when it ends"
                 )));
             }

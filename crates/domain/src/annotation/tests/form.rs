@@ -125,6 +125,7 @@ fn clearly_no_evidence_is_nei_with_nothing_else() {
         let (err, text) = refusal(&d, 5);
         assert_eq!(err, expected);
         assert_eq!(err.field(), field);
+        assert_eq!(err.input().label(), field);
         assert!(text.contains("clearly no evidence"), "{text}");
     }
 }
@@ -252,6 +253,7 @@ fn refusals_name_the_problem_and_the_field() {
         let (err, text) = refusal(&d, sentences);
         assert_eq!(err, expected, "{d:?}");
         assert_eq!(err.field(), field);
+        assert_eq!(err.input().label(), field);
         assert!(text.contains(message), "{text:?} lacks {message:?}");
     }
 }
