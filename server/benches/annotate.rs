@@ -35,7 +35,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
-use store;
 
 const SAMPLE: &str = include_str!("../demo/corpus.jsonl");
 

@@ -135,7 +135,7 @@ async fn main() -> anyhow::Result<()> {
             t.elapsed().as_secs_f64()
         );
         let db = database::open(&args, dir.path(), "corpus").await?;
-        let project = store::projects::create(&db, "bench-corpus", "", None).await?;
+        store::projects::create(&db, "bench-corpus", "", None).await?;
         let lead = commands::Operator::at_the_shell()
             .lead(&db, "bench-corpus")
             .await?;
