@@ -212,11 +212,21 @@ fn the_check_sees_each_kind_of_break() {
         product_text("fn a() {}\n#[cfg(test)]\nmod tests {\n fn b(p: &Path) {}\n}"),
         "fn a() {}\n"
     );
-    let (_, report_fragments) = RULES[2];
+    let fragments = |rule: &str| {
+        RULES
+            .iter()
+            .find(|(name, _)| *name == rule)
+            .map(|(_, fragments)| *fragments)
+            .expect("a rule of that name")
+    };
+    let report_fragments = fragments("computes a report or an archive");
     assert!(report_fragments
         .iter()
         .any(|f| "let r = Report::compute(&s, &o);".contains(f)));
-    let (_, role_fragments) = RULES[2];
+    assert!(fragments("opens a file")
+        .iter()
+        .any(|f| "let f = std::fs::File::open(path)?;".contains(f)));
+    let role_fragments = fragments("decides who may act");
     assert!(role_fragments
         .iter()
         .any(|f| "if !actor.is_lead { return Err(forbidden()) }".contains(f)));
