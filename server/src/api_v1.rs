@@ -415,12 +415,6 @@ impl From<commands::CommandError> for Failure {
     }
 }
 
-impl From<store::StoreError> for Failure {
-    fn from(e: store::StoreError) -> Self {
-        Failure(commands::CommandError::from(e).into())
-    }
-}
-
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let error = self.0.opaque();
@@ -721,10 +715,10 @@ async fn create_release(
 
 async fn download_release(
     State(state): State<AppState>,
-    Extension(caller): Extension<ProjectCaller>,
+    Extension(lead): Extension<Lead>,
     Path((_, number)): Path<(String, String)>,
 ) -> Answer {
-    Ok(crate::release_http::archive(&state.db, &caller, &number).await?)
+    Ok(crate::release_http::archive(&state.db, &lead, &number).await?)
 }
 
 #[cfg(test)]

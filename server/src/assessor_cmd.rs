@@ -84,7 +84,7 @@ fn claims_bar(total: u64) -> indicatif::ProgressBar {
     bar
 }
 
-pub async fn run(db: &store::Db, command: AssessorCommand) -> anyhow::Result<()> {
+pub async fn run(db: &commands::Db, command: AssessorCommand) -> anyhow::Result<()> {
     match command {
         AssessorCommand::Add {
             project,

@@ -1,12 +1,13 @@
-//! The command line: one binary, a subcommand per job. Each calls the same store and domain
-//! functions the web pages use.
+//! The command line: one binary, a subcommand per job. Each calls the same commands and domain
+//! functions the web pages use, as the shell's operator.
 
 use crate::{demo, http};
 use anyhow::{bail, Context};
 use app::domain::account::NewPassword;
 use app::error::Field;
 use clap::{Args, Parser, Subcommand};
-use commands::{Lead, Operator};
+use commands::db::DbTarget;
+use commands::{Db, Lead, Operator};
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,7 +22,7 @@ pub struct Cli {
     /// The database: a SQLite file path or sqlite://PATH, or postgres://USER@HOST/DB (PostgreSQL
     /// 15 or later) [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
     #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "DB")]
-    db: Option<store::DbTarget>,
+    db: Option<DbTarget>,
     #[command(subcommand)]
     command: Command,
 }
@@ -463,22 +464,22 @@ macro_rules! emit {
     }};
 }
 
-async fn open_db(target: &store::DbTarget) -> anyhow::Result<store::Db> {
-    store::db::connect(target)
+async fn open_db(target: &DbTarget) -> anyhow::Result<Db> {
+    commands::db::connect(target)
         .await
         .map_err(anyhow::Error::from)
 }
 
 /// The database of `--db`, or the default SQLite file.
-fn target_or(target: Option<store::DbTarget>, default: &str) -> store::DbTarget {
-    target.unwrap_or_else(|| store::DbTarget::Sqlite(PathBuf::from(default)))
+fn target_or(target: Option<DbTarget>, default: &str) -> DbTarget {
+    target.unwrap_or_else(|| DbTarget::Sqlite(PathBuf::from(default)))
 }
 
 /// The SQLite file of `--db` for `demo`, which recreates it.
-fn demo_file(target: Option<store::DbTarget>) -> anyhow::Result<PathBuf> {
+fn demo_file(target: Option<DbTarget>) -> anyhow::Result<PathBuf> {
     match target_or(target, demo::DEFAULT_DB) {
-        store::DbTarget::Sqlite(path) => Ok(path),
-        store::DbTarget::Postgres(url) => bail!(
+        DbTarget::Sqlite(path) => Ok(path),
+        DbTarget::Postgres(url) => bail!(
             "--db {url}: the demo recreates a SQLite file; load a PostgreSQL database with \
              `claimpool demo --db FILE` and `claimpool db copy --from FILE --to {url}`"
         ),
@@ -517,7 +518,7 @@ const SHELL_NICE: i32 = 10;
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let db_target = cli.db.clone();
     let db_or_default =
-        || -> anyhow::Result<store::DbTarget> { Ok(target_or(db_target.clone(), DEFAULT_DB)) };
+        || -> anyhow::Result<DbTarget> { Ok(target_or(db_target.clone(), DEFAULT_DB)) };
     match cli.command {
         Command::Serve(args) => {
             let options = args.options()?;
@@ -698,7 +699,7 @@ fn password_from_stdin() -> anyhow::Result<NewPassword> {
     NewPassword::parse(text.lines().next().unwrap_or_default()).context("the password")
 }
 
-async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
+async fn member(db: &Db, command: MemberCommand) -> anyhow::Result<()> {
     use commands::project::{members, remove_member, AddMember};
     match command {
         MemberCommand::Add {
@@ -729,7 +730,7 @@ async fn member(db: &store::Db, command: MemberCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn import(db: &store::Db, command: ImportCommand) -> anyhow::Result<()> {
+async fn import(db: &Db, command: ImportCommand) -> anyhow::Result<()> {
     use commands::import::{Import, ImportKind, ImportWhat};
     let (project, file, what) = match command {
         ImportCommand::Corpus {
@@ -842,11 +843,11 @@ fn option(field: Field) -> Option<&'static str> {
 }
 
 /// The operator at this shell as the lead of `project`.
-async fn shell_lead(db: &store::Db, project: &str) -> anyhow::Result<Lead> {
+async fn shell_lead(db: &Db, project: &str) -> anyhow::Result<Lead> {
     Ok(Operator::at_the_shell().lead(db, project).await?)
 }
 
-async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
+async fn pool(db: &Db, command: PoolCommand) -> anyhow::Result<()> {
     use commands::pool::{self as pools, AddSample, BuildPool, PreviewPool};
     match command {
         PoolCommand::Build {
@@ -921,7 +922,7 @@ async fn pool(db: &store::Db, command: PoolCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_stats(report: &store::pool::StatsReport) -> anyhow::Result<()> {
+fn print_stats(report: &commands::pool::StatsReport) -> anyhow::Result<()> {
     let s = &report.stats;
     emit!(
         "pool: {} pairs ({} strategy, depth {}); judged {}, evidence {}",

@@ -1,10 +1,12 @@
 //! `claimpool db`: back up the database, or copy a SQLite database into PostgreSQL.
 
 use crate::release_cmd::say;
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Subcommand;
+use commands::backup::{self, CopyFailure, CopyProgress};
+use commands::db::DbTarget;
+use commands::Operator;
 use std::path::PathBuf;
-use store::{self, DbTarget};
 
 #[derive(Subcommand)]
 pub enum DbCommand {
@@ -29,8 +31,10 @@ pub enum DbCommand {
 }
 
 pub async fn run(db: Option<DbTarget>, command: DbCommand) -> anyhow::Result<()> {
+    // `claimpool db` runs at the shell, on the database it names.
+    let operator = Operator::at_the_shell();
     match command {
-        DbCommand::Copy { from, to } => copy(from, to).await,
+        DbCommand::Copy { from, to } => copy(&operator, from, to).await,
         DbCommand::Backup { out } => {
             let target = db.unwrap_or_else(|| DbTarget::Sqlite(crate::cli::DEFAULT_DB.into()));
             let bytes = match &target {
@@ -38,10 +42,10 @@ pub async fn run(db: Option<DbTarget>, command: DbCommand) -> anyhow::Result<()>
                     if !path.is_file() {
                         bail!("{} does not exist: nothing to back up", path.display());
                     }
-                    let db = store::open(path).await?;
-                    store::backup::sqlite(&db, &out).await?
+                    let db = commands::db::open(path).await?;
+                    backup::sqlite(&operator, &db, &out).await?
                 }
-                DbTarget::Postgres(url) => store::backup::postgres(url, &out).await?,
+                DbTarget::Postgres(url) => backup::postgres(&operator, url, &out).await?,
             };
             say(&format!(
                 "backed up {target} to {} ({bytes} bytes)",
@@ -51,7 +55,7 @@ pub async fn run(db: Option<DbTarget>, command: DbCommand) -> anyhow::Result<()>
     }
 }
 
-async fn copy(from: DbTarget, to: DbTarget) -> anyhow::Result<()> {
+async fn copy(operator: &Operator, from: DbTarget, to: DbTarget) -> anyhow::Result<()> {
     let DbTarget::Sqlite(source) = &from else {
         bail!("--from {from}: the copy reads a SQLite database (a path or sqlite://PATH)");
     };
@@ -61,31 +65,37 @@ async fn copy(from: DbTarget, to: DbTarget) -> anyhow::Result<()> {
     if !source.is_file() {
         bail!("{} does not exist: nothing to copy", source.display());
     }
-    let src = store::open(source).await?;
-    let dst = store::postgres::open(url).await?;
+    let src = commands::db::open(source).await?;
     let mut bar: Option<indicatif::ProgressBar> = None;
-    let copied = store::transfer::sqlite_to_postgres(&src, &dst, |step| match step {
-        store::transfer::CopyProgress::Table { table, rows } => {
+    let copied = backup::sqlite_to_postgres(operator, &src, url, |step| match step {
+        CopyProgress::Table { table, rows } => {
             if let Some(done) = bar.take() {
                 done.finish();
             }
             let next = crate::cli::progress_bar(Some(rows), table);
             bar = Some(next);
         }
-        store::transfer::CopyProgress::Rows { sent, .. } => {
+        CopyProgress::Rows { sent, .. } => {
             if let Some(bar) = &bar {
                 bar.set_position(sent);
             }
         }
-        store::transfer::CopyProgress::Verifying => {
+        CopyProgress::Verifying => {
             if let Some(done) = bar.take() {
                 done.finish();
             }
             eprintln!("comparing row counts and checksums");
         }
     })
-    .await
-    .with_context(|| format!("copying {from} into {to}"))?;
+    .await;
+    let copied = match copied {
+        Ok(copied) => copied,
+        // The target as it was opened before the copy: its error names it.
+        Err(CopyFailure::Target(e)) => return Err(e.into()),
+        Err(CopyFailure::Copy(e)) => {
+            return Err(anyhow::Error::from(e).context(format!("copying {from} into {to}")))
+        }
+    };
     let rows: u64 = copied.iter().map(|t| t.rows).sum();
     for table in &copied {
         say(&format!(

@@ -2,9 +2,8 @@
 
 use anyhow::Context;
 use app::domain::account::{NewPassword, ProjectRole, Role};
-use commands::Operator;
+use commands::{Db, Operator};
 use std::path::Path;
-use store::{self, Db};
 
 pub const DEFAULT_DB: &str = "claimpool-demo.db";
 pub const PROJECT: &str = "scifact-demo";
@@ -37,7 +36,7 @@ pub async fn create(path: &Path) -> anyhow::Result<Db> {
             }
         }
     }
-    let db = store::open(path).await?;
+    let db = commands::db::open(path).await?;
     seed(&db).await?;
     println!("claimpool demo: database {}", path.display());
     println!("  accounts (user / password):");

@@ -1,17 +1,17 @@
 //! Beyond the judged depth (issue 15): `claimpool eval --estimate` (a run's Horvitz–Thompson
 //! estimates from a project's judged sample) and the report's section on the sample, the
 //! stopping test and the planner, as text. Every figure is the survey's
-//! (`store::pool::survey`, computed by `app::domain::report::survey`).
+//! (`commands::report::survey`, computed by `app::domain::report::survey`).
 
 use crate::release_cmd::EstimateArgs;
 use anyhow::Context;
 use app::domain::judging::RecallTarget;
 use app::domain::report::survey::{Stopping, Survey};
 use app::model::survey::{BudgetView, EstimateView};
+use commands::report::Estimated;
 use commands::Operator;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use store::{self, pool::Estimated};
 
 /// The stopping test's target, checked (`--target-recall`, `--alpha`).
 pub fn target(recall: f64, alpha: f64) -> anyhow::Result<RecallTarget> {
@@ -19,7 +19,7 @@ pub fn target(recall: f64, alpha: f64) -> anyhow::Result<RecallTarget> {
 }
 
 /// Runs `claimpool eval --estimate`.
-pub async fn eval_estimate(db: &store::Db, args: EstimateArgs) -> anyhow::Result<()> {
+pub async fn eval_estimate(db: &commands::Db, args: EstimateArgs) -> anyhow::Result<()> {
     let target = target(args.target_recall, args.alpha)?;
     let lead = Operator::at_the_shell().lead(db, &args.project).await?;
     let estimated = Estimated::Run {

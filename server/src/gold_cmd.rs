@@ -154,7 +154,7 @@ fn text(o: &GoldOverview) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn run(db: &store::Db, command: GoldCommand) -> anyhow::Result<()> {
+pub async fn run(db: &commands::Db, command: GoldCommand) -> anyhow::Result<()> {
     match command {
         GoldCommand::Settings {
             project,

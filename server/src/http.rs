@@ -12,12 +12,12 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
+use commands::Db;
 use leptos::prelude::LeptosOptions;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use store::Db;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
@@ -172,8 +172,8 @@ pub async fn router_with(
 }
 
 /// The sessions' store: the table `sessions` of the database.
-async fn session_store(db: &Db) -> anyhow::Result<store::sessions::Sessions> {
-    store::sessions::Sessions::open(db)
+async fn session_store(db: &Db) -> anyhow::Result<commands::sessions::Sessions> {
+    commands::sessions::Sessions::open(db)
         .await
         .context("opening the session table")
 }
@@ -558,12 +558,15 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
     for (what, reclaimed) in [
         (
             "imports",
-            store::import_writer::reclaim_abandoned(&db).await,
+            commands::upkeep::reclaim_abandoned_imports(&db).await,
         ),
-        ("pool builds", store::pool::reclaim_abandoned(&db).await),
+        (
+            "pool builds",
+            commands::upkeep::reclaim_abandoned_pool_builds(&db).await,
+        ),
         (
             "releases",
-            store::release_parts::reclaim_abandoned(&db).await,
+            commands::upkeep::reclaim_abandoned_releases(&db).await,
         ),
     ] {
         let abandoned = reclaimed

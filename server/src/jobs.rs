@@ -9,11 +9,12 @@
 use anyhow::Context;
 use app::pipeline::job::{run_job, JobFiles, PipelineJobParams, PipelineSettings, JOB_TIMEOUT};
 use commands::import::{Import, ImportKind, ImportWhat};
-use commands::Lead;
+use commands::jobs::PIPELINE;
+use commands::worker::{self, ClaimedJob};
+use commands::{Db, Lead};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use store::{jobs, Db};
 
 /// Why a job stopped before its end.
 #[derive(Debug)]
@@ -57,7 +58,7 @@ pub async fn spawn(
     db: Db,
     settings: Arc<PipelineSettings>,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let interrupted = jobs::fail_interrupted(&db).await?;
+    let interrupted = worker::fail_interrupted(&db).await?;
     if interrupted > 0 {
         tracing::warn!(
             interrupted,
@@ -66,7 +67,7 @@ pub async fn spawn(
     }
     Ok(tokio::spawn(async move {
         loop {
-            match jobs::claim_next(&db).await {
+            match worker::claim_next(&db).await {
                 Ok(Some(job)) => run(&db, &settings, job).await,
                 Ok(None) => tokio::time::sleep(TICK).await,
                 Err(e) => {
@@ -79,24 +80,24 @@ pub async fn spawn(
 }
 
 /// Runs one claimed job and records how it ended.
-async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: jobs::Job) {
-    let id = job.id;
-    let outcome = match job.kind.as_str() {
-        jobs::PIPELINE => pipeline(db, settings, &job).await,
+async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: ClaimedJob) {
+    let id = job.id();
+    let outcome = match job.job().kind.as_str() {
+        PIPELINE => pipeline(db, settings, &job).await,
         commands::import::IMPORT => {
             import(db, settings.job_timeout.unwrap_or(JOB_TIMEOUT), &job).await
         }
         other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
     };
     let recorded = match outcome {
-        Ok(result) => jobs::finish(db, id, &result).await,
+        Ok(result) => job.finish(db, &result).await,
         Err(e) if matches!(e.downcast_ref::<Stopped>(), Some(Stopped::Cancelled(..))) => {
             tracing::info!(job = id, "job cancelled");
-            jobs::cancelled(db, id, &e.to_string()).await
+            job.cancelled(db, &e.to_string()).await
         }
         Err(e) => {
             tracing::warn!(job = id, error = %format!("{e:#}"), "job failed");
-            jobs::fail(db, id, &format!("{e:#}")).await
+            job.fail(db, &format!("{e:#}")).await
         }
     };
     if let Err(e) = recorded {
@@ -132,7 +133,7 @@ struct Progress<'a> {
 /// the server.
 async fn supervise<T>(
     db: &Db,
-    job_id: i64,
+    job: &ClaimedJob,
     progress: Progress<'_>,
     work: impl std::future::Future<Output = T>,
 ) -> (T, Option<Stopped>) {
@@ -140,7 +141,7 @@ async fn supervise<T>(
     let mut unfinished = StopOnDrop(Some(progress.stop));
     let finished = tokio::select! {
         finished = work => finished,
-        never = watch(db, job_id, &progress, &stopped) => match never {},
+        never = watch(db, job, &progress, &stopped) => match never {},
     };
     unfinished.0 = None;
     let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -163,17 +164,18 @@ impl Drop for StopOnDrop<'_> {
 /// time limit.
 async fn watch(
     db: &Db,
-    job_id: i64,
+    job: &ClaimedJob,
     progress: &Progress<'_>,
     stopped: &std::sync::Mutex<Option<Stopped>>,
 ) -> std::convert::Infallible {
+    let job_id = job.id();
     let started = Instant::now();
     let mut reported = 0;
     loop {
         tokio::time::sleep(TICK).await;
         let now = (progress.done)();
         if now != reported {
-            match jobs::progress(db, job_id, now as i64, None).await {
+            match job.progress(db, now as i64, None).await {
                 Ok(()) => reported = now,
                 Err(e) => {
                     tracing::warn!(job = job_id, error = %e, "cannot write the job's progress")
@@ -184,7 +186,7 @@ async fn watch(
         if asked {
             continue;
         }
-        let why = match jobs::cancel_requested(db, job_id).await {
+        let why = match job.cancel_requested(db).await {
             Ok(true) => Stopped::Cancelled(now, progress.total, progress.unit),
             Ok(false) if started.elapsed() > progress.timeout => {
                 Stopped::TimedOut(progress.timeout)
@@ -205,7 +207,12 @@ async fn watch(
 /// An import job: the uploaded file imported with the same checks as the command line, its
 /// progress the bytes of the file read; a cancel (or the time limit) stops the reading, and
 /// the import then fails and writes nothing. The upload's directory is removed at the end.
-async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<serde_json::Value> {
+async fn import(
+    db: &Db,
+    timeout: Duration,
+    claimed: &ClaimedJob,
+) -> anyhow::Result<serde_json::Value> {
+    let job = claimed.job();
     let params: commands::import::ImportJob =
         serde_json::from_str(&job.params).context("the job's parameters")?;
     let _upload = RemoveUpload(&params);
@@ -213,7 +220,7 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
     let lead = Lead::of_job_starter(db, job.created_by, project).await?;
     let command = params.command();
     let total = params.bytes;
-    jobs::progress(db, job.id, 0, Some(total as i64)).await?;
+    claimed.progress(db, 0, Some(total as i64)).await?;
     let watch = app::domain::formats::watch(&params.path);
     let work = command.run(db, &lead);
     let progress = Progress {
@@ -223,14 +230,14 @@ async fn import(db: &Db, timeout: Duration, job: &jobs::Job) -> anyhow::Result<s
         done: &|| watch.bytes_read().min(total),
         stop: &|| watch.cancel(),
     };
-    let (finished, stopped) = supervise(db, job.id, progress, work).await;
+    let (finished, stopped) = supervise(db, claimed, progress, work).await;
     match (finished, stopped) {
         // Stopped, and the import failed because it was: say why it stopped.
         (Err(_), Some(why)) => Err(why.into()),
         // Messages name the uploaded file, never a server's directory for an upload.
         (Err(e), None) => Err(anyhow::anyhow!(params.shown(&e.to_string()))),
         (Ok(report), _) => {
-            jobs::progress(db, job.id, total as i64, None).await?;
+            claimed.progress(db, total as i64, None).await?;
             Ok(serde_json::json!({
                 "file": params.file,
                 "rows": report.rows,
@@ -255,8 +262,9 @@ impl Drop for RemoveUpload<'_> {
 async fn pipeline(
     db: &Db,
     settings: &Arc<PipelineSettings>,
-    job: &jobs::Job,
+    claimed: &ClaimedJob,
 ) -> anyhow::Result<serde_json::Value> {
+    let job = claimed.job();
     let params: PipelineJobParams =
         serde_json::from_str(&job.params).context("the job's parameters")?;
     let project = job.project_id.context("the job has no project")?;
@@ -269,7 +277,7 @@ async fn pipeline(
         claim_count: total,
         ..
     } = commands::export::corpus_and_claims(db, &lead, dir.path()).await?;
-    jobs::progress(db, job.id, 0, Some(total as i64)).await?;
+    claimed.progress(db, 0, Some(total as i64)).await?;
 
     let done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -302,16 +310,16 @@ async fn pipeline(
         done: &|| done.load(Ordering::Relaxed),
         stop: &|| stop.store(true, Ordering::Relaxed),
     };
-    let (finished, stopped) = supervise(db, job.id, progress, work).await;
+    let (finished, stopped) = supervise(db, claimed, progress, work).await;
     let finished = finished.context("the pipeline stopped")?;
     if let Some(why) = stopped {
         return Err(why.into());
     }
     let pairs = finished?;
-    if jobs::cancel_requested(db, job.id).await? {
+    if claimed.cancel_requested(db).await? {
         return Err(Stopped::Cancelled(total, total, "claims").into());
     }
-    jobs::progress(db, job.id, total as i64, None).await?;
+    claimed.progress(db, total as i64, None).await?;
 
     let import = Import {
         path: out,
@@ -361,11 +369,16 @@ mod tests {
         let project = store::projects::create(&db, "p", "", None)
             .await
             .expect("a project");
-        let slot = jobs::reserve(&db).await.expect("a place in the queue");
-        let id = jobs::create(&db, slot, project, "import", &serde_json::json!({}), None)
+        let slot = store::jobs::reserve(&db)
+            .await
+            .expect("a place in the queue");
+        store::jobs::create(&db, slot, project, "import", &serde_json::json!({}), None)
             .await
             .expect("a job");
-        assert!(jobs::claim_next(&db).await.expect("claimed").is_some());
+        let job = worker::claim_next(&db)
+            .await
+            .expect("claimed")
+            .expect("the job");
         let done = AtomicU64::new(0);
         let work = async {
             let tx = db.begin_with("BEGIN IMMEDIATE").await?;
@@ -381,7 +394,7 @@ mod tests {
             stop: &|| {},
         };
         let started = Instant::now();
-        let (finished, stopped) = supervise(&db, id, progress, work).await;
+        let (finished, stopped) = supervise(&db, &job, progress, work).await;
         finished.expect("the work committed");
         assert!(stopped.is_none());
         // SQLite's busy timeout is 10 s: a progress write that stalled the work would wait it out.

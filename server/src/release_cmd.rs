@@ -154,7 +154,7 @@ pub(crate) fn say(line: &str) -> anyhow::Result<()> {
 /// What `export` prints.
 #[derive(Serialize)]
 struct Exported<'a> {
-    release: &'a store::release::Release,
+    release: &'a commands::release::Release,
     /// `false`: the state equals this release's, and nothing new was recorded.
     new: bool,
     out: String,
@@ -163,7 +163,7 @@ struct Exported<'a> {
 
 /// Releases the project (or finds that its latest release holds the same state) and writes the
 /// files into `--out`. A refused directory is checked before anything is recorded.
-pub async fn export(db: &store::Db, args: ExportArgs) -> anyhow::Result<()> {
+pub async fn export(db: &commands::Db, args: ExportArgs) -> anyhow::Result<()> {
     check_target_dir(&args.out, args.force).context("--out")?;
     let lead = commands::Operator::at_the_shell()
         .lead(db, &args.project)

@@ -46,13 +46,13 @@ pub struct DiffArgs {
 }
 
 /// Runs `claimpool release ...`.
-pub async fn run(db: &store::Db, command: ReleaseCommand) -> anyhow::Result<()> {
+pub async fn run(db: &commands::Db, command: ReleaseCommand) -> anyhow::Result<()> {
     match command {
         ReleaseCommand::Diff(args) => diff(db, args).await,
     }
 }
 
-async fn diff(db: &store::Db, args: DiffArgs) -> anyhow::Result<()> {
+async fn diff(db: &commands::Db, args: DiffArgs) -> anyhow::Result<()> {
     let lead = Operator::at_the_shell().lead(db, &args.project).await?;
     let command = CompareReleases {
         a: args.a,

@@ -7,7 +7,7 @@ use app::state::AppState;
 use axum::extract::{Extension, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use store::{self, StoreError};
+use commands::{CommandError, Db, Lead};
 
 /// The route, in axum's path syntax.
 pub const DOWNLOAD_ROUTE: &str = "/lead/projects/{name}/releases/{number}/download";
@@ -28,9 +28,14 @@ pub async fn download(
     Extension(caller): Extension<ProjectCaller>,
     Path((_, number)): Path<(String, String)>,
 ) -> Response {
-    match archive(&state.db, &caller, &number).await {
+    // The page guard lets only the project's leads through: the proof follows.
+    let lead = match Lead::of(&caller) {
+        Ok(lead) => lead,
+        Err(e) => return plain(StatusCode::FORBIDDEN, e.to_string()),
+    };
+    match archive(&state.db, &lead, &number).await {
         Ok(response) => response,
-        Err(StoreError::NotFound(what)) => {
+        Err(CommandError::NotFound(what)) => {
             plain(StatusCode::NOT_FOUND, format!("not found: {what}"))
         }
         Err(e) => {
@@ -40,23 +45,14 @@ pub async fn download(
     }
 }
 
-/// The archive of release `number` (as the path gives it) of the caller's project, as a
+/// The archive of release `number` (as the path gives it) of the lead's project, as a
 /// `.tar.gz` attachment: the page's download link and the HTTP API's route alike. The body is
 /// streamed from the database one part (at most 1 MiB) at a time, with the archive's
 /// `Content-Length`: a download holds one part in memory, not the archive (issue 35). A part
 /// that cannot be read after the response began ends the body early (logged); the client sees
 /// fewer bytes than announced.
-pub async fn archive(
-    db: &store::Db,
-    caller: &ProjectCaller,
-    number: &str,
-) -> Result<Response, StoreError> {
-    let Some(number) = number.parse::<u32>().ok().filter(|n| *n > 0) else {
-        return Err(StoreError::NotFound(format!(
-            "{number:?} is not a release number"
-        )));
-    };
-    let download = store::release::archive_download(db, caller.project_id(), number).await?;
+pub async fn archive(db: &Db, lead: &Lead, number: &str) -> Result<Response, CommandError> {
+    let download = commands::release_download::archive(db, lead, number).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/gzip".to_owned()),

@@ -1,6 +1,6 @@
 //! `claimpool report`: the lead report of a project (pool depth and system-count curves,
 //! leave-one-out, systems, evidence, annotation and agreement), as JSON or as readable tables.
-//! It reads and computes exactly what the dashboard shows (`store::report`).
+//! It reads and computes exactly what the dashboard shows (`commands::report`).
 
 use anyhow::Context;
 use app::domain::label::Label;
@@ -41,7 +41,7 @@ pub struct ReportArgs {
 }
 
 /// Runs `claimpool report`.
-pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
+pub async fn run(db: &commands::Db, args: ReportArgs) -> anyhow::Result<()> {
     let options = ReportOptions::parse(args.step, args.bootstrap, args.seed, u32::MAX)
         .map_err(|e| anyhow::anyhow!("--{e}"))?;
     let target = crate::estimate_cmd::target(args.target_recall, args.alpha)?;
@@ -49,7 +49,7 @@ pub async fn run(db: &store::Db, args: ReportArgs) -> anyhow::Result<()> {
     let computed = commands::report::project_report(db, &lead, options).await?;
     // The sample's estimates, the stopping test and the planner; why not, when they cannot be
     // computed (no pool yet, a pool changed since the sample).
-    let estimated = store::pool::Estimated::Project;
+    let estimated = commands::report::Estimated::Project;
     let (survey, survey_note) = match commands::report::survey(db, &lead, target, estimated).await?
     {
         Ok(survey) => (Some(survey), None),
@@ -209,7 +209,7 @@ fn tables(project: &str, options: &ReportOptions, computed: &ProjectReport) -> S
                 out,
                 "Report of {project}: pool depth {} ({} strategy), {} pairs; evidence {} (citation {}, discovered {})",
                 pool.depth,
-                store::pool::strategy_name(pool.strategy),
+                pool.strategy.as_str(),
                 r.annotation.progress.pool_pairs,
                 r.evidence.total,
                 r.evidence.citation,

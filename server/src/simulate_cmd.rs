@@ -239,7 +239,7 @@ fn table(project: &str, sims: &[Replayed]) -> String {
 }
 
 /// Runs `claimpool simulate`.
-pub async fn run(db: &store::Db, args: SimulateArgs) -> anyhow::Result<()> {
+pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let orders = orders(&args.order)?;
     let stopping = args
         .stop_recall

@@ -1,9 +1,10 @@
 //! `claimpool token`: a user's personal API tokens from the command line (create, list,
-//! revoke), through the same store functions as the account page. The CLI acts as the server's
-//! operator: audited with no actor.
+//! revoke), through the same token commands as the account page. The CLI acts as the server's
+//! operator, an administrator of every account: audited with no actor.
 
 use anyhow::Context;
 use clap::Subcommand;
+use commands::{tokens, Db, Operator};
 use std::io::Write;
 
 #[derive(Subcommand)]
@@ -44,11 +45,11 @@ fn day(ms: i64) -> String {
         .unwrap_or_else(|_| ms.to_string())
 }
 
-pub async fn run(db: &store::Db, command: TokenCommand) -> anyhow::Result<()> {
+pub async fn run(db: &Db, command: TokenCommand) -> anyhow::Result<()> {
+    let admin = Operator::at_the_shell().admin();
     match command {
         TokenCommand::Create { user, name } => {
-            let id = store::users::id_by_name(db, &user).await?;
-            let issued = store::api_tokens::create(db, id, &name, None).await?;
+            let issued = tokens::create_for(db, &admin, &user, &name).await?;
             eprintln!(
                 "created token {:?} for {user}; it is shown only now:",
                 issued.token.name
@@ -56,8 +57,7 @@ pub async fn run(db: &store::Db, command: TokenCommand) -> anyhow::Result<()> {
             print(&issued.secret)
         }
         TokenCommand::List { user, json } => {
-            let id = store::users::id_by_name(db, &user).await?;
-            let tokens = store::api_tokens::list(db, id).await?;
+            let tokens = tokens::list_of(db, &admin, &user).await?;
             if json {
                 return print(&serde_json::to_string_pretty(&tokens)?);
             }
@@ -72,8 +72,7 @@ pub async fn run(db: &store::Db, command: TokenCommand) -> anyhow::Result<()> {
             Ok(())
         }
         TokenCommand::Revoke { user, name } => {
-            let id = store::users::id_by_name(db, &user).await?;
-            let token = store::api_tokens::revoke(db, id, &name, None).await?;
+            let token = tokens::revoke_for(db, &admin, &user, &name).await?;
             print(&format!("revoked {user}'s token {:?}", token.name))
         }
     }

@@ -11,15 +11,18 @@
 //! call the store, which keeps only SQL.
 //!
 //! The app crate (pages and server functions) depends on this crate and not on the store: the
-//! compiler makes every read and write of a request go through here. This crate does not
-//! re-export the store; it names only the store's handle ([`Db`]) and the data its functions
-//! return.
+//! compiler makes every read and write of a request go through here. So does the server binary
+//! (the command line, the HTTP API, the job worker), which names no store either. This crate
+//! does not re-export the store; it names only the store's handle ([`Db`]), opening it
+//! ([`db`]), and the data its functions return.
 
 pub mod access;
 pub mod account;
 pub mod annotate;
 pub mod assessor;
 mod background;
+pub mod backup;
+pub mod db;
 pub mod error;
 pub mod export;
 pub mod gold;
@@ -32,10 +35,14 @@ pub mod project;
 pub mod proof;
 pub mod release;
 pub mod release_diff;
+pub mod release_download;
 pub mod report;
+pub mod sessions;
 pub mod simulate;
 pub mod tokens;
+pub mod upkeep;
 pub mod work;
+pub mod worker;
 
 pub use error::{CommandError, CommandResult};
 pub use proof::{Actor, Admin, Creator, Lead, Operator};

@@ -5,10 +5,11 @@
 use super::Lead;
 use crate::error::{CommandError, CommandResult, Field};
 use domain::pool::{DepthStep, Strategy};
-use store::pool::{
-    self as pools, BuildOptions, BuildReport, SampleReport, SampleRequest, StatsReport,
-};
+use store::pool::{self as pools, BuildOptions, BuildReport, SampleReport, SampleRequest};
 use store::Db;
+
+/// The pool's statistics as [`stats`] gives them.
+pub use store::pool::StatsReport;
 
 /// Builds the project's pool at a depth with a strategy, or grows it (judgments stay).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

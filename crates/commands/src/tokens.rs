@@ -1,6 +1,7 @@
 //! API tokens of a logged-in user (or, for an admin, of anyone).
 
 use crate::error::{CommandError, CommandResult};
+use crate::Admin;
 use domain::account::{Role, User};
 use store::Db;
 
@@ -36,4 +37,30 @@ pub async fn create(db: &Db, caller: &User, name: &str) -> CommandResult<IssuedT
 pub async fn revoke(db: &Db, caller: &User, owner: i64, name: &str) -> CommandResult<()> {
     store::api_tokens::revoke(db, owner, name, Some(caller.id)).await?;
     Ok(())
+}
+
+/// Creates a token named `name` for the user named `user`, as an administrator (the command
+/// line's operator): audited with the admin's id (none for the operator).
+pub async fn create_for(
+    db: &Db,
+    admin: &Admin,
+    user: &str,
+    name: &str,
+) -> CommandResult<IssuedToken> {
+    let id = store::users::id_by_name(db, user).await?;
+    Ok(store::api_tokens::create(db, id, name, admin.audit_id()).await?)
+}
+
+/// The live tokens of the user named `user`, newest first, as an administrator.
+pub async fn list_of(db: &Db, admin: &Admin, user: &str) -> CommandResult<Vec<ApiToken>> {
+    let _ = admin;
+    let id = store::users::id_by_name(db, user).await?;
+    Ok(store::api_tokens::list(db, id).await?)
+}
+
+/// Revokes the token named `name` of the user named `user`, as an administrator; returns the
+/// revoked token. Audited with the admin's id (none for the operator).
+pub async fn revoke_for(db: &Db, admin: &Admin, user: &str, name: &str) -> CommandResult<ApiToken> {
+    let id = store::users::id_by_name(db, user).await?;
+    Ok(store::api_tokens::revoke(db, id, name, admin.audit_id()).await?)
 }

@@ -147,6 +147,120 @@ fn the_app_does_not_depend_on_the_store() {
     );
 }
 
+/// The server binary's calls into the store that have not moved into the commands yet (issue
+/// 37), each as its source file and the call as written: a list that only shrinks. Once it is
+/// empty the server's manifest must not name the store (below), and the compiler refuses any
+/// new call.
+const SERVER_STORE_CALLS_LEFT: &[(&str, &str)] = &[];
+
+/// Whether a line of Rust names the store crate as a path (`store::...`), not as the end of
+/// another name (`session_store(`, `sessions_store::`).
+fn names_store_path(line: &str) -> bool {
+    line.match_indices("store::").any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// Whether a manifest's normal dependencies (`[dependencies]`, and a target's) name the store.
+fn depends_on_store(manifest: &str) -> bool {
+    let mut normal = false;
+    for line in manifest.lines() {
+        let line = line.trim_start();
+        if line.starts_with('[') {
+            let header = line.trim_end();
+            normal = header == "[dependencies]"
+                || (header.starts_with("[target.") && header.ends_with(".dependencies]"));
+            continue;
+        }
+        if normal
+            && (line.starts_with("store ")
+                || line.starts_with("store=")
+                || line.contains("dep:store"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn the_server_reaches_the_store_only_through_the_commands() {
+    // Issue 37: the command line, the HTTP API and the job worker call commands, taking the
+    // caller's proof, and nothing below them.
+    let root = root();
+    let files = testdata::rust_sources(&root.join("server/src"));
+    assert!(files.len() > 15, "found only {} source files", files.len());
+    let mut calls = Vec::new();
+    for path in &files {
+        let relative = path
+            .strip_prefix(&root)
+            .expect("under the root")
+            .to_string_lossy()
+            .into_owned();
+        for (n, line) in product_text(path).lines().enumerate() {
+            if !line.trim_start().starts_with("//") && names_store_path(line) {
+                calls.push((relative.clone(), n + 1, line.trim().to_owned()));
+            }
+        }
+    }
+    let unlisted: Vec<String> = calls
+        .iter()
+        .filter(|(file, _, line)| {
+            !SERVER_STORE_CALLS_LEFT
+                .iter()
+                .any(|(left, call)| left == file && line.contains(call))
+        })
+        .map(|(file, n, line)| format!("{file}:{n}: {line}"))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "these lines of the server call the store instead of a command:\n{}",
+        unlisted.join("\n")
+    );
+    // A call that moved leaves the list.
+    for (file, call) in SERVER_STORE_CALLS_LEFT {
+        assert!(
+            calls
+                .iter()
+                .any(|(f, _, line)| f == file && line.contains(call)),
+            "{file} no longer calls {call}: remove it from SERVER_STORE_CALLS_LEFT"
+        );
+    }
+    let manifest =
+        std::fs::read_to_string(root.join("server/Cargo.toml")).expect("the server's manifest");
+    if SERVER_STORE_CALLS_LEFT.is_empty() {
+        assert!(
+            !depends_on_store(&manifest),
+            "server/Cargo.toml's [dependencies] name the store crate: the server must reach data \
+             through the commands crate (tests and benchmarks may, as dev-dependencies)"
+        );
+    } else {
+        assert!(
+            depends_on_store(&manifest),
+            "the server no longer depends on the store: empty SERVER_STORE_CALLS_LEFT"
+        );
+    }
+}
+
+#[test]
+fn the_server_check_finds_a_store_call_and_a_store_dependency() {
+    assert!(names_store_path("    let db = store::open(path).await?;"));
+    assert!(names_store_path("use store::{jobs, Db};"));
+    assert!(!names_store_path(
+        "async fn session_store(db: &Db) -> Sessions {"
+    ));
+    assert!(!names_store_path("    commands::sessions_store::open(db)"));
+    let manifest = "[package]\nname = \"server\"\n\n[dependencies]\ncommands = { path = \"c\" }\n\
+                    store = { path = \"s\" }\n\n[dev-dependencies]\n";
+    assert!(depends_on_store(manifest));
+    let tests_only = "[dependencies]\ncommands = { path = \"c\" }\n\n[dev-dependencies]\n\
+                      store = { path = \"s\" }\n";
+    assert!(!depends_on_store(tests_only));
+    let target = "[target.'cfg(unix)'.dependencies]\nstore = { path = \"s\" }\n";
+    assert!(depends_on_store(target));
+}
+
 #[tokio::test]
 async fn a_job_runs_only_while_its_starter_still_leads_the_project() {
     // Queued without a worker, so that the lead's removal comes before the job runs.
