@@ -1,5 +1,5 @@
 //! BM25 index benchmark (issue "Pipeline backend"): a corpus of 500,000 abstracts resampled
-//! from real SciFact sentences (`app::pipeline::bench::synthetic_corpus`) is indexed with the
+//! from real SciFact sentences (`benchdata::index::synthetic_corpus`) is indexed with the
 //! pipeline's tantivy index, then every claim's top 50 is retrieved. Targets: under 2 minutes
 //! to index, top-50 query p50 under 5 ms on the 2-core machine.
 //!
@@ -14,9 +14,9 @@
 mod machine;
 
 use anyhow::Context;
-use app::pipeline::bench::{run, BenchConfig};
 use app::pipeline::generate::{corpus_index_docs, read_claims};
 use app::pipeline::IndexDoc;
+use benchdata::index::{run, BenchConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,7 @@
 //! `app::domain::report::DEFAULT_PERMUTATIONS`; 0 leaves the tests out, every p-value 1), to
 //! measure what the significance marks cost.
 //!
-//! The project is generated (`app::domain::report::bench::generate`, seeded) and written into
+//! The project is generated (`benchdata::report::generate`, seeded) and written into
 //! a fresh database first (not timed; SQLite, or PostgreSQL with `--engine postgres`: see
 //! support/database.rs). Prints each phase's time (min / median / max over
 //! the repeats), the machine's load average, and checks that the report read back from the
@@ -24,8 +24,8 @@ mod snapshot_db;
 
 use anyhow::Context;
 use app::domain::metrics::BootstrapSamples;
-use app::domain::report::bench::{generate, GenShape};
 use app::domain::report::{Report, ReportOptions, DEFAULT_BOOTSTRAP_SAMPLES};
+use benchdata::report::{generate, GenShape};
 use std::time::{Duration, Instant};
 
 fn summary(times: &[Duration]) -> String {

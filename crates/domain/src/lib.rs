@@ -7,6 +7,11 @@
 //! exchange), `ids`, `label`, `account`, `units` and the form rules of `annotation` compile for the
 //! browser too (the pages show and check them); the rest needs the `server` feature.
 
+// The benchmarks' generators (crates/benchdata) name this crate `domain`; its unit tests include
+// some of them.
+#[cfg(test)]
+extern crate self as domain;
+
 pub mod model;
 
 pub mod account;

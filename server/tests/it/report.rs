@@ -987,7 +987,7 @@ async fn the_report_of_a_judged_scifact_pool_equals_an_independent_computation()
 
 #[tokio::test]
 async fn a_generated_project_reads_back_from_the_database_as_the_same_report() {
-    use app::domain::report::bench::{generate, GenShape};
+    use benchdata::report::{generate, GenShape};
     let app = common::TestApp::spawn().await;
     let shape = GenShape {
         claims: 60,

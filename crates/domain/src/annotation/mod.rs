@@ -20,7 +20,6 @@
 #[cfg(feature = "server")]
 pub mod assign;
 #[cfg(feature = "server")]
-pub mod bench;
 pub mod fever;
 pub mod form;
 pub mod keys;

@@ -11,7 +11,6 @@
 //! pair to find repeated pairs; see [`run::RunReadOptions`]). A bad line yields one error and
 //! reading goes on with the next line; a read error (say, truncated gzip) ends the stream.
 
-pub mod bench;
 pub mod claims;
 pub mod corpus;
 pub mod error;

@@ -12,7 +12,6 @@
 //!
 //! Keys are generic ([`Key`]); the database layer passes `u32` keys ordered as the external ids.
 
-pub mod bench;
 mod build;
 mod error;
 mod fast_hash;

@@ -45,8 +45,6 @@ mod readme;
 mod run_files;
 mod specificity_file;
 
-pub mod bench;
-
 #[cfg(test)]
 mod tests;
 

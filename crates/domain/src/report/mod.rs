@@ -16,7 +16,6 @@
 
 mod agreement;
 mod annotation;
-pub mod bench;
 mod by_name;
 mod csv;
 mod depth;

@@ -56,7 +56,6 @@
 //! BM25 scores can differ in their last bit between two builds of the same index, which swaps
 //! near-ties: models trained over two builds differ slightly (F1 within about 0.01).
 
-pub mod bench;
 mod cap;
 mod error;
 mod examples;
@@ -78,5 +77,11 @@ pub use model::{
 };
 pub use train::{train, TrainConfig, TrainingSummary};
 
+// The SciFact evaluation (crates/benchdata): its data loading, runs and judging, for the SciFact
+// test; the comparison it also holds is the benchmark's.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../../benchdata/src/scifact.rs"]
+mod scifact;
 #[cfg(test)]
 mod tests;

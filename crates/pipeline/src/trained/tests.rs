@@ -1,7 +1,6 @@
 //! Tests of the trained scorer: features against hand computations, sampling, training and
 //! scoring on a generated corpus, the model file, and (when the data is present) SciFact.
 
-use super::bench::{bm25_run, index_documents, judge, load_scifact, trained_run, EVAL_DEPTH};
 use super::cap::{cap_evidence, evidence_cap};
 use super::examples::{gather, sample_negatives, Source, RANK_DEPTH};
 use super::features::{hash, Features};
@@ -9,6 +8,7 @@ use super::idf::DocFreq;
 use super::model::rationale_sentences;
 use super::pair::{self, doc_features, AnalysedDoc, ClaimContext, DocFeatures, FeatureSpace};
 use super::pooled::{self as a, pooled_features, SentencePrediction};
+use super::scifact::{bm25_run, index_documents, judge, load_scifact, trained_run, EVAL_DEPTH};
 use super::text::TextAnalysers;
 use super::{train, TrainConfig, TrainedError, TrainedModel};
 use crate::{Bm25Scorer, Retriever, RunRow};

@@ -9,8 +9,8 @@
 
 use crate::{common, support::snapshot_db};
 use app::domain::label::Label;
-use app::domain::report::bench::{generate, GenShape};
 use app::domain::report::{AnnotationRecord, PairId, Rationale, Stage};
+use benchdata::report::{generate, GenShape};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -441,13 +441,3 @@ fn loads_sum_repeated_counts() {
     assert_eq!(loads.get(AnnotatorId(1)), 5);
     assert_eq!(loads.get(AnnotatorId(9)), 0);
 }
-
-#[test]
-fn the_benchmark_runs_and_balances() {
-    let report = super::super::bench::run(300, 4, 1).unwrap();
-    assert_eq!(
-        (report.pairs, report.annotators, report.finals),
-        (300, 4, 300)
-    );
-    assert!(report.load_spread <= 1);
-}

@@ -3,6 +3,11 @@
 
 mod agreement;
 mod check;
+// The report benchmark's generated project (crates/benchdata), for the randomized tests; they use
+// its generator, not the rest.
+#[allow(dead_code)]
+#[path = "../../../../benchdata/src/report.rs"]
+mod generated;
 mod hand_made;
 mod naive;
 mod randomized;

@@ -3,10 +3,10 @@
 //! orderings against the same orderings replayed, and against the exact average.
 
 use super::check::{check_all, check_count_curve, close};
+use super::generated::{generate, GenShape};
 use super::naive::Naive;
 use super::options;
 use crate::pool::Strategy;
-use crate::report::bench::{generate, GenShape};
 use crate::report::{Report, SecondPassMode};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -1,11 +1,11 @@
 //! The report's significance marks against a direct call of the metrics' significance module
 //! (`randomization_test`, `holm`) on the same systems judged against the naively computed gold.
 
+use super::generated::{generate, GenShape};
 use super::naive::Naive;
 use super::options;
 use crate::metrics::{holm, randomization_test};
 use crate::pool::Strategy;
-use crate::report::bench::{generate, GenShape};
 use crate::report::{Report, Significance, SIGNIFICANCE_ALPHA};
 
 /// The report's marks equal the module's, called pair by pair with the report's seeds.

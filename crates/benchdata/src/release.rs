@@ -1,20 +1,20 @@
 //! Benchmark of releasing and evaluating on generated data: call [`generate`], then
 //! [`time_release`] and [`time_evaluation`] from a bench binary or an example.
 
-use super::error::{EvalError, ReleaseError};
-use super::evaluate::{evaluate, gold_from_claims, run_from_records, BootstrapRequest};
-use super::files::ReleaseFiles;
-use super::input::{
-    ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseInput, ReleaseOptions, SystemInfo,
-};
-use crate::annotation::Provenance;
-use crate::formats::{
+use domain::annotation::Provenance;
+use domain::formats::{
     decompressed, ClaimsReader, Document, RunFormat, RunReadOptions, RunReader, RunRecord,
 };
-use crate::ids::{ClaimId, DocId, IdError};
-use crate::label::{Label, Probability, ProbabilityError};
-use crate::metrics::{BootstrapSamples, BootstrapSamplesError};
-use crate::pool::{Role, Strategy};
+use domain::ids::{ClaimId, DocId, IdError};
+use domain::label::{Label, Probability, ProbabilityError};
+use domain::metrics::{BootstrapSamples, BootstrapSamplesError};
+use domain::pool::{Role, Strategy};
+use domain::release::ReleaseFiles;
+use domain::release::{evaluate, gold_from_claims, run_from_records, BootstrapRequest};
+use domain::release::{
+    ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseInput, ReleaseOptions, SystemInfo,
+};
+use domain::release::{EvalError, ReleaseError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

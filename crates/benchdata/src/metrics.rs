@@ -2,13 +2,13 @@
 //! thousands of scored pairs over hundreds of claims, judged, scored and bootstrapped.
 //! Call [`generate`] then [`time_dashboard`] from a bench binary or an example.
 
-use super::bootstrap::{bootstrap, BootstrapSamples, MetricsWithSd};
-use super::error::MetricsError;
-use super::gold::Gold;
-use super::judged::JudgedRun;
-use super::run::{Confidence, ConfidenceError, Prediction, Run, RunPair};
-use crate::ids::{ClaimId, DocId, IdError};
-use crate::label::{Label, Probability, ProbabilityError};
+use domain::ids::{ClaimId, DocId, IdError};
+use domain::label::{Label, Probability, ProbabilityError};
+use domain::metrics::Gold;
+use domain::metrics::JudgedRun;
+use domain::metrics::MetricsError;
+use domain::metrics::{bootstrap, BootstrapSamples, MetricsWithSd};
+use domain::metrics::{Confidence, ConfidenceError, Prediction, Run, RunPair};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;

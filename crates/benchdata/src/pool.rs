@@ -2,12 +2,13 @@
 //! docs), `Confidence` strategy, depth 250 (and the same data per claim, depth 20). Data from
 //! a seeded RNG.
 
-use super::error::PoolError;
-use super::order::Strategy;
-use super::pair::Pair;
-use super::ranking::Ranking;
-use super::run::{Role, Score, ScoredPair, SystemRun};
-use crate::label::Label;
+use crate::machine::peak_rss_kib;
+use domain::label::Label;
+use domain::pool::Pair;
+use domain::pool::PoolError;
+use domain::pool::Ranking;
+use domain::pool::Strategy;
+use domain::pool::{Role, Score, ScoredPair, SystemRun};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, HashSet};
@@ -166,13 +167,6 @@ pub fn run(shape: BenchShape) -> Result<BenchReport, PoolError> {
         pool_size: pool.len(),
         peak_rss_kib: peak_rss_kib(),
     })
-}
-
-/// VmHWM of this process, KiB.
-pub fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 impl fmt::Display for BenchReport {

@@ -1,9 +1,7 @@
 //! Benchmark of indexing and retrieval on a generated corpus resampled from real abstracts.
 
-use super::error::PipelineError;
-use super::index::{build_index_with, IndexDoc, IndexOptions, IndexSummary};
-use super::retrieve::Retriever;
 use domain::ids::{DocId, IdError};
+use pipeline::{build_index_with, IndexDoc, IndexOptions, IndexSummary, PipelineError, Retriever};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;

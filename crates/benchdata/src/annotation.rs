@@ -2,11 +2,11 @@
 //! `annotators`, every pair's second pass assigned, then every pair's history replayed. Data
 //! from a seeded RNG.
 
-use super::assign::{assign_first, assign_second, AssignError, Loads, PoolPair};
-use super::keys::{AnnotatorId, PoolEntryId};
-use super::protocol::{Judged, PairState, ProtocolError, Verdict};
-use super::vocab::Stage;
-use crate::label::Label;
+use domain::annotation::Stage;
+use domain::annotation::{assign_first, assign_second, AssignError, Loads, PoolPair};
+use domain::annotation::{AnnotatorId, PoolEntryId};
+use domain::annotation::{Judged, PairState, ProtocolError, Verdict};
+use domain::label::Label;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -113,4 +113,17 @@ pub fn run(pairs: usize, annotators: i64, seed: u64) -> Result<BenchReport, Benc
         finals,
         load_spread,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_benchmark_runs_and_balances() {
+        let report = super::run(300, 4, 1).unwrap();
+        assert_eq!(
+            (report.pairs, report.annotators, report.finals),
+            (300, 4, 300)
+        );
+        assert!(report.load_spread <= 1);
+    }
 }

@@ -2,10 +2,11 @@
 //! claims x 250 docs = 10 million lines) with [`RunWriter`], then times parsing it alone, first
 //! without and then with the repeated-pair check, and reads the peak resident memory.
 
-use super::error::{FormatError, ParseError};
-use super::run::{RunFormat, RunReadOptions, RunReader, RunRecord, RunWriter};
-use crate::ids::{ClaimId, DocId, IdError};
-use crate::label::{Label, Probability, ProbabilityError};
+use crate::machine::peak_rss_kib;
+use domain::formats::{FormatError, ParseError};
+use domain::formats::{RunFormat, RunReadOptions, RunReader, RunRecord, RunWriter};
+use domain::ids::{ClaimId, DocId, IdError};
+use domain::label::{Label, Probability, ProbabilityError};
 use std::io::BufWriter;
 use std::path::Path;
 use std::time::Instant;
@@ -186,13 +187,6 @@ pub fn cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
     Some(nanos as f64 / 1e9)
-}
-
-/// Peak resident memory of this process in KiB (`VmHWM` of /proc/self/status), where available.
-pub fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Generates a run of `shape` in `dir`, times parsing it, then deletes it.

@@ -1,27 +1,24 @@
-//! Benchmark of the full report at SciFact-Open size (300 claims, 5 pooled systems of about
-//! 10,000 predictions each, depth 250 in steps of 25, all 120 orderings, 1,000 bootstrap
-//! resamples), on seeded generated data. [`generate`] also feeds the randomized tests.
+//! A generated project for the report (seeded): claims, pooled and evaluation-only systems,
+//! final labels and annotation records of any shape, SciFact-Open's size by default. It feeds
+//! the report's benchmark ([`crate::report_timing`], `cargo bench -p server --bench report`)
+//! and the report's randomized tests (the domain crate's unit tests include this file: it names
+//! the domain crate only by its public paths).
 
-use super::error::ReportError;
-use super::snapshot::{
+use domain::ids::{ClaimId, DocId, IdError};
+use domain::label::{Label, Probability, ProbabilityError};
+use domain::metrics::{BootstrapSamplesError, Confidence, ConfidenceError, Prediction};
+use domain::pool::{Pair, PoolError, Ranking, Role, Score, ScoredPair, Strategy, SystemRun};
+use domain::report::ReportError;
+use domain::report::{
     AnnotationRecord, FinalLabel, LabelledPair, PairId, PoolSetting, Provenance, Rationale,
-    ReportOptions, SecondPassMode, Seconds, SecondsError, Snapshot, Specificity, SpecificityNote,
-    Stage, SystemPrediction, SystemSnapshot,
+    SecondPassMode, Seconds, SecondsError, Snapshot, Specificity, SpecificityNote, Stage,
+    SystemPrediction, SystemSnapshot,
 };
-use super::Report;
-use crate::ids::{ClaimId, DocId, IdError};
-use crate::label::{Label, Probability, ProbabilityError};
-use crate::metrics::{
-    BootstrapSamples, BootstrapSamplesError, Confidence, ConfidenceError, Prediction,
-};
-use crate::pool::{Pair, PoolError, Ranking, Role, Score, ScoredPair, Strategy, SystemRun};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::num::NonZeroU32;
-use std::time::{Duration, Instant};
 
 /// Shape of a generated project.
 #[derive(Clone, Copy, Debug)]
@@ -481,117 +478,4 @@ pub fn generate(shape: &GenShape) -> Result<Snapshot, BenchError> {
         annotations,
         second_pass_mode: shape.second_pass_mode,
     })
-}
-
-/// Sizes and times measured by [`run`].
-#[derive(Clone, Debug)]
-pub struct BenchReport {
-    /// The generated project's shape.
-    pub shape: GenShape,
-    /// Predictions of all systems.
-    pub predictions: usize,
-    /// Final labels (citation, pooling and imported).
-    pub final_labels: usize,
-    /// Annotation records.
-    pub annotations: usize,
-    /// Pairs in the pool at the current depth.
-    pub pool_pairs: usize,
-    /// Depths of the depth curve.
-    pub depths: usize,
-    /// Generating the snapshot.
-    pub generate: Duration,
-    /// `Report::compute`, each of `repeats` runs.
-    pub compute: Vec<Duration>,
-    /// The report as JSON.
-    pub json: Duration,
-    /// Size of that JSON.
-    pub json_bytes: usize,
-    /// Every CSV table.
-    pub csv: Duration,
-    /// Peak resident set (VmHWM), KiB, if /proc/self/status tells.
-    pub peak_rss_kib: Option<u64>,
-}
-
-/// Generates `shape` and times the report `repeats` times (1,000 bootstrap resamples).
-pub fn run(shape: GenShape, repeats: u32) -> Result<BenchReport, BenchError> {
-    let start = Instant::now();
-    let snapshot = generate(&shape)?;
-    let generate = start.elapsed();
-    let options = ReportOptions::new(
-        BootstrapSamples::new(super::DEFAULT_BOOTSTRAP_SAMPLES)?,
-        shape.seed,
-    );
-    let mut compute = Vec::new();
-    let mut report = None;
-    for _ in 0..repeats.max(1) {
-        let start = Instant::now();
-        report = Some(Report::compute(&snapshot, &options)?);
-        compute.push(start.elapsed());
-    }
-    let (json, json_bytes, csv, pool_pairs, depths) = match &report {
-        Some(report) => {
-            let start = Instant::now();
-            let text = serde_json::to_string(report)?;
-            let json = start.elapsed();
-            let start = Instant::now();
-            let csv_text: Vec<String> = report.csv_tables().iter().map(|t| t.to_csv()).collect();
-            let csv = start.elapsed();
-            drop(csv_text);
-            (
-                json,
-                text.len(),
-                csv,
-                report.annotation.progress.pool_pairs,
-                report.depth_curve.0.len(),
-            )
-        }
-        None => (Duration::ZERO, 0, Duration::ZERO, 0, 0),
-    };
-    Ok(BenchReport {
-        shape,
-        predictions: snapshot.systems.iter().map(|s| s.predictions.len()).sum(),
-        final_labels: snapshot.final_labels.len(),
-        annotations: snapshot.annotations.len(),
-        pool_pairs,
-        depths,
-        generate,
-        compute,
-        json,
-        json_bytes,
-        csv,
-        peak_rss_kib: crate::pool::bench::peak_rss_kib(),
-    })
-}
-
-impl fmt::Display for BenchReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = &self.shape;
-        writeln!(
-            f,
-            "{} claims, {} pooled + {} evaluation-only systems, {} predictions, {:?} depth {} ({} depths), {} pool pairs, {} final labels, {} annotation records",
-            s.claims, s.pooled, s.evaluation_only, self.predictions, s.strategy, s.depth,
-            self.depths, self.pool_pairs, self.final_labels, self.annotations
-        )?;
-        writeln!(f, "generate           {:>9.3?}", self.generate)?;
-        let mut sorted = self.compute.clone();
-        sorted.sort();
-        if let (Some(min), Some(max)) = (sorted.first(), sorted.last()) {
-            let median = sorted[sorted.len() / 2];
-            writeln!(
-                f,
-                "Report::compute    min {min:.3?}  median {median:.3?}  max {max:.3?}  ({} runs)",
-                sorted.len()
-            )?;
-        }
-        writeln!(
-            f,
-            "to JSON            {:>9.3?}  ({} bytes)",
-            self.json, self.json_bytes
-        )?;
-        writeln!(f, "all CSV tables     {:>9.3?}", self.csv)?;
-        match self.peak_rss_kib {
-            Some(kib) => write!(f, "peak RSS           {:>6} MiB", kib / 1024),
-            None => write!(f, "peak RSS           unknown"),
-        }
-    }
 }
