@@ -163,7 +163,7 @@ pub fn percentile(sorted: &[Duration], pct: usize) -> Duration {
 }
 
 /// Total bytes of the files under `dir`.
-fn dir_size(dir: &Path) -> std::io::Result<u64> {
+pub fn dir_size(dir: &Path) -> std::io::Result<u64> {
     let mut total = 0;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;

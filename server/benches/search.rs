@@ -4,7 +4,7 @@
 //! count, top 20, titles, snippets, matched words). Target: search p95 under 50 ms. Exits
 //! non-zero when the p95 of the timed searches is 50 ms or more.
 //!
-//! `cargo bench -p pipeline --bench search [-- --docs N] [--queries Q] [--passes P] [--seed S]`
+//! `cargo bench -p server --bench search [-- --docs N] [--queries Q] [--passes P] [--seed S]`
 //!
 //! The corpus: words drawn from a Zipf distribution (exponent 1) over a vocabulary of 200,000
 //! ranks whose 33 most frequent are the English stop words the analyser removes (as in real
@@ -16,7 +16,7 @@
 //! what an abstract says. Everything is drawn from one seed: the same seed, the same figures
 //! of the corpus.
 
-use pipeline::bench::{cpu_time, peak_rss_bytes, percentile};
+use benchdata::index::{cpu_time, dir_size, peak_rss_bytes, percentile};
 use pipeline::search::{counted, SearchIndex};
 use pipeline::{IndexDoc, Retriever};
 use rand::{Rng, SeedableRng};
@@ -174,20 +174,6 @@ impl Corpus {
         let start = rng.gen_range(0..=words.len() - len);
         self.text(&words[start..start + len], false)
     }
-}
-
-fn dir_size(dir: &Path) -> std::io::Result<u64> {
-    let mut total = 0;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let meta = entry.metadata()?;
-        total += if meta.is_dir() {
-            dir_size(&entry.path())?
-        } else {
-            meta.len()
-        };
-    }
-    Ok(total)
 }
 
 fn ms(d: Duration) -> String {
