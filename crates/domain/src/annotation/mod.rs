@@ -19,7 +19,6 @@
 
 #[cfg(feature = "server")]
 pub mod assign;
-#[cfg(feature = "server")]
 pub mod fever;
 pub mod form;
 pub mod keys;
