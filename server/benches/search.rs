@@ -17,11 +17,10 @@
 //! of the corpus.
 
 use benchdata::index::{cpu_time, dir_size, peak_rss_bytes, percentile};
-use pipeline::search::{counted, SearchIndex};
-use pipeline::{IndexDoc, Retriever};
+use app::pipeline::search::{counted, SearchIndex};
+use app::pipeline::{IndexDoc, Retriever};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The target of the issue.
@@ -159,7 +158,7 @@ impl Corpus {
     fn doc(&self, i: u64) -> IndexDoc {
         let (title, sentences) = self.doc_words(i);
         IndexDoc {
-            doc_id: domain::ids::DocId::parse(i.to_string())
+            doc_id: app::domain::ids::DocId::parse(i.to_string())
                 .unwrap_or_else(|e| panic!("doc id {i}: {e}")),
             title: self.text(&title, false),
             sentences: sentences.iter().map(|s| self.text(s, true)).collect(),
