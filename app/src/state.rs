@@ -16,6 +16,8 @@ pub struct AppState {
     pub limits: UploadLimits,
     /// The turns of heavy computations (reports, release diffs, estimates).
     pub heavy: HeavyWork,
+    /// The corpus search indexes of this server (search and judge, issue 38).
+    pub searches: std::sync::Arc<commands::search::Searches>,
 }
 
 /// How many heavy computations — a lead report (bootstrap, permutations), a release diff, the
@@ -147,6 +149,13 @@ pub fn limits() -> ApiResult<UploadLimits> {
 pub fn db() -> ApiResult<Db> {
     leptos::prelude::use_context::<AppState>()
         .map(|state| state.db)
+        .ok_or_else(|| ApiError::Internal("the server state is missing".into()))
+}
+
+/// The server's corpus search indexes, inside a server function.
+pub fn searches() -> ApiResult<std::sync::Arc<commands::search::Searches>> {
+    leptos::prelude::use_context::<AppState>()
+        .map(|state| state.searches)
         .ok_or_else(|| ApiError::Internal("the server state is missing".into()))
 }
 

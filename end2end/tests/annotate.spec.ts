@@ -178,6 +178,60 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await expect(dRow).toContainText("CONTRADICT (pooling)");
 });
 
+test("search and judge: an annotator's find is confirmed by a second annotator and reported under search", async ({ browser }) => {
+  const lead = await login(browser, "lead");
+  const ann1 = await login(browser, "ann1");
+  await openQueue(ann1);
+  await expect(ann1.getByTestId("key-list")).toContainText("search the corpus for this claim");
+  const before = await current(ann1);
+
+  // "/" opens the search, its query the claim's text; the index is built on first use.
+  await ann1.keyboard.press("/");
+  const panel = ann1.getByTestId("search-panel");
+  await expect(panel).toBeVisible();
+  await expect(ann1.getByTestId("search-query")).toBeFocused();
+  await expect(ann1.getByTestId("search-query")).not.toHaveValue("");
+  await expect(ann1.getByTestId("search-summary")).toContainText("abstracts hold a word of the query", { timeout: 60_000 });
+  const results = panel.getByTestId("search-result");
+  expect(await results.count()).toBeGreaterThan(0);
+  expect(await results.count()).toBeLessThanOrEqual(20);
+  await expect(results.first().locator("mark").first()).toBeVisible();
+  // Nothing of systems or scores.
+  await expect(panel).not.toContainText("score");
+
+  // The first result not in the pool is judged: it is ann1's current item, a first pass.
+  const open = results.filter({ has: ann1.getByTestId("judge-found") }).first();
+  const doc = (await open.getAttribute("data-doc"))!;
+  await open.getByTestId("judge-found").click();
+  await expect(panel).toBeHidden();
+  const found = await current(ann1);
+  expect(found).toEqual({ claim: before.claim, doc, stage: "first" });
+  await ann1.keyboard.press("1"); // SUPPORT
+  await ann1.keyboard.press("x"); // sentence 1
+  await ann1.keyboard.press("m"); // matches
+  await ann1.keyboard.press("Enter");
+  await movedOn(ann1, found, "first");
+  await lastSays(ann1, "waiting for a second annotator");
+
+  // A second annotator confirms it (confirm mode): final SUPPORT.
+  const second = await holder(lead, found, "second");
+  expect(second).not.toBe("ann1");
+  const s = await login(browser, second);
+  expect(await skipTo(s, found, "second")).toBe(true);
+  await expect(s.getByTestId("first-label")).toContainText("SUPPORT");
+  await s.keyboard.press("Enter");
+  await movedOn(s, found, "second");
+  await lastSays(s, "final: SUPPORT");
+
+  // The lead's report has the system search; the claim page names the find's rank.
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/report`);
+  await expect(lead.getByTestId("system-scores")).toContainText("search", { timeout: 60_000 });
+  await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${found.claim}`);
+  const row = lead.getByTestId("claim-pairs").locator("tr", { has: lead.locator(`td:text-is("${doc}")`) });
+  await expect(row).toContainText("search");
+  await expect(row).toContainText("SUPPORT (pooling)");
+});
+
 test("blind mode: the second annotator labels unseen; the lead adjudicates a disagreement", async ({ browser }) => {
   const lead = await login(browser, "lead");
   await lead.goto(`${server.url}/lead/projects/${PROJECT}/annotation`);

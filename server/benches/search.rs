@@ -16,9 +16,9 @@
 //! what an abstract says. Everything is drawn from one seed: the same seed, the same figures
 //! of the corpus.
 
-use benchdata::index::{cpu_time, dir_size, peak_rss_bytes, percentile};
 use app::pipeline::search::{counted, SearchIndex};
 use app::pipeline::{IndexDoc, Retriever};
+use benchdata::index::{cpu_time, dir_size, peak_rss_bytes, percentile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};

@@ -313,6 +313,11 @@ struct ServeArgs {
     /// it opens and after each response, so an idle kept-alive connection closes after it too
     #[arg(long, default_value_t = http::DEFAULT_HEADER_TIMEOUT.as_secs(), value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     header_timeout_secs: u64,
+    /// Where the corpus search indexes are kept across restarts (one directory per project
+    /// inside; each server its own, or one shared by servers of one database). Default: a
+    /// temporary directory, so each start builds them again when first searched
+    #[arg(long, value_name = "DIR")]
+    search_cache: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -339,6 +344,7 @@ impl ServeArgs {
                 header: std::time::Duration::from_secs(self.header_timeout_secs),
             },
             heavy: app::state::HeavyWork::default(),
+            search_cache: self.search_cache.clone(),
         })
     }
 

@@ -62,6 +62,9 @@ pub struct ServeOptions {
     pub timeouts: ConnectionTimeouts,
     /// How many heavy computations (reports, release diffs) run and wait at once.
     pub heavy: app::state::HeavyWork,
+    /// Where the corpus search indexes are kept (None: a temporary directory of the server's,
+    /// removed when it stops, so each start builds them again when first searched).
+    pub search_cache: Option<std::path::PathBuf>,
 }
 
 /// How long a connection may keep the server waiting (issue 35: 200 connections that sent half
@@ -106,7 +109,13 @@ pub async fn router_with(
         // Applied by serve_connections, not the router.
         timeouts: _,
         heavy,
+        search_cache,
     } = options;
+    let searches = Arc::new(match search_cache {
+        Some(dir) => commands::search::Searches::in_dir(dir),
+        None => commands::search::Searches::temporary()
+            .context("a temporary directory for the search indexes")?,
+    });
     let session_store = session_store(&db).await?;
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("claimpool_session")
@@ -125,6 +134,7 @@ pub async fn router_with(
         pipeline,
         limits,
         heavy,
+        searches,
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();

@@ -15,6 +15,7 @@ pub mod release_diff;
 pub mod report;
 pub mod runs;
 pub mod sample;
+pub mod search;
 pub mod suggestions;
 pub mod tokens;
 #[cfg(feature = "ssr")]
@@ -78,6 +79,8 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("work/skip", MEMBER),
     ("work/flag", MEMBER),
     ("work/comment", MEMBER),
+    ("work/search", MEMBER),
+    ("work/search/judge", MEMBER),
     ("guidelines/view", MEMBER),
     ("guidelines/confirm", MEMBER),
     ("lead/projects", Access::Role(Role::Lead)),

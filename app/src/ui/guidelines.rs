@@ -30,7 +30,7 @@ pub fn utc_minute(ms: i64) -> String {
 }
 
 /// Whether a key event comes from a text field (whose keys are its own).
-fn in_field(ev: &web_sys::KeyboardEvent) -> bool {
+pub(crate) fn in_field(ev: &web_sys::KeyboardEvent) -> bool {
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))

@@ -210,7 +210,7 @@ pub fn ClaimPage() -> AnyView {
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match detail.await {
-                        Ok(d) => view! { <ClaimView detail=d /> }.into_any(),
+                        Ok(d) => view! { <ClaimView detail=d project=project() /> }.into_any(),
                         Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                     }
                 })}
@@ -220,12 +220,24 @@ pub fn ClaimPage() -> AnyView {
 }
 
 #[component]
-fn ClaimView(detail: ClaimDetail) -> AnyView {
+fn ClaimView(detail: ClaimDetail, project: String) -> AnyView {
     // Model assessors' labels (issue 16): a column only when some pair has one.
     let with_models = detail.pairs.iter().any(|p| !p.model_labels.is_empty());
+    // A pair the lead finds by search is their next first pass: the annotation page serves it.
+    let work = format!(
+        "/work/{}",
+        crate::api::report::encode_path_segment(&project)
+    );
+    let judged = RwSignal::new(false);
+    let on_judged = Callback::new(move |_| judged.set(true));
     view! {
         <h1>{format!("Claim {}", detail.claim_id)}</h1>
-        <p class="claim-text" data-testid="claim-text">{detail.text}</p>
+        <p class="claim-text" data-testid="claim-text">{detail.text.clone()}</p>
+        <crate::ui::annotate::SearchPanel project=project claim_id=detail.claim_id.clone() claim=detail.text on_judged=on_judged />
+        <Show when=move || judged.get()>
+            <p class="ok" role="status" data-testid="found-judge-link">"Added to the pool as your find. "
+                <A href=work.clone()>"Judge it now on your annotation page"</A>" (your current item)."</p>
+        </Show>
         <table class="grid" data-testid="claim-pairs">
             <thead><tr><th>"Document"</th><th>"Title"</th><th class="num">"Entry depth"</th><th>"Found by (rank)"</th><th>"Status"</th>
                 {with_models.then(|| view! { <th title="Labels of model assessors (systems' predictions, or an administrator's command), never final">"Model labels"</th> })}

@@ -11,6 +11,7 @@ use domain::ids::DocId;
 use domain::metrics::{
     Confidence, ConfidenceError, Gold, JudgedRun, Metrics, MetricsError, Prediction, Run, RunPair,
 };
+use pipeline::trained::parallel::map_in_parallel;
 use pipeline::trained::{train, TrainConfig, TrainedError, TrainedModel};
 use pipeline::{build_index, Bm25Scorer, IndexDoc, PipelineError, Retriever, RunRow};
 use std::collections::HashMap;
@@ -267,36 +268,5 @@ pub fn compare_on_scifact(
         dev_pairs: bm25_rows.len(),
         bm25,
         trained,
-    })
-}
-
-/// `f` applied to every item on as many scoped threads as the machine has cores (one contiguous
-/// chunk each), the results in item order; a panic in `f` is passed on. The trained scorer's
-/// own parallel map is private to the pipeline crate; this is the same, for the evaluation.
-fn map_in_parallel<T, R, F>(items: &[T], f: F) -> Vec<R>
-where
-    T: Sync,
-    R: Send,
-    F: Fn(&T) -> R + Sync,
-{
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || items.len() < 2 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let mut results = Vec::with_capacity(items.len());
-        for handle in handles {
-            match handle.join() {
-                Ok(part) => results.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        results
     })
 }

@@ -37,6 +37,7 @@ pub mod release;
 pub mod release_diff;
 pub mod release_download;
 pub mod report;
+pub mod search;
 pub mod sessions;
 pub mod simulate;
 pub mod tokens;

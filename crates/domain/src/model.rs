@@ -5,6 +5,7 @@ pub mod annotate;
 pub mod gold;
 pub mod guidelines;
 pub mod release_diff;
+pub mod search;
 pub mod significance;
 pub mod survey;
 

@@ -324,7 +324,9 @@ pub struct ClaimRow {
 /// Ends a chunked import: on failure its rows are removed (or, if that fails too, left to the
 /// next import or `serve` to reclaim); the writer lock is released either way.
 pub async fn finish_chunked<T, E>(db: &Db, chunked: Chunked, result: Result<T, E>) -> Result<T, E> {
-    let Chunked { lock, import_id } = chunked;
+    let Chunked {
+        lock, import_id, ..
+    } = chunked;
     if result.is_err() {
         if let Err(e) = import_writer::discard_on(db, import_id).await {
             // The lock is released below: the next import or `serve` removes the rows.
@@ -339,6 +341,8 @@ pub async fn finish_chunked<T, E>(db: &Db, chunked: Chunked, result: Result<T, E
 pub struct Chunked {
     lock: WriterLock,
     import_id: i64,
+    /// When the import began (ms): the time its rows are stamped with, whatever their chunk.
+    began_at: i64,
 }
 
 impl Chunked {
@@ -365,6 +369,7 @@ pub async fn begin_chunked(db: &Db, import: NewImport<'_>) -> StoreResult<Chunke
     Ok(Chunked {
         lock,
         import_id: id,
+        began_at: now_ms(),
     })
 }
 
@@ -374,15 +379,15 @@ pub const CLAIMS_CHUNK: usize = 1_000;
 /// Writes one chunk of a claims import's claims (up to [`CLAIMS_CHUNK`]), with their evidence
 /// as final judgments, in a short transaction of its own, in its turn; hidden (the views
 /// `claims`, `judgments`, `final_labels`) while the import is `writing`. Returns the claims and
-/// judgments written.
+/// judgments written. Every chunk's judgments are stamped with the time the import began.
 pub async fn write_claims(
     db: &Db,
     batch: Vec<ClaimRow>,
     project_id: i64,
-    import_id: i64,
+    chunked: &Chunked,
 ) -> StoreResult<(u64, u64)> {
     let (mut rows, mut judgments) = (0u64, 0u64);
-    let now = now_ms();
+    let (import_id, now) = (chunked.import_id, chunked.began_at);
     {
         let mut tx = write_gate::begin(db).await?;
         for claim in batch {
@@ -538,7 +543,7 @@ impl RunWriter {
             Ok(keys) => Ok((writer, keys)),
             Err(e) => {
                 // Best effort: the error the caller sees is the first one.
-                let _ = writer.close(db).await;
+                let _ = writer.close().await;
                 Err(e)
             }
         }
@@ -630,8 +635,7 @@ impl RunWriter {
     /// Ends the writer: an import begun and not completed has its rows removed (or, if that
     /// fails too, left to the next import or `serve` to reclaim); the lock is released and the
     /// connection closed either way.
-    pub async fn close(mut self, db: &Db) -> StoreResult<()> {
-        let _ = db;
+    pub async fn close(mut self) -> StoreResult<()> {
         if let (false, Some(import_id)) = (self.completed, self.import_id) {
             if let Err(e) = import_writer::discard(&mut self.conn, import_id).await {
                 // The lock is released below: the next import or `serve` removes the rows.

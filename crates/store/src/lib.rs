@@ -28,6 +28,7 @@ mod raw_rows;
 pub mod release;
 pub mod release_parts;
 pub mod report;
+pub mod search;
 pub mod sessions;
 mod snapshot;
 pub mod target;
@@ -135,6 +136,8 @@ pub enum Constraint {
     PoolGrowsOnly,
     /// The project's pool is being built.
     PoolBuilding,
+    /// The pair is in the pool already, or has a final label (search and judge).
+    Pooled,
     /// An earlier sample's pairs lack final labels.
     SampleUnjudged,
     /// The sample no longer matches the project (its pooled systems changed).

@@ -569,7 +569,14 @@ async fn grow(db: &Db, step: &Step<'_>, options: &BuildOptions) -> StoreResult<B
     let pool = loaded.ranking.pool(depth);
     let existing = existing(db, project_id, &loaded).await?;
     // Pairs a sample drew beyond the depth are entries the depth-`depth` pool need not hold.
-    let drawn = sample::drawn_pairs(db, project_id, &loaded).await?;
+    let mut drawn = sample::drawn_pairs(db, project_id, &loaded).await?;
+    // So are the pairs found by search (issue 38), at whatever rank the search gave them.
+    drawn.extend(
+        super::search::found_pairs(db, project_id)
+            .await?
+            .into_iter()
+            .filter_map(|(claim, doc)| loaded.pair_key(claim, doc)),
+    );
     let added = pool
         .added_since(
             existing
@@ -886,7 +893,9 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<PoolRow>> {
     let ranks: Vec<(i64, String, i64)> = sqlx::query_as(
         "SELECT r.pool_entry_id, s.name, r.rank FROM pool_ranks r
          JOIN pool_entries e ON e.id = r.pool_entry_id JOIN systems s ON s.id = r.system_id
-         WHERE e.project_id = $1",
+         WHERE e.project_id = $1
+         UNION ALL
+         SELECT f.pool_entry_id, 'search', f.result_rank FROM search_finds f WHERE f.project_id = $1",
     )
     .bind(project_id)
     .fetch_all(db)

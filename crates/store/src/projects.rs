@@ -497,7 +497,10 @@ pub async fn claim_detail(
     let ranks: Vec<(i64, String, i64)> = sqlx::query_as(
         "SELECT r.pool_entry_id, s.name, r.rank FROM pool_ranks r
          JOIN pool_entries e ON e.id = r.pool_entry_id JOIN systems s ON s.id = r.system_id
-         WHERE e.claim_id = $1 ORDER BY s.name",
+         WHERE e.claim_id = $1
+         UNION ALL
+         SELECT f.pool_entry_id, 'search', f.result_rank FROM search_finds f WHERE f.claim_id = $1
+         ORDER BY 2",
     )
     .bind(key)
     .fetch_all(db)

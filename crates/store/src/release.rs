@@ -221,7 +221,7 @@ async fn read_model_ranks(conn: &mut AnyConnection, project_id: i64) -> StoreRes
          WHERE e.project_id = $1",
     )
     .bind(project_id)
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
     let mut ranks: Ranks = HashMap::new();
     for (claim, doc, system, rank) in rows {
@@ -229,6 +229,19 @@ async fn read_model_ranks(conn: &mut AnyConnection, project_id: i64) -> StoreRes
         if let (Some(system), Some(rank)) = (system, rank) {
             by_system.insert(system, positive("pool rank", rank)?);
         }
+    }
+    // A pair found by search (issue 38) has the result's rank under `search`.
+    let finds: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT claim_id, doc_id, result_rank FROM search_finds WHERE project_id = $1",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (claim, doc, rank) in finds {
+        ranks.entry((claim, doc)).or_default().insert(
+            super::search::SEARCH_SYSTEM.to_owned(),
+            positive("search rank", rank)?,
+        );
     }
     Ok(ranks)
 }

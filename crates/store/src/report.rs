@@ -65,8 +65,9 @@ pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> 
     };
     let built_with = last_build_systems(conn, project_id).await?;
     let claims = claim_ids(conn, project_id).await?;
-    let (systems, not_yet_pooled, predictions) =
+    let (mut systems, not_yet_pooled, mut predictions) =
         systems(conn, project_id, built_with.as_ref()).await?;
+    search_system(conn, project_id, &mut systems, &mut predictions).await?;
     let finals = final_labels(conn, project_id).await?;
     let annotations = annotations(conn, project_id).await?;
     let mut named: Vec<i64> = predictions
@@ -88,7 +89,6 @@ pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> 
             ))),
         }
     };
-    let mut systems = systems;
     for p in predictions {
         let Some(system) = systems.get_mut(p.system) else {
             continue;
@@ -332,6 +332,54 @@ async fn systems(
         });
     }
     Ok((systems, not_yet_pooled, predictions))
+}
+
+/// The pairs found by search (issue 38) as a pooled system of their own, `search`, when there
+/// are any: each claim's finds in the order they were found (the first, rank 1 and the highest
+/// confidence), label-less like a TREC run, so that every table and curve of the report counts
+/// what search added beyond the runs.
+async fn search_system(
+    conn: &mut AnyConnection,
+    project_id: i64,
+    systems: &mut Vec<SystemSnapshot>,
+    predictions: &mut Vec<KeyedPrediction>,
+) -> StoreResult<()> {
+    let finds: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT claim_id, doc_id FROM search_finds WHERE project_id = $1
+         ORDER BY claim_id, found_at, pool_entry_id",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    if finds.is_empty() {
+        return Ok(());
+    }
+    let system = systems.len();
+    systems.push(SystemSnapshot {
+        name: super::search::SEARCH_SYSTEM.to_owned(),
+        role: Role::Pooled,
+        predictions: Vec::new(),
+    });
+    let mut previous = None;
+    let mut position = 0u32;
+    for (claim, doc) in finds {
+        position = if previous == Some(claim) {
+            position + 1
+        } else {
+            1
+        };
+        previous = Some(claim);
+        predictions.push(KeyedPrediction {
+            system,
+            claim,
+            doc,
+            prediction: Prediction::Unlabelled,
+            confidence: Confidence::new(1.0 / f64::from(position))
+                .map_err(|e| corrupt(format!("search find's confidence: {e}")))?,
+            retrieval_rank: Some(position),
+        });
+    }
+    Ok(())
 }
 
 /// A final label by keys, with the specificity relation of the judgment it rests on.

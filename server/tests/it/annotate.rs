@@ -6,6 +6,7 @@ mod gold;
 mod import_rules;
 mod live_order;
 mod reannotation;
+mod search;
 mod suggestions;
 
 use app::domain::account::Role;

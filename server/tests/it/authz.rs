@@ -75,6 +75,16 @@ const ARGUMENTS: &[(&str, Body)] = &[
         Body::Form("project=B&assignment_id=999999&note=x"),
     ),
     ("work/comment", Body::Form("entry_id=ENTRY&body=a+remark")),
+    (
+        "work/search",
+        Body::Form("project=B&claim_id=1&query=x&page=0"),
+    ),
+    (
+        "work/search/judge",
+        Body::Json(
+            r#"{"project": "B", "found": {"claim_id": "1", "doc_id": "1", "query": "x", "rank": 1, "seconds_searching": 1.0}}"#,
+        ),
+    ),
     ("guidelines/view", Body::Form("project=B")),
     ("guidelines/confirm", Body::Form("project=B&version=1")),
     ("lead/projects", Body::Form("")),

@@ -58,7 +58,7 @@ fn toggle(list: &mut Vec<u32>, i: u32) {
     }
 }
 
-fn focus(id: &str) {
+pub(super) fn focus(id: &str) {
     if let Some(el) = document()
         .get_element_by_id(id)
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
@@ -175,7 +175,11 @@ pub fn ItemPanel(
             }
             Command::EditRevisedClaim => focus("revised-claim"),
             Command::EditNote => focus("note"),
-            Command::Undo | Command::Skip | Command::Flag | Command::Guidelines => {}
+            Command::Undo
+            | Command::Skip
+            | Command::Flag
+            | Command::Guidelines
+            | Command::Search => {}
         }
     });
     on_cleanup(move || handle.remove());
@@ -436,7 +440,7 @@ fn KeyList(first_pass: bool, in_queue: bool) -> AnyView {
             <summary>"Keys"</summary>
             <dl data-testid="key-list">
                 {BINDINGS.iter().filter(|(_, _, c)| (first_pass || *c != Command::NoEvidence)
-                    && (in_queue || !matches!(c, Command::Undo | Command::Skip | Command::Flag | Command::Guidelines)))
+                    && (in_queue || !matches!(c, Command::Undo | Command::Skip | Command::Flag | Command::Guidelines | Command::Search)))
                     .map(|(k, what, _)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*what}</dd> }).collect_view()}
             </dl>
         </details>

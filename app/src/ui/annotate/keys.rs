@@ -19,6 +19,8 @@ pub enum Command {
     Flag,
     /// Show or hide the project's guidelines (the page's guidelines panel handles it).
     Guidelines,
+    /// Open or close the corpus search for the item's claim (the search panel handles it).
+    Search,
     EditRevisedClaim,
     EditNote,
 }
@@ -63,6 +65,7 @@ pub const BINDINGS: &[(&str, &str, Command)] = &[
     (".", "skip: send to the end of the queue", Command::Skip),
     ("f", "flag: needs attention", Command::Flag),
     ("?", "guidelines: show or hide", Command::Guidelines),
+    ("/", "search the corpus for this claim", Command::Search),
 ];
 
 /// The command of a key (`KeyboardEvent.key`), outside text fields.

@@ -7,12 +7,14 @@ mod judging;
 pub mod keys;
 mod lead;
 mod qualification;
+mod search;
 mod suggestions;
 mod text;
 mod unsent;
 
 pub use form::{ItemPanel, Opinions};
 pub use lead::{AdjudicatePage, AnnotationPage};
+pub use search::SearchPanel;
 
 use crate::api::annotate::{flag_item, load_queue, skip_item, submit_item, undo_last};
 use crate::error::ApiError;
@@ -88,15 +90,27 @@ fn Workbench(
     // The guidelines version to confirm before any item (None: nothing to confirm).
     let to_confirm = Memo::new(move |_| head.with(|h| h.guidelines_to_confirm));
 
+    // Answers typed into an item that a pair found by search put back in the queue, by
+    // assignment: they come back into the form when the item does.
+    let parked = StoredValue::new(std::collections::HashMap::<i64, DraftForm>::new());
     let apply = move |result: Result<QueueHead, ApiError>| {
         in_flight.update(|n| *n = n.saturating_sub(1));
         match result {
             Ok(h) => {
                 if in_flight.get_untracked() == 0 {
+                    let coming = h.current.as_ref().and_then(|c| c.assignment_id);
                     let changed = h.current.as_ref().map(|c| c.assignment_id)
                         != head.with_untracked(|x| x.current.as_ref().map(|c| c.assignment_id));
                     if changed {
                         state.reset();
+                        let kept = coming.and_then(|id| {
+                            let mut kept = None;
+                            parked.update_value(|p| kept = p.remove(&id));
+                            kept
+                        });
+                        if let Some(form) = kept {
+                            state.form.set(form);
+                        }
                     }
                     head.set(h);
                 }
@@ -262,6 +276,23 @@ fn Workbench(
         });
     });
 
+    // A pair found by search is the current item now; what was typed into the one before is
+    // kept for when it comes back.
+    let judged_found = Callback::new(move |h: QueueHead| {
+        let on_screen = head.with_untracked(|x| x.current.as_ref().and_then(|c| c.assignment_id));
+        let typed = state.form.get_untracked();
+        if let Some(id) = on_screen.filter(|_| typed != DraftForm::default()) {
+            parked.update_value(|p| {
+                p.insert(id, typed);
+            });
+        }
+        in_flight.update(|n| *n += 1);
+        apply(Ok(h));
+        message.set(Some(Ok(
+            "Added to the pool as your find: it is your current item (a first pass).".to_owned(),
+        )));
+    });
+    let project_for_search = project.clone();
     view! {
         <div class="work-head">
             <h1>"Annotate · " {project.clone()}</h1>
@@ -279,6 +310,9 @@ fn Workbench(
             <crate::ui::guidelines::GuidelinesPanel project=project.clone() to_confirm=to_confirm.into()
                 guidelines=guidelines changed=guidelines_changed
                 on_confirmed=Callback::new(move |()| run.run("reload")) />
+            {move || current.get().filter(|item| item.assignment_id.is_some()).map(|item| view! {
+                <search::SearchPanel project=project_for_search.clone() claim_id=item.claim_id claim=item.claim on_judged=judged_found />
+            })}
         </div>
         {move || head.get().last.map(|last| { let revealed = last.first_label.is_some(); view! {
             <p class="last" data-testid="last-submission">

@@ -3,6 +3,7 @@
 //! documents without evidence were read by SciFact's annotators and become final NEI judgments
 //! with provenance `citation`. A claims file without evidence imports claims only.
 
+use super::chunked::{self, Written};
 use super::file::{display_name, file_sha};
 use super::parser::{flush, push_row, spawn_parser, stage_checked};
 use super::problems::{format_error, NewIds};
@@ -112,44 +113,30 @@ pub async fn claims(db: &Db, lead: &Lead, path: &Path) -> CommandResult<ImportRe
         file.clone(),
     )?;
     let mut staged = stage_checked(parser).await?;
-    let chunked = stored::begin_chunked(
-        db,
-        NewImport {
-            project_id,
-            kind: "claims",
-            file: &file,
-            sha: &sha,
-            format: FORMAT,
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let import_id = chunked.import_id();
-    let result = async {
-        let (mut rows, mut judgments) = (0u64, 0u64);
+    let new = NewImport {
+        project_id,
+        kind: "claims",
+        file: &file,
+        sha: &sha,
+        format: FORMAT,
+        actor_id,
+        lock_token: None,
+    };
+    chunked::import(db, new, async |chunked| {
+        let mut written = Written {
+            rows: 0,
+            judgments: 0,
+        };
         loop {
             let batch: Vec<ClaimRow> = staged.next_batch(CLAIMS_CHUNK).await?;
             if batch.is_empty() {
                 break;
             }
-            let (r, j) = stored::write_claims(db, batch, project_id, import_id).await?;
-            rows += r;
-            judgments += j;
+            let (rows, judgments) = stored::write_claims(db, batch, project_id, chunked).await?;
+            written.rows += rows;
+            written.judgments += judgments;
         }
-        let report = ImportReport {
-            import_id,
-            file: file.clone(),
-            format: FORMAT.into(),
-            rows,
-            systems: vec![],
-            judgments,
-            missing_docs: 0,
-        };
-        // The last transaction: the claims and their evidence appear whole.
-        stored::complete(db, project_id, import_id, actor_id, &report).await?;
-        Ok(report)
-    }
-    .await;
-    stored::finish_chunked(db, chunked, result).await
+        Ok(written)
+    })
+    .await
 }

@@ -2,6 +2,7 @@
 //! first, so that nothing is written before the whole file is known good, then written in short
 //! transactions that stay hidden until the last.
 
+use super::chunked::{self, Written};
 use super::file::{display_name, file_sha};
 use super::parser::{flush, push_row, spawn_parser, stage_checked};
 use super::problems::{format_error, NewIds};
@@ -77,21 +78,16 @@ pub async fn corpus(
         file.clone(),
     )?;
     let mut staged = stage_checked(parser).await?;
-    let chunked = stored::begin_chunked(
-        db,
-        NewImport {
-            project_id,
-            kind: "corpus",
-            file: &file,
-            sha: &sha,
-            format: format_name(format),
-            actor_id,
-            lock_token: None,
-        },
-    )
-    .await?;
-    let import_id = chunked.import_id();
-    let result = async {
+    let new = NewImport {
+        project_id,
+        kind: "corpus",
+        file: &file,
+        sha: &sha,
+        format: format_name(format),
+        actor_id,
+        lock_token: None,
+    };
+    chunked::import(db, new, async |chunked| {
         loop {
             let mut chunk = Vec::with_capacity(CORPUS_CHUNK_BATCHES);
             while chunk.len() < CORPUS_CHUNK_BATCHES {
@@ -104,21 +100,12 @@ pub async fn corpus(
             if chunk.is_empty() {
                 break;
             }
-            stored::write_documents(db, chunk, project_id, import_id).await?;
+            stored::write_documents(db, chunk, project_id, chunked.import_id()).await?;
         }
-        let report = ImportReport {
-            import_id,
-            file: file.clone(),
-            format: format_name(format).to_owned(),
+        Ok(Written {
             rows: staged.rows(),
-            systems: vec![],
             judgments: 0,
-            missing_docs: 0,
-        };
-        // The last transaction: the corpus appears whole.
-        stored::complete(db, project_id, import_id, actor_id, &report).await?;
-        Ok(report)
-    }
-    .await;
-    stored::finish_chunked(db, chunked, result).await
+        })
+    })
+    .await
 }

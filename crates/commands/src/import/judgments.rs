@@ -308,23 +308,17 @@ pub async fn judgments(db: &Db, lead: &Lead, spec: JudgmentsImport) -> CommandRe
         let finals =
             stored::write_judgments(db, project_id, import_id, annotator, spec.stage, &rows)
                 .await?;
-        let mut report = ImportReport {
+        let report = ImportReport {
             import_id,
             file: file.clone(),
             format: format.name().to_owned(),
             rows: rows.len() as u64,
             systems: Vec::new(),
-            judgments: 0,
+            judgments: finals.len() as u64,
             missing_docs: 0,
         };
         stored::complete_judgments(
-            db,
-            project_id,
-            import_id,
-            watermark,
-            &finals,
-            actor_id,
-            &mut report,
+            db, project_id, import_id, watermark, &finals, actor_id, &report,
         )
         .await?;
         Ok(report)

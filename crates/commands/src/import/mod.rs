@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use store::Db;
 
+mod chunked;
 mod claims;
 mod corpus;
 mod file;

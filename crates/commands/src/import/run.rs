@@ -68,7 +68,7 @@ pub async fn run(db: &Db, lead: &Lead, import: RunImport) -> CommandResult<Impor
         (&file, &sha, format),
     )
     .await;
-    let closed = writer.close(db).await;
+    let closed = writer.close().await;
     let report = result?;
     closed?;
     Ok(report)
@@ -124,6 +124,16 @@ async fn write_run(
                                 line,
                                 Some("system"),
                                 format!("the project has a system named {name:?} already"),
+                            );
+                            break;
+                        }
+                        if name == store::search::SEARCH_SYSTEM {
+                            problems.at(
+                                line,
+                                Some("system"),
+                                format!(
+                                    "{name:?} names the pairs found by search in the reports: give the run another name"
+                                ),
                             );
                             break;
                         }

@@ -64,7 +64,7 @@ mod idf;
 mod linear;
 mod model;
 mod pair;
-mod parallel;
+pub mod parallel;
 mod pooled;
 mod text;
 mod train;

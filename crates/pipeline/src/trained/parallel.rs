@@ -2,7 +2,7 @@
 
 /// `f` applied to every item, on as many scoped threads as the machine has cores (one
 /// contiguous chunk each); the results are in item order. A panic in `f` is passed on.
-pub(crate) fn map_in_parallel<T, R, F>(items: &[T], f: F) -> Vec<R>
+pub fn map_in_parallel<T, R, F>(items: &[T], f: F) -> Vec<R>
 where
     T: Sync,
     R: Send,

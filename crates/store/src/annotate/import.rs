@@ -160,7 +160,7 @@ pub async fn write_judgments(
 /// The last transaction of a judgments import: nobody judged its pairs since the snapshot
 /// (`watermark`; otherwise a conflict naming the file, and nothing is imported); the labels
 /// that are final become final, the pairs' open items close, and the import appears whole.
-/// `report.judgments` is set to the final labels written.
+/// `report` (its `judgments`: the final labels written) goes into the import's record.
 pub async fn complete_judgments(
     db: &Db,
     project_id: i64,
@@ -168,7 +168,7 @@ pub async fn complete_judgments(
     watermark: i64,
     finals: &[FinalRow],
     actor_id: Option<i64>,
-    report: &mut ImportReport,
+    report: &ImportReport,
 ) -> StoreResult<()> {
     let mut tx = begin_write(db).await?;
     let meanwhile: Option<(String, String)> = sqlx::query_as(
@@ -220,7 +220,6 @@ pub async fn complete_judgments(
     .bind(project_id)
     .execute(&mut *tx)
     .await?;
-    report.judgments = finals.len() as u64;
     finish_import(&mut tx, project_id, import_id, actor_id, report).await?;
     // After the import is done (in this transaction), so the pairs' new states count.
     assign_pending(&mut tx, project_id, actor_id).await?;

@@ -593,7 +593,11 @@ pub async fn survey(
         }
     };
     let seconds: Vec<f64> = sqlx::query_scalar(
-        "SELECT j.seconds_spent FROM judgments j WHERE j.project_id = $1 AND j.seconds_spent IS NOT NULL
+        // A pair found by search cost its finder's first pass the search too (issue 38).
+        "SELECT j.seconds_spent + COALESCE((SELECT f.seconds_searching FROM search_finds f
+                  WHERE f.project_id = j.project_id AND f.claim_id = j.claim_id
+                    AND f.doc_id = j.doc_id AND f.found_by = j.annotator_id AND j.stage = 'first'), 0)
+         FROM judgments j WHERE j.project_id = $1 AND j.seconds_spent IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)",
     )
     .bind(project_id)
