@@ -2,8 +2,7 @@
 // reach the server, or whose reply is lost, keeps the answer on screen, is sent again and stored
 // once (its key); an answer not yet saved comes back after a reload.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { execFileSync } from "node:child_process";
-import { startDemo, hydrated, logInOn, Server } from "./server";
+import { startDemo, hydrated, logInOn, query, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -21,7 +20,7 @@ function judgments(user: string, claim: string, doc: string): number {
     "SELECT COUNT(*) FROM judgment_rows j JOIN users u ON u.id = j.annotator_id " +
     "JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id " +
     `WHERE u.username = '${user}' AND c.claim_id = '${claim}' AND d.doc_id = '${doc}'`;
-  return Number(execFileSync("sqlite3", [server.db, sql], { encoding: "utf8" }).trim());
+  return Number(query(server, sql));
 }
 
 async function workbench(browser: Browser, user: string): Promise<{ page: Page; claim: string; doc: string }> {
