@@ -217,12 +217,7 @@ pub async fn add_find(db: &Db, find: &NewFind<'_>) -> StoreResult<Found> {
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    let front: i64 = sqlx::query_scalar(
-        "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = $1 AND status = 'open'",
-    )
-    .bind(find.found_by.0)
-    .fetch_one(&mut *tx)
-    .await?;
+    let front = super::annotate::assign::front_of_queue(&mut tx, find.found_by).await?;
     let entry = PoolEntryId(entry);
     let assignment_id = super::annotate::assign::insert(
         &mut tx,
@@ -267,35 +262,4 @@ pub async fn found_pairs(db: &Db, project_id: i64) -> StoreResult<Vec<(i64, i64)
             .fetch_all(db)
             .await?,
     )
-}
-
-/// One find as the reports show it: the pair, its rank in the search that found it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FindRow {
-    pub claim: i64,
-    pub doc: i64,
-    pub result_rank: u32,
-    pub seconds_searching: f64,
-}
-
-/// The project's finds, oldest first.
-pub async fn finds(db: &Db, project_id: i64) -> StoreResult<Vec<FindRow>> {
-    let rows: Vec<(i64, i64, i64, f64)> = sqlx::query_as(
-        "SELECT claim_id, doc_id, result_rank, seconds_searching FROM search_finds
-         WHERE project_id = $1 ORDER BY found_at, pool_entry_id",
-    )
-    .bind(project_id)
-    .fetch_all(db)
-    .await?;
-    rows.into_iter()
-        .map(|(claim, doc, rank, seconds)| {
-            Ok(FindRow {
-                claim,
-                doc,
-                result_rank: u32::try_from(rank)
-                    .map_err(|_| StoreError::Corrupt("a search find's rank out of range".into()))?,
-                seconds_searching: seconds,
-            })
-        })
-        .collect()
 }

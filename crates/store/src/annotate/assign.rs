@@ -72,6 +72,20 @@ pub(crate) async fn insert(
     .await?)
 }
 
+/// The queue position before every open item of `annotator`: an item put there is served next
+/// (an undone submission, a pair found by search).
+pub(crate) async fn front_of_queue(
+    conn: &mut AnyConnection,
+    annotator: AnnotatorId,
+) -> StoreResult<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = $1 AND status = 'open'",
+    )
+    .bind(annotator.0)
+    .fetch_one(&mut *conn)
+    .await?)
+}
+
 /// Who takes a pair's second pass or adjudication (None for other states, or when nobody
 /// active may).
 fn pick_later(

@@ -409,12 +409,7 @@ pub async fn undo_last(db: &Db, annotator: AnnotatorId, project_id: i64) -> Stor
     .await?;
     match assignment {
         Some(id) => {
-            let front: i64 = sqlx::query_scalar(
-                "SELECT COALESCE(MIN(queue_pos), 0) - 1 FROM assignments WHERE annotator_id = $1 AND status = 'open'",
-            )
-            .bind(annotator.0)
-            .fetch_one(&mut *tx)
-            .await?;
+            let front = super::assign::front_of_queue(&mut tx, annotator).await?;
             sqlx::query(
                 "UPDATE assignments SET status = 'open', closed_at = NULL, queue_pos = $1 WHERE id = $2",
             )
