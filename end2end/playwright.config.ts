@@ -5,7 +5,9 @@ export default defineConfig({
   testDir: "./tests",
   timeout: 240_000,
   expect: { timeout: 10_000 },
-  workers: 1,
+  // Two test files at once, each with its own demo server: on 2 cores the suite took 2.3 min
+  // instead of 3.2 (2026-12-02).
+  workers: 2,
   reporter: "list",
   use: {
     headless: true,
