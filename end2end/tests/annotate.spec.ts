@@ -2,7 +2,7 @@
 // first pass NEI; first pass with label, rationale, specificity and revision; a second pass that
 // agrees; one that disagrees → adjudication with a comment → final label; the lead sees the result.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, Server } from "./server";
+import { startDemo, query, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -129,6 +129,18 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await movedOn(ann1, disputed, "first");
   await lastSays(ann1, "waiting for a second annotator");
 
+  // 3b. A first pass with a specificity and a revised claim, which the second annotator will
+  // call NEI.
+  const toNei = await current(ann1);
+  await ann1.keyboard.press("2"); // CONTRADICT
+  await ann1.keyboard.press("x");
+  await ann1.keyboard.press("r"); // closely related
+  await ann1.keyboard.press("e");
+  await ann1.keyboard.type("A closely related claim.");
+  await ann1.keyboard.press("Enter");
+  await movedOn(ann1, toNei, "first");
+  await lastSays(ann1, "waiting for a second annotator");
+
   // 4. The second annotator (never ann1) sees the first annotation and agrees: final.
   const second = await holder(lead, full, "second");
   expect(second).not.toBe("ann1");
@@ -144,9 +156,39 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   const d = await login(browser, second2);
   expect(await skipTo(d, disputed, "second")).toBe(true);
   await d.keyboard.press("2"); // CONTRADICT
+  // Another label keeps nothing of the first annotation: the rationale and specificity are
+  // this annotator's to give.
+  await expect(d.getByTestId("rationale")).toHaveText("Rationale: none selected");
+  await expect(d.getByTestId("spec-matches")).toHaveAttribute("aria-pressed", "false");
+  await d.keyboard.press("x");
+  await d.keyboard.press("m");
   await d.keyboard.press("Enter");
   await movedOn(d, disputed, "second");
   await lastSays(d, "adjudication");
+
+  // 5b. A second pass that changes the first annotator's CONTRADICT to NEI stores none of the
+  // first annotator's fields under the second annotator's name.
+  const neiSecond = await holder(lead, toNei, "second");
+  const n = await login(browser, neiSecond);
+  expect(await skipTo(n, toNei, "second")).toBe(true);
+  await expect(n.getByTestId("first-label")).toContainText("CONTRADICT");
+  await expect(n.getByTestId("spec-closely_related")).toHaveAttribute("aria-pressed", "true");
+  await n.keyboard.press("3"); // NEI
+  await expect(n.getByTestId("rationale")).toHaveText("Rationale: none selected");
+  await expect(n.getByTestId("spec-closely_related")).toHaveAttribute("aria-pressed", "false");
+  await expect(n.getByTestId("revised-claim")).toHaveCount(0);
+  await n.keyboard.press("Enter");
+  await movedOn(n, toNei, "second");
+  await lastSays(n, "adjudication");
+  const stored = query(
+    server,
+    "SELECT j.label || '|' || j.rationale || '|' || COALESCE(j.specificity, '-') || '|' || " +
+      "COALESCE(j.revised_claim, '-') FROM judgment_rows j JOIN users u ON u.id = j.annotator_id " +
+      "JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id " +
+      `WHERE j.stage = 'second' AND u.username = '${neiSecond}' ` +
+      `AND c.claim_id = '${toNei.claim}' AND d.doc_id = '${toNei.doc}'`,
+  ).trim();
+  expect(stored).toBe("NEI|[]|-|-");
 
   // 6. The adjudicator sees both annotations, comments, and decides.
   const adjudicator = await holder(lead, disputed, "adjudication");
@@ -155,6 +197,9 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   expect(await skipTo(a, disputed, "adjudication")).toBe(true);
   await expect(a.getByTestId("opinions")).toContainText("SUPPORT");
   await expect(a.getByTestId("opinions")).toContainText("CONTRADICT");
+  // Both passes' rationales are marked on the abstract: each chose sentence 1.
+  await expect(a.getByTestId("pass-legend")).toBeVisible();
+  await expect(a.getByTestId("sentence-1").locator(".pass-tag")).toHaveCount(2);
   await a.getByTestId("comment-box").focus();
   await a.keyboard.type("Sentence 1 reports the opposite effect.");
   await a.keyboard.press("Control+Enter");
@@ -309,9 +354,53 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
   await lead.keyboard.type("The general case fails.");
   await lead.keyboard.press("Enter");
   await expect(lead.getByTestId("adjudicated")).toContainText("final: CONTRADICT");
+  // Decided, the pair keeps its thread, and the next disagreement (the NEI of 5b) is a link away.
+  await expect(lead.getByTestId("not-adjudication")).toBeVisible();
+  await expect(lead.getByTestId("comment")).toContainText("refutes the general claim");
+  await lead.getByTestId("next-disagreement").click();
+  await expect(lead.locator('[data-testid="item"][data-ready="true"]')).toBeVisible();
+  await expect(lead.getByTestId("stage")).toContainText("Adjudication");
 
   await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${disagree.claim}`);
   const dRow = lead.getByTestId("claim-pairs").locator("tr", { has: lead.locator(`td:text-is("${disagree.doc}")`) });
   await expect(dRow).toContainText("CONTRADICT (pooling)");
   await expect(dRow.getByTestId("pair-specificity")).toContainText("The general case fails.");
+});
+
+test("j and k keep the sentence cursor on screen, at 1366×768 and at 200 % zoom", async ({ browser }) => {
+  // 200 % zoom of a 1366×768 screen: half the CSS pixels, each drawn twice as large.
+  for (const [width, height, scale] of [[1366, 768, 1], [683, 384, 2]]) {
+    const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("User name").fill("ann3");
+    await page.getByLabel("Password").fill("ann3-demo");
+    await page.getByLabel("Password").press("Enter");
+    await expect(page.getByTestId("welcome")).toBeVisible();
+    await openQueue(page);
+    // A long abstract, where the cursor can leave the screen: skipped to.
+    let count = await page.getByTestId("sentences").locator("li").count();
+    for (let tries = 0; count < 10 && tries < 30; tries++) {
+      const was = await current(page);
+      await page.keyboard.press(".");
+      await movedOn(page, was, was.stage);
+      count = await page.getByTestId("sentences").locator("li").count();
+    }
+    expect(count).toBeGreaterThanOrEqual(10);
+    for (let i = 1; i <= count; i++) {
+      const cursor = page.getByTestId(`sentence-${i}`);
+      await expect(cursor).toHaveAttribute("aria-current", "true");
+      await expect(cursor).toBeInViewport();
+      if (i < count) await page.keyboard.press("j");
+    }
+    for (let i = count; i >= 1; i--) {
+      await expect(page.getByTestId(`sentence-${i}`)).toBeInViewport();
+      if (i > 1) await page.keyboard.press("k");
+    }
+    // Side by side still at 200 %: the form beside the abstract, not below it.
+    const abstractBox = await page.locator("article.abstract").boundingBox();
+    const formBox = await page.getByTestId("form").boundingBox();
+    expect(formBox!.x).toBeGreaterThan(abstractBox!.x + abstractBox!.width - 1);
+    await context.close();
+  }
 });

@@ -213,6 +213,11 @@ async function work(page: Page, files: Files, tally: Tally): Promise<number> {
       await expect(page.getByTestId("first-label")).toContainText(gold!.label);
       if (tally.disagreements.length === 0) {
         await page.keyboard.press(gold!.label === "SUPPORT" ? "2" : "1");
+        // Another label keeps nothing of the first annotation: this annotator's own rationale
+        // and specificity.
+        await expect(page.getByTestId("rationale")).toHaveText("Rationale: none selected");
+        await page.keyboard.press("x");
+        await page.keyboard.press("m");
         tally.disagreements.push(key);
         outcome = "the passes disagree: sent to adjudication";
       } else {

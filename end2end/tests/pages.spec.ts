@@ -1,10 +1,12 @@
-// Every page as a newcomer sees it, at 1280×800 and 1920×1080: it hydrates, throws nothing, and no
-// box is wider than its content allows (a form running past its card, a page scrolling sideways).
+// Every page as a newcomer sees it, at 1280×800 and 1920×1080: it hydrates, throws nothing, no
+// box is wider than its content allows (a form running past its card, a page scrolling sideways),
+// and axe-core finds no accessibility violation (WCAG 2.1 A and AA rules and its best practices).
 // Screenshots of each land in end2end/screens/ for a person to look at.
 import { test, expect, Page, Browser } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { startDemo, Server } from "./server";
+import AxeBuilder from "@axe-core/playwright";
+import { startDemo, query, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -53,6 +55,15 @@ async function overflowing(page: Page): Promise<string[]> {
   });
 }
 
+// axe-core's violations on the page as it is now, one line each: the rule, its impact and the
+// first elements it names.
+async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""}`,
+  );
+}
+
 async function check(page: Page, errors: string[], path: string, name: string, size: { width: number }) {
   errors.length = 0;
   const res = await page.goto(`${server.url}${path}`);
@@ -65,6 +76,7 @@ async function check(page: Page, errors: string[], path: string, name: string, s
   mkdirSync(SCREENS, { recursive: true });
   await page.screenshot({ path: join(SCREENS, `${name}-${size.width}.png`), fullPage: true });
   expect.soft(await overflowing(page), `${path} at ${size.width} px`).toEqual([]);
+  expect.soft(await violations(page), `axe-core on ${path} at ${size.width} px`).toEqual([]);
   const unexpected = errors.filter((e) => !(name === "not-found" && /status of 404/.test(e)));
   expect.soft(unexpected, `${path} at ${size.width} px`).toEqual([]);
 }
@@ -75,6 +87,7 @@ for (const size of SIZES) {
     await anon.goto(`${server.url}/login`);
     await expect(anon.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
     await anon.screenshot({ path: join(SCREENS, `login-${size.width}.png`) });
+    expect.soft(await violations(anon), `axe-core on /login at ${size.width} px`).toEqual([]);
 
     const lead = await login(browser, "lead", size);
     const lp = `/lead/projects/${PROJECT}`;
@@ -89,6 +102,8 @@ for (const size of SIZES) {
     await check(lead.page, lead.errors, `${lp}/report`, "report", size);
     await check(lead.page, lead.errors, `${lp}/releases`, "releases", size);
     await check(lead.page, lead.errors, `${lp}/releases/diff`, "release-diff", size);
+    const entry = query(server, "SELECT MIN(id) FROM pool_entries");
+    await check(lead.page, lead.errors, `${lp}/adjudicate/${entry}`, "adjudicate", size);
     await check(lead.page, lead.errors, "/no/such/page", "not-found", size);
 
     const admin = await login(browser, "admin", size);

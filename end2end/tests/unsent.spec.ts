@@ -59,6 +59,28 @@ async function saved(page: Page, claim: string, doc: string) {
   await expect(page.getByTestId("form-error")).toHaveCount(0);
 }
 
+test("keys pressed before the page has hydrated are not lost", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await logInOn(page, server, "ann1");
+  // The front end arrives 3 s late, as on a slow connection; the item is on screen before.
+  await page.route("**/*.wasm", async (route) => {
+    await new Promise((done) => setTimeout(done, 3000));
+    await route.continue();
+  });
+  await page.goto(`${server.url}/work/${PROJECT}`, { waitUntil: "commit" });
+  const item = page.locator('[data-testid="item"]');
+  await expect(item).toBeVisible();
+  // A first pass (this file's first test: a fresh queue), whose form starts blank.
+  await expect(item).toHaveAttribute("data-stage", "first");
+  await expect(page.locator("body")).not.toHaveAttribute("data-hydrated", "true");
+  for (const key of ["1", "j", "x", "m"]) await page.keyboard.press(key);
+  await hydrated(page);
+  await expect(page.getByTestId("label-SUPPORT")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("rationale")).toHaveText("Rationale: sentences 2");
+  await expect(page.getByTestId("spec-matches")).toHaveAttribute("aria-pressed", "true");
+});
+
 test("a submission whose reply is lost keeps the answer, is sent again and stored once", async ({ browser }) => {
   const { page, claim, doc } = await workbench(browser, "ann1");
   // The first submission reaches the server, which stores it; its reply never comes back.
@@ -102,4 +124,41 @@ test("offline, the answer stays; after a reload it is back, and Enter saves it o
   await page.keyboard.press("Enter");
   await saved(page, claim, doc);
   expect(judgments("ann2", claim, doc)).toBe(1);
+});
+
+test("undo brings the answer back; Undo is offered only while it can work", async ({ browser }) => {
+  const context = await browser.newContext();
+  // The page's clock, to pass the undo window without waiting a minute (the server's is real).
+  await context.clock.install();
+  const page = await context.newPage();
+  await logInOn(page, server, "ann3");
+  await page.goto(`${server.url}/work/${PROJECT}`);
+  await hydrated(page);
+  const item = page.locator('[data-testid="item"][data-ready="true"]');
+  await expect(item).toBeVisible();
+  const [claim, doc] = [(await item.getAttribute("data-claim")) ?? "", (await item.getAttribute("data-doc")) ?? ""];
+  await answer(page);
+  await saved(page, claim, doc);
+
+  // Undo: the item is back with the answer it had, label, sentence and specificity.
+  await expect(page.getByTestId("undo")).toBeVisible();
+  await page.keyboard.press("u");
+  await expect(page.getByRole("status").filter({ hasText: "Undone" })).toBeVisible();
+  await answerShown(page, claim, doc);
+  await expect(page.getByTestId("spec-matches")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("label-SUPPORT")).toHaveAttribute("aria-pressed", "true");
+  await page.keyboard.press("Enter");
+  await saved(page, claim, doc);
+  // Two rows: the one undone (retracted) and the one saved again.
+  expect(judgments("ann3", claim, doc)).toBe(2);
+
+  // The window passes: Undo is no longer offered, and u says why instead of failing.
+  await expect(page.getByTestId("undo")).toBeVisible();
+  await page.clock.fastForward(61_000);
+  await expect(page.getByTestId("undo")).toHaveCount(0);
+  await expect(page.getByTestId("no-undo")).toContainText("have passed");
+  await page.keyboard.press("u");
+  await expect(page.getByRole("status").filter({ hasText: "Nothing to undo" })).toBeVisible();
+  await expect(page.getByTestId("form-error")).toHaveCount(0);
+  expect(judgments("ann3", claim, doc)).toBe(2);
 });

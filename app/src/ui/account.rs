@@ -107,7 +107,7 @@ fn TokenTable(tokens: Vec<ApiTokenRow>, revoke: ServerAction<RevokeApiToken>) ->
     }
     view! {
         <table class="grid" data-testid="tokens">
-            <thead><tr><th>"Name"</th><th>"Created"</th><th>"Last used"</th><th></th></tr></thead>
+            <thead><tr><th>"Name"</th><th>"Created"</th><th>"Last used"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
             <tbody>
                 {tokens.into_iter().map(|t| view! { <TokenRow token=t revoke=revoke /> }).collect_view()}
             </tbody>

@@ -108,7 +108,7 @@ fn UserTable(
 ) -> AnyView {
     view! {
         <table class="grid" data-testid="users">
-            <thead><tr><th>"User"</th><th>"Role"</th><th>"Active"</th><th></th></tr></thead>
+            <thead><tr><th>"User"</th><th>"Role"</th><th>"Active"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
             <tbody>
                 {users.into_iter().map(|u| view! { <UserRow user=u reset=reset role=role active=active /> }).collect_view()}
             </tbody>

@@ -301,7 +301,7 @@ fn Candidates(
         <section data-testid="gold-candidates">
             <h2>"Qualification candidates"</h2>
             <table class="dense">
-                <thead><tr><th>"annotator"</th><th class="num">"training"</th><th class="num">"graded"</th><th class="num">"correct"</th><th>"standing"</th><th></th></tr></thead>
+                <thead><tr><th>"annotator"</th><th class="num">"training"</th><th class="num">"graded"</th><th class="num">"correct"</th><th>"standing"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </section>
@@ -380,7 +380,7 @@ fn Annotators(annotators: Vec<AnnotatorGold>, window: u32) -> AnyView {
             <h2>"Annotators on gold"</h2>
             <table class="dense">
                 <thead>
-                    <tr><th></th><th colspan="3">"gold checks"</th><th colspan="3">"qualification (graded)"</th></tr>
+                    <tr><td></td><th colspan="3">"gold checks"</th><th colspan="3">"qualification (graded)"</th></tr>
                     <tr><th>"annotator"</th><th class="num">"answered"</th><th class="num">"accuracy"</th><th class="num">"rationale F1"</th><th class="num">"answered"</th><th class="num">"accuracy"</th><th class="num">"rationale F1"</th></tr>
                 </thead>
                 <tbody>{rows}</tbody>

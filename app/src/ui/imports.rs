@@ -184,7 +184,7 @@ fn JobTable(
 ) -> AnyView {
     view! {
         <table class="grid" data-testid="jobs">
-            <thead><tr><th>"#"</th><th>"What"</th><th>"Started by"</th><th>"Status"</th><th>"Progress"</th><th class="num">"Took"</th><th>"Outcome"</th><th></th></tr></thead>
+            <thead><tr><th>"#"</th><th>"What"</th><th>"Started by"</th><th>"Status"</th><th>"Progress"</th><th class="num">"Took"</th><th>"Outcome"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
             <tbody>
                 {list.into_iter().map(|job| view! { <JobLine job=job project=project cancel=cancel /> }).collect_view()}
             </tbody>

@@ -31,7 +31,7 @@ pub fn Layout() -> AnyView {
 fn Nav(user: User, logout: ServerAction<Logout>) -> AnyView {
     let role = user.role;
     view! {
-        <nav class="nav">
+        <nav class="nav" aria-label="Main">
             <A href="/">"Home"</A>
             <Show when=move || role.satisfies(Role::Lead)>
                 <A href="/lead">"Projects"</A>

@@ -59,7 +59,7 @@ fn MemberTable(
     }
     view! {
         <table class="grid">
-            <thead><tr><th>"User"</th><th>"Role"</th><th>"Active"</th><th></th></tr></thead>
+            <thead><tr><th>"User"</th><th>"Role"</th><th>"Active"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
             <tbody>
                 {members.into_iter().map(|m| {
                     let name = m.username.clone();

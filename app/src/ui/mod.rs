@@ -29,6 +29,26 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::path;
 
+/// Keys pressed on a page before it has hydrated (the annotation page's shortcuts, on a slow
+/// connection): kept in order, outside text fields, and handed to the page's own key handling by
+/// [`replay_early_keys`] once it listens. Nothing is prevented or changed meanwhile.
+const EARLY_KEYS: &str = r#"(function(){var kept=[];function early(e){var b=document.body;if(b&&b.getAttribute("data-hydrated")==="true")return;if(e.ctrlKey||e.metaKey||e.altKey||e.key==="Tab")return;var t=e.target&&e.target.tagName;if(t==="INPUT"||t==="TEXTAREA"||t==="SELECT")return;kept.push({key:e.key,shiftKey:e.shiftKey});}addEventListener("keydown",early);window.claimpoolEarlyKeys=function(){removeEventListener("keydown",early);window.claimpoolEarlyKeys=function(){};var all=kept;kept=[];for(var i=0;i<all.length;i++){dispatchEvent(new KeyboardEvent("keydown",{key:all[i].key,shiftKey:all[i].shiftKey,bubbles:true,cancelable:true}));}};})();"#;
+
+/// Hands the keys pressed before hydration ([`EARLY_KEYS`]) to the page's key listeners, once;
+/// later calls do nothing.
+pub(crate) fn replay_early_keys() {
+    #[cfg(feature = "hydrate")]
+    {
+        use web_sys::js_sys::{Function, Reflect};
+        use web_sys::wasm_bindgen::{JsCast, JsValue};
+        if let Ok(replay) = Reflect::get(&window(), &JsValue::from_str("claimpoolEarlyKeys")) {
+            if let Some(replay) = replay.dyn_ref::<Function>() {
+                let _ = replay.call0(&JsValue::NULL);
+            }
+        }
+    }
+}
+
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
@@ -49,6 +69,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                     href=format!("/{}/claimpool.css", options.site_pkg_dir)
                 />
                 <HydrationScripts options />
+                <script nonce=leptos::nonce::use_nonce() inner_html=EARLY_KEYS></script>
                 <MetaTags />
             </head>
             <body>

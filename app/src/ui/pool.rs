@@ -139,7 +139,7 @@ pub fn PoolSection(project: Signal<String>, version: RwSignal<u32>) -> AnyView {
 fn PreviewTable(steps: Vec<PreviewStep>) -> AnyView {
     view! {
         <table class="grid compact" data-testid="preview">
-            <thead><tr><th class="num">"Depth"</th><th class="num">"Pool size"</th><th class="num">"Added by this step"</th><th class="num">"New pairs to annotate"</th></tr></thead>
+            <thead><tr><th class="num">"Depth"</th><th class="num">"Pool size after it"</th><th class="num">"Pairs it adds"</th><th class="num">"Of them to annotate"</th></tr></thead>
             <tbody>
                 {steps.into_iter().map(|s| view! {
                     <tr>

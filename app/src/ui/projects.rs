@@ -116,7 +116,7 @@ pub fn ProjectPage() -> AnyView {
         <Title text=name />
         <main class="page">
             <h1>{name}</h1>
-            <nav class="subnav" data-testid="project-nav">
+            <nav class="subnav" aria-label="Project" data-testid="project-nav">
                 <A href=move || format!("/lead/projects/{}/annotation", name())>"Annotation"</A>
                 <A href=move || format!("/lead/projects/{}/report", crate::api::report::encode_path_segment(&name())) attr:data-testid="report-link">"Report: is the pool deep and wide enough?"</A>
                 <A href=move || format!("/lead/projects/{}/releases", name())>"Releases: export the collection"</A>

@@ -25,7 +25,6 @@ pub fn ReleasesPage() -> AnyView {
         move || (name(), version.get()),
         |(name, _)| releases_overview(name),
     );
-    let partial = RwSignal::new(false);
     let unjudged = RwSignal::new(false);
     let model_qrels = RwSignal::new(false);
     view! {
@@ -39,30 +38,29 @@ pub fn ReleasesPage() -> AnyView {
                         Ok(v) => {
                             let incomplete = v.unjudged > 0;
                             let with_models = v.model_assessors > 0;
+                            // The same counts, in the same words, as the annotation page's.
+                            let pooled_final = (v.pooled - v.unjudged).max(0);
+                            let outside = (v.final_labels - pooled_final).max(0);
                             view! {
                                 <div class="stats" data-testid="release-state">
                                     <Stat label="pooled pairs" value=v.pooled />
-                                    <Stat label="unjudged pooled pairs" value=v.unjudged />
-                                    <Stat label="final labels" value=v.final_labels />
+                                    <Stat label="pooled pairs with a final label" value=pooled_final />
+                                    <Stat label="pooled pairs without one" value=v.unjudged />
+                                    <Stat label="final labels outside the pool" value=outside />
                                 </div>
                                 {if incomplete {
                                     view! {
                                         <p class="warning" data-testid="release-incomplete">{format!(
                                             "The collection is not complete: {} pooled pairs have no final label yet. \
-                                             A release now is partial.", format_count(v.unjudged)
+                                             A release now is partial: it says so in its manifest.", format_count(v.unjudged)
                                         )}</p>
                                     }.into_any()
+                                } else if v.pooled == 0 {
+                                    view! { <p class="muted" data-testid="release-no-pool">"No pool yet: a release now holds only the final labels imported (citation evidence and imported judgments)."</p> }.into_any()
                                 } else {
                                     view! { <p class="ok" data-testid="release-complete">"Every pooled pair has a final label."</p> }.into_any()
                                 }}
                                 <div class="toolbar">
-                                    <Show when=move || incomplete>
-                                        <label>
-                                            <input type="checkbox" data-testid="release-partial" prop:checked=move || partial.get()
-                                                on:change=move |ev| partial.set(event_target_checked(&ev)) />
-                                            " partial release"
-                                        </label>
-                                    </Show>
                                     <label>
                                         <input type="checkbox" data-testid="release-unjudged" prop:checked=move || unjudged.get()
                                             on:change=move |ev| unjudged.set(event_target_checked(&ev)) />
@@ -76,13 +74,14 @@ pub fn ReleasesPage() -> AnyView {
                                         </label>
                                     </Show>
                                     <button data-testid="release-create" disabled=move || create.pending().get() on:click=move |_| {
+                                        // The button says "partial" when the collection is: pressing it is the lead's consent.
                                         create.dispatch(CreateRelease {
                                             project: name(),
-                                            partial: incomplete && partial.get_untracked(),
+                                            partial: incomplete,
                                             unjudged: unjudged.get_untracked(),
                                             model_qrels: with_models && model_qrels.get_untracked(),
                                         });
-                                    }>{move || if create.pending().get() { "Releasing…" } else { "Create release" }}</button>
+                                    }>{move || if create.pending().get() { "Releasing…" } else if incomplete { "Create partial release" } else { "Create release" }}</button>
                                 </div>
                                 <ReleaseTable project=name() releases=v.releases />
                             }.into_any()
@@ -119,7 +118,7 @@ fn ReleaseTable(project: String, releases: Vec<ReleaseRow>) -> AnyView {
                 <tr>
                     <th class="num">"Release"</th><th>"State of"</th><th>"Recorded"</th>
                     <th class="num">"Claims"</th><th class="num">"Evidence pairs"</th>
-                    <th class="num">"Judged pairs"</th><th class="num">"Unjudged"</th>
+                    <th class="num">"Final labels"</th><th class="num">"Unjudged"</th>
                     <th class="num">"Runs"</th><th>"SHA-256 of the archive"</th><th>"Download"</th><th>"Changes"</th>
                 </tr>
             </thead>

@@ -499,8 +499,8 @@ fn SystemsSection(view: ReportView) -> AnyView {
             {has_overlap.then(|| view! {
                 <Caption text="Jaccard overlap of the evidence pairs each pair of systems predicts (SciFact-Open Fig. 4)".into() href=overlap_href />
                 <div class="matrices">
-                    <MatrixTable caption="Pairs that are citation evidence".into() corner="".into() rows=names.clone() columns=names.clone() values=citation format=f3 testid="overlap-citation".into() />
-                    <MatrixTable caption="Pairs that are not citation evidence".into() corner="".into() rows=names.clone() columns=names.clone() values=non_citation format=f3 testid="overlap-other".into() />
+                    <MatrixTable caption="Pairs that are citation evidence".into() corner="system \\ system".into() rows=names.clone() columns=names.clone() values=citation format=f3 testid="overlap-citation".into() />
+                    <MatrixTable caption="Pairs that are not citation evidence".into() corner="system \\ system".into() rows=names.clone() columns=names.clone() values=non_citation format=f3 testid="overlap-other".into() />
                 </div>
             })}
         </section>

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 #[component]
 pub fn NotFound() -> AnyView {
     view! {
+        <leptos_meta::Title text="Not found" />
         <main class="page narrow">
             <h1>"Not found"</h1>
             <p>"There is no page here. " <a href="/">"Go home"</a></p>

@@ -822,7 +822,9 @@ async fn finish(db: &Db, step: &Step<'_>, f: Finish<'_>) -> StoreResult<()> {
     Ok(())
 }
 
-/// How many pairs each candidate depth would pool and add, without building.
+/// What a build at each candidate depth would do to the pool as it is, without building: the
+/// pool's size after it, the pairs it adds and those of them that go to annotators, as the build
+/// then reports them.
 pub async fn preview(
     db: &Db,
     project_id: i64,
@@ -832,7 +834,18 @@ pub async fn preview(
     check_strategy(settings(db, project_id).await?, strategy)?;
     let loaded = load(db, project_id, strategy).await?;
     let labels = final_labels(db, project_id, &loaded).await?;
-    Ok(loaded.ranking.preview(depths, &labels))
+    let rows: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT claim_id, doc_id FROM pool_entries WHERE project_id = $1")
+            .bind(project_id)
+            .fetch_all(db)
+            .await?;
+    let current: HashSet<Pair<u32, u32>> = rows
+        .iter()
+        .filter_map(|&(claim, doc)| loaded.pair_key(claim, doc))
+        .collect();
+    Ok(loaded
+        .ranking
+        .preview_growth(depths, &labels, &current, rows.len()))
 }
 
 /// The pool's statistics: SciFact-Open Table 2b (by number of systems) and 2c (prior evidence).

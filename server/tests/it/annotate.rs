@@ -10,7 +10,7 @@ mod search;
 mod suggestions;
 
 use app::domain::account::Role;
-use app::model::annotate::{AnnotationOverview, QueueHead};
+use app::model::annotate::{AnnotationOverview, DraftForm, QueueHead};
 use common::TestApp;
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -709,6 +709,66 @@ async fn disagreement_goes_to_adjudication_with_comments_and_one_final_label() {
             "A more general claim.".into()
         )
     );
+}
+
+/// An undo puts the item back with the answer it had (the form's fields as submitted), for its
+/// annotator only; answered again, the item no longer carries it. The queue says the server's
+/// time, against which the page closes the undo window.
+#[tokio::test]
+async fn an_undone_answer_comes_back_with_its_item() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1", "a2"], 3).await;
+    let a1 = app.logged_in("a1").await;
+    let head = queue(&app, &a1).await;
+    let item = head.current.unwrap();
+    assert_eq!(item.undone, None);
+    let answer = json!({
+        "label": "SUPPORT",
+        "sentences": [0],
+        "specificity": "evidence_more_specific",
+        "revised_claim": "In mice, the claim holds.",
+        "note": "checked twice",
+    });
+    let res = submit(&app, &a1, item.assignment_id.unwrap(), answer.clone()).await;
+    assert!(res.status().is_success());
+    let before = store::now_ms();
+    let head: QueueHead = a1
+        .post(app.url("/api/work/undo"))
+        .form(&[("project", PROJECT)])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let back = head.current.unwrap();
+    assert_eq!(back.assignment_id, item.assignment_id);
+    let expected: DraftForm = serde_json::from_value(answer.clone()).unwrap();
+    assert_eq!(back.undone, Some(expected));
+    assert_eq!(head.next.unwrap().undone, None);
+    assert!(head.server_ms >= before && head.server_ms <= store::now_ms());
+    // Read again (a reload), the answer is still there.
+    let again = queue(&app, &a1).await.current.unwrap();
+    assert_eq!(again.undone, back.undone);
+    // Answered again: the item is done, and its next stage carries nothing of it.
+    let res = submit(&app, &a1, item.assignment_id.unwrap(), answer).await;
+    assert!(res.status().is_success());
+    let head = queue(&app, &a1).await;
+    assert!(head
+        .current
+        .iter()
+        .chain(head.next.iter())
+        .all(|i| i.undone.is_none()));
+    let last = head.last.unwrap();
+    assert!(last.undo_until_ms - head.server_ms <= app::domain::annotation::UNDO_WINDOW_MS);
+    assert!(last.undo_until_ms > head.server_ms);
+    let a2 = app.logged_in("a2").await;
+    let theirs = queue(&app, &a2).await;
+    assert!(theirs
+        .current
+        .iter()
+        .chain(theirs.next.iter())
+        .all(|i| i.undone.is_none()));
 }
 
 #[tokio::test]

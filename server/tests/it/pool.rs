@@ -497,8 +497,13 @@ async fn readers(db: &Db, project: i64, annotators: &[i64]) -> serde_json::Value
             shows_discussion: false,
         };
         let annotator = app::domain::annotation::AnnotatorId(id);
+        let mut head = store::annotate::queue_head(db, annotator, project, terms)
+            .await
+            .unwrap();
+        // The server's clock at the read, not what readers see of the project.
+        head.server_ms = 0;
         queues.push(serde_json::json!({
-            "head": store::annotate::queue_head(db, annotator, project, terms).await.unwrap(),
+            "head": head,
             "open": store::work::open_count(db, id).await.unwrap(),
             "projects": store::work::projects_of(db, id).await.unwrap(),
         }));

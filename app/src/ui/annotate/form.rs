@@ -67,6 +67,21 @@ pub(super) fn focus(id: &str) {
     }
 }
 
+/// Scrolls the sentence under the cursor (0-based) into view, as little as needed: at a small
+/// window or a large zoom the cursor would otherwise leave the screen.
+fn reveal_sentence(i: usize) {
+    #[cfg(feature = "hydrate")]
+    if let Ok(Some(el)) =
+        document().query_selector(&format!("[data-testid=\"sentence-{}\"]", i + 1))
+    {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = i;
+}
+
 fn blur_active() {
     if let Some(el) = document()
         .active_element()
@@ -90,21 +105,17 @@ pub fn ItemPanel(
     let in_queue = item.assignment_id.is_some();
     let n = item.sentences.len();
 
-    // Confirm mode: the form starts from the first annotation, so agreeing is one key.
-    if let Some(first) = item
-        .first
-        .clone()
-        .filter(|_| state.form.with_untracked(|f| *f == DraftForm::default()))
-    {
-        state.form.set(DraftForm {
-            no_evidence: false,
-            label: Some(first.label.clone()),
-            sentences: first.sentences.clone(),
-            specificity: first.specificity.clone(),
-            revised_claim: first.revised_claim.clone(),
-            note: None,
-        });
+    // An item put back by an undo comes back with the answer it had; in confirm mode the form
+    // starts from the first annotation, so agreeing is one key.
+    if state.form.with_untracked(|f| *f == DraftForm::default()) {
+        if let Some(undone) = item.undone.clone() {
+            state.form.set(undone);
+        } else if let Some(first) = item.first.as_ref() {
+            state.form.set(DraftForm::from_opinion(first));
+        }
     }
+    // The first annotation the form started from, which another label drops (confirm mode).
+    let first = StoredValue::new(item.first.clone());
 
     let try_submit = move || {
         let form = state.form.get_untracked();
@@ -113,7 +124,8 @@ pub fn ItemPanel(
                 state.error.set(None);
                 on_submit.run(form);
             }
-            Err(e) => state.error.set(Some(format!("{}: {e}", e.field()))),
+            // The message names what is wrong in words; the field's code name is for scripts.
+            Err(e) => state.error.set(Some(e.to_string())),
         }
     };
 
@@ -147,18 +159,22 @@ pub fn ItemPanel(
                 };
             }),
             Command::NoEvidence => {}
-            Command::Label(label) => state.form.update(|f| {
-                f.no_evidence = false;
-                f.label = Some(label.to_owned());
-            }),
+            Command::Label(label) => first
+                .with_value(|first| state.form.update(|f| f.choose_label(label, first.as_ref()))),
             Command::Specificity(s) => state.form.update(|f| {
                 f.no_evidence = false;
                 f.specificity = Some(s.to_owned());
             }),
-            Command::CursorDown => state
-                .cursor
-                .update(|c| *c = (*c + 1).min(n.saturating_sub(1))),
-            Command::CursorUp => state.cursor.update(|c| *c = c.saturating_sub(1)),
+            Command::CursorDown => {
+                state
+                    .cursor
+                    .update(|c| *c = (*c + 1).min(n.saturating_sub(1)));
+                reveal_sentence(state.cursor.get_untracked());
+            }
+            Command::CursorUp => {
+                state.cursor.update(|c| *c = c.saturating_sub(1));
+                reveal_sentence(state.cursor.get_untracked());
+            }
             Command::ToggleSentence => {
                 let at = u32::try_from(state.cursor.get_untracked()).unwrap_or(0);
                 state.form.update(|f| {
@@ -185,7 +201,11 @@ pub fn ItemPanel(
     on_cleanup(move || handle.remove());
     // Effects run only in the browser: the page says when its keys work (tests wait for it).
     let ready = RwSignal::new(false);
-    Effect::new(move |_| ready.set(true));
+    Effect::new(move |_| {
+        ready.set(true);
+        // Keys pressed before the page could listen go to this item now.
+        crate::ui::replay_early_keys();
+    });
 
     let show_discussion = stage == "adjudication" || !item.opinions.is_empty();
     let (opinions, comments, entry_id) = (
@@ -207,7 +227,7 @@ pub fn ItemPanel(
                 </Show>
             </div>
             <aside class="work-side">
-                <FormPanel state=state first_pass=first_pass on_submit=Callback::new(move |()| try_submit()) />
+                <FormPanel state=state first_pass=first_pass first=first on_submit=Callback::new(move |()| try_submit()) />
                 <QueueActions state=state in_queue=in_queue flagging=flagging on_command=on_command />
                 {flagged.map(|note| view! { <p class="flagged">"Flagged: " {note}</p> })}
                 <KeyList first_pass=first_pass in_queue=in_queue />
@@ -233,6 +253,20 @@ fn ItemText(item: ItemView, state: FormState) -> AnyView {
         .as_ref()
         .map(|f| f.sentences.clone())
         .unwrap_or_default();
+    // At adjudication, each earlier pass's rationale is marked on its sentences.
+    let pass_marks: Vec<PassMarks> = if item.stage == "adjudication" {
+        item.opinions
+            .iter()
+            .filter(|o| o.stage != "adjudication" && !o.sentences.is_empty())
+            .map(|o| PassMarks {
+                tag: if o.stage == "first" { "1st" } else { "2nd" },
+                who: format!("{} ({} pass, {})", o.annotator, o.stage, o.label),
+                sentences: o.sentences.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     view! {
         <p class="stage" data-testid="stage">{stage_title}</p>
         <p class="claim-text" data-testid="claim">{item.claim.clone()}</p>
@@ -240,7 +274,12 @@ fn ItemText(item: ItemView, state: FormState) -> AnyView {
         {item.suggestion.clone().map(|l| view! { <p class="muted" data-testid="suggestion">"A model suggests: " {l}</p> }.into_any())}
         <article class="abstract">
             <h2 class="doc-title">{item.title.clone()} <span class="muted">" · doc " {item.doc_id.clone()}</span></h2>
-            <Sentences claim=item.claim.clone() sentences=item.sentences.clone() first_marks=first_marks state=state />
+            {(!pass_marks.is_empty()).then(|| view! {
+                <p class="muted pass-legend" data-testid="pass-legend">"Rationales marked: "
+                    {pass_marks.iter().map(|m| view! { <span class="pass-tag">{m.tag}</span> " " {m.who.clone()} " " }).collect_view()}
+                </p>
+            })}
+            <Sentences claim=item.claim.clone() sentences=item.sentences.clone() first_marks=first_marks pass_marks=pass_marks state=state />
         </article>
     }
     .into_any()
@@ -268,12 +307,23 @@ fn FirstOpinion(first: OpinionView) -> AnyView {
     .into_any()
 }
 
+/// One earlier pass's rationale, as adjudication marks it on the abstract.
+#[derive(Clone)]
+struct PassMarks {
+    /// "1st" or "2nd".
+    tag: &'static str,
+    /// Who, at which pass, with what label (the tag's title).
+    who: String,
+    sentences: Vec<u32>,
+}
+
 /// The abstract's numbered sentences, the claim's words marked; a click toggles a rationale.
 #[component]
 fn Sentences(
     claim: String,
     sentences: Vec<String>,
     first_marks: Vec<u32>,
+    pass_marks: Vec<PassMarks>,
     state: FormState,
 ) -> AnyView {
     let keys_of_claim = claim_keys(&claim);
@@ -287,11 +337,17 @@ fn Sentences(
                 .map(|(t, m)| if m { view! { <mark>{t}</mark> }.into_any() } else { t.into_any() })
                 .collect_view();
             let marked_by_first = first_marks.contains(&idx);
+            let tags = pass_marks
+                .iter()
+                .filter(|m| m.sentences.contains(&idx))
+                .map(|m| view! { <span class="pass-tag" title=m.who.clone()>{m.tag}<span class="sr-only">{format!(" rationale of {}", m.who)}</span></span> })
+                .collect_view();
             view! {
                 <li
                     class:selected=move || state.form.with(|f| f.sentences.contains(&idx))
                     class:cursor=move || state.cursor.get() == i
                     class:first-mark=marked_by_first
+                    aria-current=move || (state.cursor.get() == i).then_some("true")
                     data-testid=format!("sentence-{}", i + 1)
                     on:click=move |_| {
                         state.cursor.set(i);
@@ -299,7 +355,8 @@ fn Sentences(
                     }
                 >
                     <span class="sn">{i + 1}</span>
-                    <span>{pieces}</span>
+                    <span>{pieces} {tags}</span>
+                    {move || state.form.with(|f| f.sentences.contains(&idx)).then(|| view! { <span class="sr-only">" (rationale)"</span> })}
                 </li>
             }
             .into_any()
@@ -345,7 +402,12 @@ fn QueueActions(
 
 /// Label, specificity, revised claim, note; the FEVER rule and its warning; the submit button.
 #[component]
-fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> AnyView {
+fn FormPanel(
+    state: FormState,
+    first_pass: bool,
+    first: StoredValue<Option<OpinionView>>,
+    on_submit: Callback<()>,
+) -> AnyView {
     let form = state.form;
     let warning = move || {
         let f = form.get();
@@ -375,6 +437,7 @@ fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> Any
                 <button
                     class="choice wide"
                     class:on=move || form.with(|f| f.no_evidence)
+                    aria-pressed=move || form.with(|f| f.no_evidence).to_string()
                     data-testid="no-evidence"
                     on:click=move |_| form.update(|f| { let on = !f.no_evidence; *f = DraftForm { no_evidence: on, ..DraftForm::default() }; })
                 >
@@ -387,8 +450,9 @@ fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> Any
                     <button
                         class="choice"
                         class:on=move || form.with(|f| f.label.as_deref() == Some(label))
+                        aria-pressed=move || form.with(|f| f.label.as_deref() == Some(label)).to_string()
                         data-testid=format!("label-{label}")
-                        on:click=move |_| form.update(|f| f.label = Some(label.to_owned()))
+                        on:click=move |_| first.with_value(|first| form.update(|f| f.choose_label(label, first.as_ref())))
                     ><kbd>{key}</kbd> " " {label}</button>
                 }).collect_view()}
             </fieldset>
@@ -398,6 +462,7 @@ fn FormPanel(state: FormState, first_pass: bool, on_submit: Callback<()>) -> Any
                     <button
                         class="choice"
                         class:on=move || form.with(|f| f.specificity.as_deref() == Some(value))
+                        aria-pressed=move || form.with(|f| f.specificity.as_deref() == Some(value)).to_string()
                         data-testid=format!("spec-{value}")
                         on:click=move |_| form.update(|f| f.specificity = Some(value.to_owned()))
                     ><kbd>{key}</kbd> " " {shown}</button>
@@ -469,7 +534,7 @@ pub fn Opinions(opinions: Vec<OpinionView>) -> AnyView {
 
 /// The comment thread on a pair, with a box to add one.
 #[component]
-fn Discussion(entry_id: i64, comments: Vec<CommentView>) -> AnyView {
+pub(super) fn Discussion(entry_id: i64, comments: Vec<CommentView>) -> AnyView {
     let list = RwSignal::new(comments);
     let body = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);

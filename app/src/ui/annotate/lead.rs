@@ -96,7 +96,7 @@ fn Overview(
     view! {
         <section class="stats" data-testid="annotation-stats">
             <Stat label="pooled pairs" value=o.pooled />
-            <Stat label="final" value=o.finished />
+            <Stat label="pooled pairs with a final label" value=o.finished />
             <Stat label="open first passes" value=o.open_first />
             <Stat label="open second passes" value=o.open_second />
             <Stat label="open adjudications" value=o.open_adjudication />
@@ -121,7 +121,7 @@ fn Overview(
         <section>
             <h2>"Annotators"</h2>
             <table class="grid" data-testid="annotators">
-                <thead><tr><th>"Annotator"</th><th>"Status"</th><th class="num">"Open"</th><th class="num">"First"</th><th class="num">"Second"</th><th class="num">"Adjud."</th><th class="num">"Median s/item"</th><th class="num">"Items/hour"</th><th></th></tr></thead>
+                <thead><tr><th>"Annotator"</th><th>"Status"</th><th class="num">"Open"</th><th class="num">"First"</th><th class="num">"Second"</th><th class="num">"Adjud."</th><th class="num">"Median s/item"</th><th class="num">"Items/hour"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
                 <tbody>
                     {o.annotators.into_iter().map(|a| {
                         let name = a.username.clone();
@@ -161,7 +161,7 @@ fn Overview(
             } else {
                 view! {
                     <table class="grid" data-testid="disagreements">
-                        <thead><tr><th>"Claim"</th><th>"Doc"</th><th>"First"</th><th>"Second"</th><th>"Adjudicator"</th><th class="num">"Comments"</th><th></th></tr></thead>
+                        <thead><tr><th>"Claim"</th><th>"Doc"</th><th>"First"</th><th>"Second"</th><th>"Adjudicator"</th><th class="num">"Comments"</th><th><span class="sr-only">"Actions"</span></th></tr></thead>
                         <tbody>
                             {o.disagreements.into_iter().map(|d| view! {
                                 <tr>
@@ -285,10 +285,16 @@ pub fn AdjudicatePage() -> AnyView {
         |(p, e, _)| pair_for_lead(p, e),
     );
     let result = RwSignal::new(None::<Result<String, ApiError>>);
+    // The disagreements still waiting, for the way to the next one.
+    let waiting = Resource::new(
+        move || (project(), version.get()),
+        |(p, _)| annotation_summary(p),
+    );
     view! {
         <Title text="Adjudicate" />
         <main class="page work">
             <p class="muted"><A href=move || format!("/lead/projects/{}/annotation", project())>"← annotation"</A></p>
+            <h1>"Adjudicate a pair"</h1>
             {move || result.get().map(|r| match r {
                 Ok(t) => view! { <p class="ok" role="status" data-testid="adjudicated">{t}</p> }.into_any(),
                 Err(e) => view! { <div data-testid="form-error"><ErrorNote error=e /></div> }.into_any(),
@@ -298,7 +304,10 @@ pub fn AdjudicatePage() -> AnyView {
                     match item.await {
                         Ok(item) if item.stage != "adjudication" => view! {
                             <p data-testid="not-adjudication">"This pair does not need adjudication (" {item.stage.clone()} ")."</p>
+                            <NextDisagreement project=project() current=item.pool_entry_id waiting=waiting />
+                            <h2>"Annotations"</h2>
                             <super::Opinions opinions=item.opinions.clone() />
+                            <super::form::Discussion entry_id=item.pool_entry_id comments=item.comments.clone() />
                         }.into_any(),
                         Ok(item) => {
                             let state = FormState::new();
@@ -323,4 +332,38 @@ pub fn AdjudicatePage() -> AnyView {
             </Suspense>
         </main>
     }.into_any()
+}
+
+/// A link to the next disagreement waiting for adjudication (not `current`), or that none is
+/// left.
+#[component]
+fn NextDisagreement(
+    project: String,
+    current: i64,
+    waiting: Resource<Result<AnnotationOverview, ApiError>>,
+) -> AnyView {
+    view! {
+        <Suspense fallback=|| ()>
+            {move || {
+                let project = project.clone();
+                Suspend::new(async move {
+                    let next = waiting
+                        .await
+                        .ok()
+                        .and_then(|o| o.disagreements.into_iter().find(|d| d.pool_entry_id != current));
+                    match next {
+                        Some(d) => view! {
+                            <p>
+                                <A href=format!("/lead/projects/{project}/adjudicate/{}", d.pool_entry_id) attr:data-testid="next-disagreement">
+                                    {format!("Next disagreement → claim {} / doc {} ({} against {})", d.claim_id, d.doc_id, d.first, d.second)}
+                                </A>
+                            </p>
+                        }.into_any(),
+                        None => view! { <p class="muted" data-testid="no-next-disagreement">"No other disagreement waits."</p> }.into_any(),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+    .into_any()
 }

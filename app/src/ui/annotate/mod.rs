@@ -26,6 +26,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use unsent::Unsent;
 
+/// How long a submission may be undone, in seconds, as the page tells it.
+const UNDO_SECONDS: i64 = crate::domain::annotation::UNDO_WINDOW_MS / 1000;
+
 /// How long a submission that did not reach the server waits before it is sent again.
 const RETRY: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -249,8 +252,42 @@ fn Workbench(
         }
     });
 
+    // The last submission whose undo window is open, by judgment id: closed by a timer when
+    // the window the server gave ends (measured on the server's clock, so a browser clock that
+    // is off does not matter), so that Undo is offered only while it can work.
+    let undo_open = RwSignal::new(None::<i64>);
+    Effect::new(move |_| {
+        let open = head.with(|h| {
+            h.last
+                .as_ref()
+                .filter(|l| l.undoable)
+                .map(|l| (l.judgment_id, l.undo_until_ms.saturating_sub(h.server_ms)))
+        });
+        match open {
+            Some((id, left)) if left > 0 => {
+                undo_open.set(Some(id));
+                set_timeout(
+                    move || {
+                        if undo_open.get_untracked() == Some(id) {
+                            undo_open.set(None);
+                        }
+                    },
+                    std::time::Duration::from_millis(left.unsigned_abs()),
+                );
+            }
+            _ => undo_open.set(None),
+        }
+    });
+
     let project_for_cmd = project.clone();
     let run = Callback::new(move |what: &'static str| {
+        if what == "undo" && undo_open.get_untracked().is_none() {
+            message.set(Some(Ok(format!(
+                "Nothing to undo: a submission can be undone for {} s after it is saved.",
+                UNDO_SECONDS
+            ))));
+            return;
+        }
         let project = project_for_cmd.clone();
         let current = head.with_untracked(|h| h.current.as_ref().and_then(|c| c.assignment_id));
         let note = state.flag_note.get_untracked();
@@ -314,6 +351,7 @@ fn Workbench(
                 <search::SearchPanel project=project_for_search.clone() claim_id=item.claim_id claim=item.claim on_judged=judged_found />
             })}
         </div>
+        <div aria-live="polite" data-testid="last-region">
         {move || head.get().last.map(|last| { let revealed = last.first_label.is_some(); view! {
             <p class="last" data-testid="last-submission">
                 "Last: claim " {last.claim_id} " / doc " {last.doc_id} " — you said "
@@ -321,7 +359,12 @@ fn Workbench(
                 {last.first_label.map(|f| view! { <span>" (first annotator: " <strong data-testid="revealed-first">{f}</strong> ")"</span> })}
                 " — " {last.outcome} ". "
                 {if last.undoable {
-                    view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button> }.into_any()
+                    let id = last.judgment_id;
+                    (move || if undo_open.get() == Some(id) {
+                        view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button> }.into_any()
+                    } else {
+                        view! { <span class="muted" data-testid="no-undo">{format!("Saved for good: the {UNDO_SECONDS} s to undo have passed.")}</span> }.into_any()
+                    }).into_any()
                 } else if revealed {
                     view! { <span class="muted" data-testid="no-undo">"Final for you: the first annotation was shown."</span> }.into_any()
                 } else {
@@ -329,6 +372,7 @@ fn Workbench(
                 }}
             </p>
         }})}
+        </div>
         {move || head.get().last.and_then(|last| last.feedback).map(|f| view! { <qualification::Feedback feedback=f /> })}
         {move || head.get().qualification.map(|q| view! { <qualification::QualificationBanner status=q /> })}
         {move || retrying.get().is_some().then(|| view! {

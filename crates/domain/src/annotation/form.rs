@@ -105,7 +105,7 @@ pub enum AnnotationError {
     UnknownLabel(#[from] LabelError),
     #[error("\"clearly no evidence\" means NEI; it cannot go with the label {0}")]
     NoEvidenceWithLabel(Label),
-    #[error("\"clearly no evidence\" takes nothing else: remove the {0}")]
+    #[error("\"clearly no evidence\" takes nothing else: remove the {}", in_words(.0))]
     NoEvidenceWithDetails(&'static str),
     #[error("{0} needs at least one rationale sentence")]
     MissingRationale(Label),
@@ -119,13 +119,13 @@ pub enum AnnotationError {
     },
     #[error("evidence sets {first} and {second} are the same; remove one")]
     DuplicateEvidenceSet { first: usize, second: usize },
-    #[error("NEI takes no rationale sentences (rationales justify SUPPORT or CONTRADICT); remove them or change the label")]
+    #[error("NEI takes no rationale sentences: untick them, or choose SUPPORT or CONTRADICT, which they justify")]
     RationaleOnNei,
     #[error("{0} needs the relation between the evidence and the claim (specificity)")]
     MissingSpecificity(Label),
     #[error(transparent)]
     UnknownSpecificity(#[from] UnknownValue),
-    #[error("\"{}\" needs the revised claim the evidence does address", .0.human())]
+    #[error("“{}” needs a revised claim: type the claim as the evidence does address it", .0.human())]
     MissingRevisedClaim(Specificity),
     #[error("a revised claim is only for evidence that does not match the claim; remove it or choose another relation")]
     RevisedClaimWithMatches,
@@ -137,6 +137,15 @@ pub enum AnnotationError {
         chars: usize,
         max: usize,
     },
+}
+
+/// A form field's name as a message says it.
+fn in_words(field: &str) -> &str {
+    match field {
+        "rationale" => "rationale sentences",
+        "revised_claim" => "revised claim",
+        other => other,
+    }
 }
 
 fn sentence_range(count: usize) -> String {

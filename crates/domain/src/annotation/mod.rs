@@ -48,5 +48,7 @@ pub use protocol::{
 };
 pub use queue::{skip_position, QueueFull, QueueKey, FRESH_POSITION};
 pub use submission_key::{SubmissionKey, SubmissionKeyError};
-pub use undo::{can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan};
+pub use undo::{
+    can_undo, check_not_revealed, plan_undo, reveals_on_submit, UndoError, UndoPlan, UNDO_WINDOW_MS,
+};
 pub use vocab::{Provenance, SecondPassMode, Specificity, Stage, UnknownValue};

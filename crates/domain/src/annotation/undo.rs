@@ -82,6 +82,9 @@ pub enum UndoError {
     History(#[from] ProtocolError),
 }
 
+/// How long after submitting one may undo it (ms).
+pub const UNDO_WINDOW_MS: i64 = 60_000;
+
 /// Checks that `undoer` may undo the judgment at `position` of the pair's non-retracted
 /// judgments (in order), submitted at `submitted_at_ms`, and gives the states around it.
 pub fn plan_undo(

@@ -71,6 +71,9 @@ pub struct ItemView {
     /// its name, its system or a score.
     #[serde(default)]
     pub suggestion: Option<String>,
+    /// The viewer's own answer to this item that they undid: it comes back into the form.
+    #[serde(default)]
+    pub undone: Option<DraftForm>,
 }
 
 /// What happened to the caller's last submission, for the reveal and undo line.
@@ -113,6 +116,10 @@ pub struct QueueHead {
     /// While the caller is a candidate in the project's qualification: where they stand.
     #[serde(default)]
     pub qualification: Option<crate::model::gold::QualificationStatus>,
+    /// The server's clock when it answered (ms since the epoch), against which the page reads
+    /// [`LastSubmission::undo_until_ms`] (the browser's clock may differ).
+    #[serde(default)]
+    pub server_ms: i64,
 }
 
 /// One annotator's progress in a project (lead view).
@@ -222,5 +229,151 @@ impl DraftForm {
             revised_claim: self.revised_claim.clone(),
             note: self.note.clone(),
         }
+    }
+
+    /// The form as the first annotation left it (a second pass in confirm mode): agreeing is
+    /// one key. The note stays the second annotator's own.
+    pub fn from_opinion(first: &OpinionView) -> DraftForm {
+        DraftForm {
+            no_evidence: false,
+            label: Some(first.label.clone()),
+            sentences: first.sentences.clone(),
+            specificity: first.specificity.clone(),
+            revised_claim: first.revised_claim.clone(),
+            note: None,
+        }
+    }
+
+    /// Chooses `label` (SUPPORT, CONTRADICT or NEI).
+    ///
+    /// NEI takes no rationale: the sentences go. On a second pass that started from the first
+    /// annotation (`first`, confirm mode), a label other than the first annotator's drops what
+    /// the form still holds exactly as they gave it (their sentences, specificity, revised
+    /// claim), so that nothing of theirs is stored under the second annotator's name; what the
+    /// second annotator changed themselves stays. Back to the first annotator's label with
+    /// those fields empty, the first annotation's come back.
+    pub fn choose_label(&mut self, label: &str, first: Option<&OpinionView>) {
+        self.no_evidence = false;
+        self.label = Some(label.to_owned());
+        if let Some(first) = first {
+            if first.label == label {
+                let untouched = self.sentences.is_empty()
+                    && self.specificity.is_none()
+                    && self.revised_claim.is_none();
+                if untouched {
+                    self.sentences = first.sentences.clone();
+                    self.specificity = first.specificity.clone();
+                    self.revised_claim = first.revised_claim.clone();
+                }
+            } else {
+                if self.sentences == first.sentences {
+                    self.sentences.clear();
+                }
+                if self.specificity == first.specificity {
+                    self.specificity = None;
+                }
+                if self.revised_claim == first.revised_claim {
+                    self.revised_claim = None;
+                }
+            }
+        }
+        if label == "NEI" {
+            self.sentences.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DraftForm, OpinionView};
+
+    fn first() -> OpinionView {
+        OpinionView {
+            stage: "first".into(),
+            annotator: "ann1".into(),
+            label: "CONTRADICT".into(),
+            no_evidence: false,
+            sentences: vec![1, 3],
+            specificity: Some("closely_related".into()),
+            revised_claim: Some("A related claim.".into()),
+            note: Some("ann1's note".into()),
+            mine: false,
+        }
+    }
+
+    #[test]
+    fn confirm_mode_starts_from_the_first_annotation_without_its_note() {
+        let form = DraftForm::from_opinion(&first());
+        assert_eq!(form.label.as_deref(), Some("CONTRADICT"));
+        assert_eq!(form.sentences, vec![1, 3]);
+        assert_eq!(form.specificity.as_deref(), Some("closely_related"));
+        assert_eq!(form.revised_claim.as_deref(), Some("A related claim."));
+        assert_eq!(form.note, None);
+    }
+
+    #[test]
+    fn another_label_keeps_nothing_of_the_first_annotation() {
+        let first = first();
+        for label in ["NEI", "SUPPORT"] {
+            let mut form = DraftForm::from_opinion(&first);
+            form.note = Some("mine".into());
+            form.choose_label(label, Some(&first));
+            assert_eq!(
+                form,
+                DraftForm {
+                    label: Some(label.into()),
+                    note: Some("mine".into()),
+                    ..DraftForm::default()
+                },
+                "{label}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_second_annotator_changed_stays_with_another_label() {
+        let first = first();
+        let mut form = DraftForm::from_opinion(&first);
+        form.sentences = vec![2];
+        form.specificity = Some("matches".into());
+        form.revised_claim = None;
+        form.choose_label("SUPPORT", Some(&first));
+        assert_eq!(form.sentences, vec![2]);
+        assert_eq!(form.specificity.as_deref(), Some("matches"));
+        // NEI takes no sentences, whoever chose them.
+        form.choose_label("NEI", Some(&first));
+        assert!(form.sentences.is_empty());
+        assert_eq!(form.specificity.as_deref(), Some("matches"));
+    }
+
+    #[test]
+    fn back_to_the_first_label_brings_its_fields_back_only_into_an_empty_form() {
+        let first = first();
+        let mut form = DraftForm::from_opinion(&first);
+        form.choose_label("NEI", Some(&first));
+        form.choose_label("CONTRADICT", Some(&first));
+        assert_eq!(form, DraftForm::from_opinion(&first));
+        let mut form = DraftForm::from_opinion(&first);
+        form.choose_label("SUPPORT", Some(&first));
+        form.sentences = vec![0];
+        form.choose_label("CONTRADICT", Some(&first));
+        assert_eq!(form.sentences, vec![0]);
+        assert_eq!(form.specificity, None);
+    }
+
+    #[test]
+    fn without_a_first_annotation_only_nei_drops_the_sentences() {
+        let mut form = DraftForm {
+            label: Some("SUPPORT".into()),
+            sentences: vec![0, 2],
+            specificity: Some("matches".into()),
+            ..DraftForm::default()
+        };
+        form.choose_label("CONTRADICT", None);
+        assert_eq!(form.sentences, vec![0, 2]);
+        form.choose_label("NEI", None);
+        assert!(form.sentences.is_empty());
+        assert_eq!(form.specificity.as_deref(), Some("matches"));
+        assert_eq!(form.label.as_deref(), Some("NEI"));
     }
 }

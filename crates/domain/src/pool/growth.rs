@@ -13,9 +13,11 @@ pub struct DepthStep {
     pub depth: u32,
     /// Pairs in the pool at this depth.
     pub pool_size: usize,
-    /// Pairs this step adds to the previous (shallower) step; for the first step, its pool size.
+    /// Pairs this step adds: in [`Ranking::preview`], to the previous (shallower) step (the first
+    /// step: its pool size); in [`Ranking::preview_growth`], to the pool as it is.
     pub added: usize,
-    /// Pairs of the pool at this depth not yet judged.
+    /// Pairs not yet judged: in [`Ranking::preview`], of the pool at this depth; in
+    /// [`Ranking::preview_growth`], of the pairs this step adds.
     pub to_annotate: usize,
 }
 
@@ -82,6 +84,53 @@ impl<C: Key, D: Key> Ranking<C, D> {
                 };
                 previous = pool_size;
                 step
+            })
+            .collect()
+    }
+
+    /// What a build at each of `depths` (sorted, repeats dropped) would do to the pool as it is,
+    /// `current` (its pairs; `current_size` in all, a pair found by search or a sample perhaps
+    /// outside these rankings): the pool's size after the build, the pairs it adds, and how
+    /// many of those are not `judged` and go to annotators — the figures the build then
+    /// reports. A depth the pool already covers adds nothing.
+    pub fn preview_growth(
+        &self,
+        depths: &[u32],
+        judged: &impl PairSet<C, D>,
+        current: &impl PairSet<C, D>,
+        current_size: usize,
+    ) -> Vec<DepthStep> {
+        let mut depths = depths.to_vec();
+        depths.sort_unstable();
+        depths.dedup();
+        let Some(&deepest) = depths.last() else {
+            return Vec::new();
+        };
+        let mut added: Vec<u32> = Vec::new();
+        let mut to_annotate: Vec<u32> = Vec::new();
+        for pair in self
+            .collect_top(deepest)
+            .pairs
+            .iter()
+            .filter(|p| !current.contains_pair(&p.pair))
+        {
+            added.push(pair.entry_depth);
+            if !judged.contains_pair(&pair.pair) {
+                to_annotate.push(pair.entry_depth);
+            }
+        }
+        added.sort_unstable();
+        to_annotate.sort_unstable();
+        depths
+            .into_iter()
+            .map(|depth| {
+                let added = added.partition_point(|&e| e <= depth);
+                DepthStep {
+                    depth,
+                    pool_size: current_size + added,
+                    added,
+                    to_annotate: to_annotate.partition_point(|&e| e <= depth),
+                }
             })
             .collect()
     }

@@ -179,6 +179,50 @@ pub(crate) async fn pair_histories(
     Ok(out)
 }
 
+/// `annotator`'s undone (retracted) judgments of `pairs` in project `project_id` at `stage`, the
+/// newest of each pair: the answer an item put back by an undo had. One statement by the
+/// pairs' index; a pair never undone reads no row.
+pub(crate) async fn undone_answers(
+    conn: &mut AnyConnection,
+    project_id: i64,
+    annotator: AnnotatorId,
+    pairs: &[(i64, i64, Stage)],
+) -> StoreResult<HashMap<(i64, i64), JudgmentRow>> {
+    let mut out = HashMap::new();
+    if pairs.is_empty() {
+        return Ok(out);
+    }
+    let which = (0..pairs.len())
+        .map(|i| {
+            format!(
+                "(j.claim_id = ${} AND j.doc_id = ${} AND j.stage = ${})",
+                3 * i + 3,
+                3 * i + 4,
+                3 * i + 5
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let sql = format!(
+        "SELECT {JUDGMENT_COLUMNS} FROM judgments j LEFT JOIN users u ON u.id = j.annotator_id
+         WHERE j.project_id = $1 AND j.annotator_id = $2 AND ({which})
+           AND EXISTS (SELECT 1 FROM judgment_retractions r WHERE r.judgment_id = j.id)
+         ORDER BY j.id"
+    );
+    let mut query = sqlx::query_as::<_, RawJudgment>(&sql)
+        .bind(project_id)
+        .bind(annotator.0);
+    for &(claim, doc, stage) in pairs {
+        query = query.bind(claim).bind(doc).bind(stage.as_str());
+    }
+    for raw in query.fetch_all(&mut *conn).await? {
+        let pair = (raw.0, raw.1);
+        let (row, _) = parse_row(raw)?;
+        out.insert(pair, row);
+    }
+    Ok(out)
+}
+
 /// The protocol state of every pair of the project that has judgments; pairs absent need their
 /// first pass.
 pub(crate) async fn project_states(

@@ -20,8 +20,7 @@ pub use submit::{submit, undo_last, Submitted, Target};
 
 use super::{StoreError, StoreResult};
 
-/// How long after submitting one may undo it.
-pub const UNDO_WINDOW_MS: i64 = 60_000;
+pub use domain::annotation::UNDO_WINDOW_MS;
 
 /// The caller's latest judgment that may be undone, as a condition on `judgments j` (`$1`: the
 /// project, `$2`: the caller) with its order: a pooled judgment not retracted. The queue shows

@@ -8,7 +8,9 @@ use domain::annotation::{
     reveals_on_submit, shows_first_label, skip_position, visible_first_label, AnnotatorId,
     SecondPassMode, Stage,
 };
-use domain::model::annotate::{CommentView, ItemView, LastSubmission, OpinionView, QueueHead};
+use domain::model::annotate::{
+    CommentView, DraftForm, ItemView, LastSubmission, OpinionView, QueueHead,
+};
 use sqlx::AnyConnection;
 
 /// An open assignment as the queue lists it.
@@ -17,6 +19,28 @@ struct Open {
     stage: Stage,
     flagged: bool,
     flag_note: Option<String>,
+    /// The viewer's answer to it that they undid, if any.
+    undone: Option<DraftForm>,
+}
+
+/// The answer of `row` as the form holds it (its evidence sets merged, as the form has one).
+fn draft_of(row: &JudgmentRow) -> DraftForm {
+    DraftForm {
+        no_evidence: row.no_evidence,
+        label: (!row.no_evidence).then(|| row.label.as_str().to_owned()),
+        sentences: merged(&row.rationale),
+        specificity: row.specificity.clone(),
+        revised_claim: row.revised_claim.clone(),
+        note: row.note.clone(),
+    }
+}
+
+/// A judgment's rationale sentences, all evidence sets merged, in order.
+fn merged(rationale: &[Vec<u32>]) -> Vec<u32> {
+    let mut all: Vec<u32> = rationale.iter().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 fn opinion(row: &JudgmentRow, viewer: AnnotatorId) -> OpinionView {
@@ -25,12 +49,7 @@ fn opinion(row: &JudgmentRow, viewer: AnnotatorId) -> OpinionView {
         annotator: row.annotator.clone().unwrap_or_else(|| "import".into()),
         label: row.label.as_str().to_owned(),
         no_evidence: row.no_evidence,
-        sentences: {
-            let mut all: Vec<u32> = row.rationale.iter().flatten().copied().collect();
-            all.sort_unstable();
-            all.dedup();
-            all
-        },
+        sentences: merged(&row.rationale),
         specificity: row.specificity.clone(),
         revised_claim: row.revised_claim.clone(),
         note: row.note.clone(),
@@ -140,6 +159,7 @@ async fn item_view(
         flag_note: open.and_then(|o| o.flag_note.clone()),
         mode: mode.as_str().to_owned(),
         suggestion,
+        undone: open.and_then(|o| o.undone.clone()),
     })
 }
 
@@ -372,9 +392,12 @@ pub async fn queue_head(
             stage: Stage::First,
             flagged: gold.flagged,
             flag_note: gold.flag_note,
+            undone: None,
         };
         open.push((item, pair));
     }
+    // A gold item's answers are not judgments: no undone judgment is its answer.
+    let gold_items = open.len();
     let rows = if standing.admitted { rows } else { Vec::new() };
     for row in rows.into_iter().take(2 - open.len()) {
         let entry = row.entry.parse()?;
@@ -383,6 +406,7 @@ pub async fn queue_head(
             stage: Stage::parse(&row.stage).map_err(StoreError::unreadable)?,
             flagged: row.flagged.0,
             flag_note: row.flag_note,
+            undone: None,
         };
         open.push((item, entry));
     }
@@ -428,8 +452,18 @@ pub async fn queue_head(
         id: annotator,
         shows_discussion: terms.shows_discussion,
     };
+    let shown: Vec<(i64, i64, Stage)> = open
+        .iter()
+        .skip(gold_items)
+        .map(|(item, entry)| (entry.claim_id, entry.doc_id, item.stage))
+        .collect();
+    let mut undone = history::undone_answers(&mut conn, project_id, annotator, &shown).await?;
     let mut items = Vec::with_capacity(open.len());
-    for (item, entry) in open {
+    for (i, (mut item, entry)) in open.into_iter().enumerate() {
+        item.undone = (i >= gold_items)
+            .then(|| undone.remove(&(entry.claim_id, entry.doc_id)))
+            .flatten()
+            .map(|row| draft_of(&row));
         let hist = history_of(entry.claim_id, entry.doc_id)?;
         let stage = item.stage;
         items.push(item_view(&mut conn, viewer, entry, hist, stage, Some(&item), &project).await?);
@@ -452,6 +486,7 @@ pub async fn queue_head(
         last: newer(last_real, last_gold),
         guidelines_to_confirm,
         qualification: standing.status(),
+        server_ms: now_ms(),
     })
 }
 

@@ -232,7 +232,7 @@ fn refusals_name_the_problem_and_the_field() {
             3,
             AnnotationError::MissingRevisedClaim(Specificity::CloselyRelated),
             "revised_claim",
-            "\"The evidence addresses a closely related claim\" needs the revised claim",
+            "“The evidence addresses a closely related claim” needs a revised claim",
         ),
         (
             draft("SUPPORT", vec![vec![0]], "matches", "Another claim."),

@@ -141,6 +141,45 @@ fn preview_matches_full_builds() {
         .is_empty());
 }
 
+/// The growth preview from a built pool gives what growing it to each depth adds
+/// ([`Pool::added_since`], an independent computation): its size, the pairs added, and those of
+/// them not judged.
+#[test]
+fn growth_preview_matches_growing_the_pool() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    for (strategy, _) in STRATEGIES {
+        for _ in 0..50 {
+            let systems = deep_systems(&mut rng, strategy);
+            let ranking = to_ranking(&systems, strategy);
+            let judged: HashSet<Pair<u32, u32>> = systems
+                .iter()
+                .flat_map(|s| &s.pairs)
+                .filter(|_| rng.gen_bool(0.3))
+                .map(|p| Pair::new(p.0, p.1))
+                .collect();
+            let built = rng.gen_range(1..=40);
+            let current: HashSet<Pair<u32, u32>> =
+                ranking.pool(built).pairs().iter().map(|p| p.pair).collect();
+            let depths = [
+                built + 30,
+                built.saturating_sub(1).max(1),
+                built,
+                built + 60,
+            ];
+            for step in ranking.preview_growth(&depths, &judged, &current, current.len()) {
+                let pool = ranking.pool(step.depth.max(built));
+                let added = pool.added_since(current.iter().copied()).unwrap();
+                assert_eq!(step.added, added.len(), "depth {}", step.depth);
+                assert_eq!(step.pool_size, current.len() + added.len());
+                assert_eq!(
+                    step.to_annotate,
+                    added.iter().filter(|p| !judged.contains(&p.pair)).count()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn judged_pairs_are_never_queued() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
