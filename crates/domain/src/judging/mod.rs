@@ -21,6 +21,8 @@
 //! - Stopping ([`RecallTarget`]): Callaghan & Müller-Hansen's (2020) hypergeometric test of a
 //!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`];
 //!   [`replay_cal_stopping`]: the `cal` order, then the sample, until the test lets it stop.
+//! - Pool bias ([`leave_one_out`]): each pooled system left out in turn, the pairs depth
+//!   pooling of the others judges and as many judged by `cal` over their candidates.
 //! - Planning ([`plan_recall`] and friends): annotator-hours from the median seconds per item
 //!   and a discovery curve.
 //!
@@ -33,6 +35,7 @@ mod cal_stop;
 mod error;
 mod estimate;
 mod hedge;
+mod leave_one_out;
 mod live;
 mod order;
 mod plan;
@@ -49,6 +52,7 @@ pub use cal_stop::{replay_cal_stopping, CalStop};
 pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;
+pub use leave_one_out::{leave_one_out, pool_of, LeftOut};
 pub use live::{label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector};
 pub use order::Order;
 pub use plan::{hours, median_seconds, plan_evidence, plan_judgments, plan_recall, Budget};

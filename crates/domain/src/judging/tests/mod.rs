@@ -5,6 +5,7 @@
 mod cal;
 mod estimate;
 mod hand;
+mod leave_one_out;
 mod live;
 mod plan;
 mod random;
