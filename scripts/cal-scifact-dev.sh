@@ -26,21 +26,8 @@ mkdir -p "$work"
 hybrid=()
 [ -f "$minilm/model.safetensors" ] && hybrid=(--retriever hybrid --embedder-dir "$minilm")
 
-echo "== pipeline runs (work directory $work)" >&2
-[ -d "$work/index" ] || "$bin" pipeline index --corpus "$scifact/corpus.jsonl" --index "$work/index" >&2
-for r in 0 20; do
-  [ -f "$work/model-r$r.gz" ] || "$bin" pipeline train --claims "$scifact/claims_train.jsonl" \
-    --corpus "$scifact/corpus.jsonl" --index "$work/index" --negatives $r --out "$work/model-r$r.gz" >&2
-done
-run() { # name, then pipeline run options
-  local name=$1; shift
-  [ -f "$work/$name.jsonl" ] || "$bin" pipeline run --index "$work/index" \
-    --claims "$scifact/claims_dev.jsonl" --out "$work/$name.jsonl" "$@" >&2
-}
-run bm25 --retriever bm25 --scorer bm25 --k 50
-run trained-r0 --scorer trained --model "$work/model-r0.gz" --corpus "$scifact/corpus.jsonl"
-run trained-r20 --scorer trained --model "$work/model-r20.gz" --corpus "$scifact/corpus.jsonl"
-[ ${#hybrid[@]} -gt 0 ] && run hybrid "${hybrid[@]}" --scorer bm25
+. scripts/scifact-dev-runs.sh
+scifact_dev_runs "$bin" "$work"
 
 project() { # database, name
   rm -f "$1" "$1"-wal "$1"-shm

@@ -51,7 +51,8 @@ pub struct SimulateArgs {
     /// candidates and the corpus retrievals of --candidates and --retriever, --seed) at as
     /// many judgments, and to depth pooling of every system (SciFact-Open Table 6); --json
     /// prints {"systems": [{"system", "judgments", "f1_truth", "f1_pooled", "f1_depth",
-    /// "f1_cal", "drop_depth", "drop_cal", ...}], "mean_drop_depth", "mean_drop_cal", ...}
+    /// "f1_cal", "drop_depth", "drop_cal", ...}], "mean_drop_depth", "mean_drop_cal",
+    /// "mean_error_depth", "mean_error_cal", ...}
     #[arg(long, value_name = "DEPTH", conflicts_with_all = ["stop_recall", "budget"])]
     leave_one_out: Option<u32>,
     /// cal only: also judge with a stopping rule until it stops, at this target recall of the
@@ -306,8 +307,8 @@ fn left_out_table(project: &str, table: &LeaveOneOut) -> String {
     }
     let _ = writeln!(
         out,
-        "mean drop: depth {:.4}, cal {:.4}",
-        table.mean_drop_depth, table.mean_drop_cal
+        "mean drop: depth {:.4}, cal {:.4}; mean distance from the true F1: depth {:.4}, cal {:.4}",
+        table.mean_drop_depth, table.mean_drop_cal, table.mean_error_depth, table.mean_error_cal
     );
     out
 }

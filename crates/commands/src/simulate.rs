@@ -356,6 +356,10 @@ pub struct LeaveOneOut {
     pub systems: Vec<LeftOutRow>,
     pub mean_drop_depth: f64,
     pub mean_drop_cal: f64,
+    /// Mean |f1_truth − f1_depth| and |f1_truth − f1_cal|: how far each way of judging puts
+    /// a left-out system's F1 from its F1 against the whole truth.
+    pub mean_error_depth: f64,
+    pub mean_error_cal: f64,
 }
 
 /// Leaves each pooled system of the lead's project out in turn: its F1 with the truth as known
@@ -451,7 +455,7 @@ pub async fn leave_one_out(
                 cal_outside_runs: out.cal_outside_runs,
             });
         }
-        let mean = |f: fn(&LeftOutRow) -> f64| {
+        let mean = |f: &dyn Fn(&LeftOutRow) -> f64| {
             if systems.is_empty() {
                 0.0
             } else {
@@ -467,8 +471,10 @@ pub async fn leave_one_out(
             evidence_pairs: truth.len(),
             pooled_pairs: all_pool.len(),
             pooled_evidence: pooled.evidence_count(),
-            mean_drop_depth: mean(|r| r.drop_depth),
-            mean_drop_cal: mean(|r| r.drop_cal),
+            mean_drop_depth: mean(&|r| r.drop_depth),
+            mean_drop_cal: mean(&|r| r.drop_cal),
+            mean_error_depth: mean(&|r| (r.f1_truth - r.f1_depth).abs()),
+            mean_error_cal: mean(&|r| (r.f1_truth - r.f1_cal).abs()),
             systems,
         })
     })

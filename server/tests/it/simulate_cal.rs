@@ -57,6 +57,20 @@ fn evidence_pairs() -> Pairs {
     pairs
 }
 
+/// A fresh database of the tests' engine with the demo sample's corpus and claims in project
+/// `demo`.
+fn demo_project(dir: &Path) -> String {
+    let db = postgres::fresh_test_database(dir);
+    ok(claimpool(&db, &["project", "create", "demo"]));
+    for (kind, file) in [("corpus", "corpus.jsonl"), ("claims", "claims.jsonl")] {
+        ok(claimpool(
+            &db,
+            &["import", kind, "--project", "demo", &demo_file(file)],
+        ));
+    }
+    db
+}
+
 #[test]
 fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
     let dir = tempfile::tempdir().unwrap();
@@ -88,28 +102,7 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
             &out,
         ]);
     }
-    let db = postgres::fresh_test_database(dir.path());
-    ok(claimpool(&db, &["project", "create", "demo"]));
-    ok(claimpool(
-        &db,
-        &[
-            "import",
-            "corpus",
-            "--project",
-            "demo",
-            &demo_file("corpus.jsonl"),
-        ],
-    ));
-    ok(claimpool(
-        &db,
-        &[
-            "import",
-            "claims",
-            "--project",
-            "demo",
-            &demo_file("claims.jsonl"),
-        ],
-    ));
+    let db = demo_project(dir.path());
     let run = path("bm25-5.jsonl").display().to_string();
     ok(claimpool(
         &db,
@@ -355,22 +348,7 @@ fn leaving_each_system_out_scores_it_against_what_the_others_judged() {
             "--scorer", "trained", "--model", &model, "--corpus", &corpus,
         ],
     );
-    let db = postgres::fresh_test_database(dir.path());
-    ok(claimpool(&db, &["project", "create", "demo"]));
-    ok(claimpool(
-        &db,
-        &["import", "corpus", "--project", "demo", &corpus],
-    ));
-    ok(claimpool(
-        &db,
-        &[
-            "import",
-            "claims",
-            "--project",
-            "demo",
-            &demo_file("claims.jsonl"),
-        ],
-    ));
+    let db = demo_project(dir.path());
     for system in ["bm25", "trained"] {
         let file = path(&format!("{system}.jsonl"));
         ok(claimpool(
