@@ -58,14 +58,28 @@ fn evidence_pairs() -> Pairs {
 }
 
 /// A fresh database of the tests' engine with the demo sample's corpus and claims in project
-/// `demo`.
-fn demo_project(dir: &Path) -> String {
+/// `demo`, and `runs` (system, canonical run file) imported as pooled systems.
+fn demo_project(dir: &Path, runs: &[(&str, &str)]) -> String {
     let db = postgres::fresh_test_database(dir);
     ok(claimpool(&db, &["project", "create", "demo"]));
     for (kind, file) in [("corpus", "corpus.jsonl"), ("claims", "claims.jsonl")] {
         ok(claimpool(
             &db,
             &["import", kind, "--project", "demo", &demo_file(file)],
+        ));
+    }
+    for (system, file) in runs {
+        ok(claimpool(
+            &db,
+            &[
+                "import",
+                "run",
+                "--project",
+                "demo",
+                "--system",
+                system,
+                file,
+            ],
         ));
     }
     db
@@ -102,20 +116,10 @@ fn cal_judges_beyond_the_runs_and_counts_what_it_finds_there() {
             &out,
         ]);
     }
-    let db = demo_project(dir.path());
-    let run = path("bm25-5.jsonl").display().to_string();
-    ok(claimpool(
-        &db,
-        &[
-            "import",
-            "run",
-            "--project",
-            "demo",
-            "--system",
-            "bm25",
-            &run,
-        ],
-    ));
+    let db = demo_project(
+        dir.path(),
+        &[("bm25", &path("bm25-5.jsonl").display().to_string())],
+    );
 
     // The recount: the run's pairs, the corpus retrieval's (every abstract sharing a term with
     // the claim: the demo corpus has 443), and the truth.
@@ -348,22 +352,13 @@ fn leaving_each_system_out_scores_it_against_what_the_others_judged() {
             "--scorer", "trained", "--model", &model, "--corpus", &corpus,
         ],
     );
-    let db = demo_project(dir.path());
-    for system in ["bm25", "trained"] {
-        let file = path(&format!("{system}.jsonl"));
-        ok(claimpool(
-            &db,
-            &[
-                "import",
-                "run",
-                "--project",
-                "demo",
-                "--system",
-                system,
-                &file,
-            ],
-        ));
-    }
+    let db = demo_project(
+        dir.path(),
+        &[
+            ("bm25", &path("bm25.jsonl")),
+            ("trained", &path("trained.jsonl")),
+        ],
+    );
     ok(claimpool(
         &db,
         &[
