@@ -1047,14 +1047,9 @@ fn pipeline(command: PipelineCommand) -> anyhow::Result<()> {
             out,
         } => {
             let index = Retriever::open(&index)?;
-            let reranker = match (retriever.as_str(), embedder_dir) {
-                ("bm25", _) => None,
-                ("hybrid", Some(dir)) => Some(app::pipeline::HybridReranker::new(
-                    app::pipeline::Embedder::load(&dir)?,
-                )),
-                ("hybrid", None) => bail!("--retriever hybrid needs --embedder-dir DIR"),
-                (other, _) => bail!("--retriever: unknown retriever {other:?}"),
-            };
+            let reranker = commands::simulate::CorpusRetrieval::parse(&retriever, embedder_dir)
+                .map_err(anyhow::Error::msg)?
+                .reranker()?;
             let candidates = match &reranker {
                 Some(reranker) => CandidateRetriever::hybrid(&index, reranker),
                 None => CandidateRetriever::bm25(&index),

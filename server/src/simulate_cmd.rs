@@ -327,14 +327,8 @@ pub async fn run(db: &commands::Db, args: SimulateArgs) -> anyhow::Result<()> {
                 .context("--stop-recall must be in (0, 1] and --stop-confidence in (0, 1)")
         })
         .transpose()?;
-    let retrieval = match (args.retriever.as_str(), &args.embedder_dir) {
-        ("bm25", _) => CorpusRetrieval::Bm25,
-        ("hybrid", Some(dir)) => CorpusRetrieval::Hybrid {
-            embedder_dir: dir.clone(),
-        },
-        ("hybrid", None) => anyhow::bail!("--retriever hybrid needs --embedder-dir DIR"),
-        (other, _) => anyhow::bail!("--retriever: unknown retriever {other:?} (bm25 or hybrid)"),
-    };
+    let retrieval = CorpusRetrieval::parse(&args.retriever, args.embedder_dir.clone())
+        .map_err(anyhow::Error::msg)?;
     let lead = Operator::at_the_shell().lead(db, &args.project).await?;
     if let Some(depth) = args.leave_one_out {
         let table = leave_one_out(db, &lead, depth, args.candidates, &retrieval, args.seed).await?;

@@ -98,11 +98,35 @@ pub enum CorpusRetrieval {
 }
 
 impl CorpusRetrieval {
+    /// The retriever a command line names (`bm25` or `hybrid`), the hybrid's model in
+    /// `embedder_dir`.
+    pub fn parse(name: &str, embedder_dir: Option<PathBuf>) -> Result<CorpusRetrieval, String> {
+        match (name, embedder_dir) {
+            ("bm25", _) => Ok(CorpusRetrieval::Bm25),
+            ("hybrid", Some(embedder_dir)) => Ok(CorpusRetrieval::Hybrid { embedder_dir }),
+            ("hybrid", None) => Err("--retriever hybrid needs --embedder-dir DIR".to_owned()),
+            (other, _) => Err(format!(
+                "--retriever: unknown retriever {other:?} (bm25 or hybrid)"
+            )),
+        }
+    }
+
     /// `bm25` or `hybrid`.
     pub fn name(&self) -> &'static str {
         match self {
             CorpusRetrieval::Bm25 => "bm25",
             CorpusRetrieval::Hybrid { .. } => "hybrid",
+        }
+    }
+
+    /// The hybrid's re-ranker, its model loaded (None for BM25 alone): what
+    /// [`CandidateRetriever::hybrid`] takes.
+    pub fn reranker(&self) -> Result<Option<HybridReranker>, pipeline::embed::EmbedError> {
+        match self {
+            CorpusRetrieval::Bm25 => Ok(None),
+            CorpusRetrieval::Hybrid { embedder_dir } => {
+                Ok(Some(HybridReranker::new(Embedder::load(embedder_dir)?)))
+            }
         }
     }
 }
@@ -268,17 +292,9 @@ fn retrieve(
     generate::index_corpus(corpus, &index, &|_| {})
         .map_err(|e| failed("indexing the corpus", &e))?;
     let retriever = Retriever::open(&index).map_err(|e| failed("opening the index", &e))?;
-    let reranker = match retrieval {
-        CorpusRetrieval::Bm25 => None,
-        CorpusRetrieval::Hybrid { embedder_dir } => Some(HybridReranker::new(
-            Embedder::load(embedder_dir).map_err(|e| {
-                failed(
-                    &format!("loading the MiniLM model from {}", embedder_dir.display()),
-                    &e,
-                )
-            })?,
-        )),
-    };
+    let reranker = retrieval
+        .reranker()
+        .map_err(|e| failed("loading the MiniLM model", &e))?;
     let candidates = match &reranker {
         Some(reranker) => CandidateRetriever::hybrid(&retriever, reranker),
         None => CandidateRetriever::bm25(&retriever),
