@@ -9,8 +9,10 @@
 //! the client on the same machine.
 //!
 //! With `--order ORDER` (`depth`, the default, pre-assigns the pool shallowest first; `mtf`,
-//! `mab-maxmean`, `mab-thompson` or `hedge`, with `--seed S`) first passes are served live by
-//! the project's judging order, chosen when the annotator's queue is read after each submission;
+//! `mab-maxmean`, `mab-thompson`, `hedge` or `cal`, with `--seed S`) first passes are served
+//! live by the project's judging order, chosen when the annotator's queue is read after each
+//! submission (`cal`: over the runs' pairs and each claim's top `--candidates` K from the
+//! corpus, default 100, searched as the lead's command does before the pool is built);
 //! `--systems N` pooled systems (default 1 for `depth`, 3 otherwise) rank the same pairs in
 //! their own random orders, so the pool stays `--pairs` pairs.
 //!
@@ -86,15 +88,15 @@ async fn main() -> anyhow::Result<()> {
             let text = args
                 .get(i + 1)
                 .ok_or_else(|| anyhow::anyhow!("--order needs a value"))?;
-            app::domain::judging::Order::parse(text)?
+            app::domain::judging::JudgingOrder::parse(text)?
         }
-        None => app::domain::judging::Order::Depth,
+        None => app::domain::judging::Order::Depth.into(),
     };
     let seed = arg(&args, "--seed", 0) as u64;
     let systems = arg(
         &args,
         "--systems",
-        if order == app::domain::judging::Order::Depth {
+        if order == app::domain::judging::Order::Depth.into() {
             1
         } else {
             3
@@ -204,11 +206,25 @@ async fn main() -> anyhow::Result<()> {
         )
         .await?;
     }
-    if order != app::domain::judging::Order::Depth {
+    if order == app::domain::judging::JudgingOrder::Cal {
+        // As a lead sets it: the corpus searched for each claim's top `--candidates`.
+        let t = Instant::now();
+        let said = commands::project::SetJudging {
+            order: Some(order),
+            seed: Some(seed),
+            candidates: Some(u32::try_from(arg(&args, "--candidates", 100))?),
+            ..Default::default()
+        }
+        .run(&db, &lead)
+        .await?
+        .unwrap_or_default();
+        println!("{said} ({:.2} s)", t.elapsed().as_secs_f64());
+    } else if order != app::domain::judging::Order::Depth.into() {
         let settings = app::domain::judging::JudgingSettings {
             order,
             seed,
             budget: None,
+            ..Default::default()
         };
         store::annotate::set_judging(&db, project, settings, None).await?;
     }
@@ -397,8 +413,9 @@ const USAGE: &str = "cargo bench -p server --bench annotate -- [OPTIONS]
   --pairs N           the pool's pairs (10000)
   --submits N         submissions per annotator (40)
   --think-ms MS       pause between one annotator's submissions, about (1000)
-  --order ORDER       depth (default), mtf, mab-maxmean, mab-thompson or hedge
+  --order ORDER       depth (default), mtf, mab-maxmean, mab-thompson, hedge or cal
   --seed S            the judging order's seed (0)
+  --candidates K      cal's corpus retrievals per claim (100)
   --systems N         pooled systems (1 for depth, 3 otherwise)
   --import-lines N    a lead imports runs of N lines back to back meanwhile (0: none)
   --import-process    ... each by a second process: `claimpool import run` on the same database

@@ -406,14 +406,15 @@ enum ProjectCommand {
     #[command(subcommand)]
     Member(MemberCommand),
     /// The judging order of first passes: depth (the pool's pre-assigned, shallowest first),
-    /// mtf, mab-maxmean, mab-thompson or hedge (chosen when an annotator asks), its seed and
-    /// the first-pass budget. Options left out keep their value; no option prints the settings.
+    /// mtf, mab-maxmean, mab-thompson, hedge or cal (chosen when an annotator asks), its seed
+    /// and the first-pass budget. Options left out keep their value; no option prints the
+    /// settings. cal searches the corpus for each claim's top --candidates first.
     Judging {
         #[arg(long)]
         project: String,
         #[arg(long)]
         order: Option<String>,
-        /// Drives mab-thompson
+        /// Drives mab-thompson and cal
         #[arg(long)]
         seed: Option<u64>,
         /// The most first passes the queue serves
@@ -422,6 +423,19 @@ enum ProjectCommand {
         /// Serve first passes without limit
         #[arg(long)]
         no_budget: bool,
+        /// cal's corpus retrievals per claim, beside every pair a pooled run ranked (1 to
+        /// 10,000; 100 until set)
+        #[arg(long)]
+        candidates: Option<u64>,
+        /// How cal's corpus retrievals are made: bm25, or hybrid (with --embedder-dir)
+        #[arg(long, default_value = "bm25")]
+        retriever: String,
+        /// The MiniLM model directory of --retriever hybrid
+        #[arg(long)]
+        embedder_dir: Option<PathBuf>,
+        /// Make cal's corpus retrievals again (after the corpus or the claims changed)
+        #[arg(long)]
+        retrieve_again: bool,
     },
 }
 
@@ -653,8 +667,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             seed,
             budget,
             no_budget,
+            candidates,
+            retriever,
+            embedder_dir,
+            retrieve_again,
         }) => {
-            use commands::project::{judging, parse_order, SetJudging};
+            use commands::project::{judging, parse_candidates, parse_order, SetJudging};
             let change = SetJudging {
                 order: order
                     .as_deref()
@@ -663,6 +681,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     .map_err(option_error)?,
                 seed,
                 budget: (budget.is_some() || no_budget).then_some(budget),
+                candidates: candidates
+                    .map(parse_candidates)
+                    .transpose()
+                    .map_err(option_error)?,
+                retrieval: commands::simulate::CorpusRetrieval::parse(&retriever, embedder_dir)
+                    .map_err(|e| anyhow::anyhow!(e))?,
+                retrieve_again,
             };
             let db = open_db(&db_or_default()?).await?;
             let lead = shell_lead(&db, &project).await?;
@@ -675,9 +700,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .budget
                 .map_or_else(|| "none".to_owned(), |b| b.to_string());
             emit!(
-                "order\t{}\nseed\t{}\nbudget\t{budget}\nfirst passes spent\t{}\nfirst passes open\t{}",
+                "order\t{}\nseed\t{}\nbudget\t{budget}\ncal candidates per claim\t{}\nfirst passes spent\t{}\nfirst passes open\t{}",
                 now.settings.order,
                 now.settings.seed,
+                now.settings.candidates,
                 now.spent,
                 now.held
             );
@@ -826,6 +852,7 @@ fn option(field: Field) -> Option<&'static str> {
         Field::Order => "order",
         Field::Seed => "seed",
         Field::Budget => "budget",
+        Field::Candidates => "candidates",
         Field::Name => "name",
         Field::UserName => "username",
         // Positional arguments, or inputs the pages name.

@@ -229,19 +229,26 @@ pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), A
     )
 }
 
-/// Sets the judging order (`depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge`), its seed
-/// and the first-pass budget (blank: no limit); returns what changed in the queues.
+/// Sets the judging order (`depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge`, `cal`), its
+/// seed, the first-pass budget (blank: no limit) and `cal`'s corpus retrievals per claim
+/// (blank or left out: unchanged); returns what changed in the queues.
 #[server(endpoint = "lead/annotation/judging")]
 pub async fn set_judging_order(
     project: String,
     order: String,
     seed: String,
     budget: String,
+    candidates: Option<String>,
 ) -> Result<String, ApiError> {
     crate::api::respond(
         async {
             let (db, lead) = crate::api::lead(&project).await?;
-            let change = commands::project::SetJudging::parse_form(&order, &seed, &budget)?;
+            let change = commands::project::SetJudging::parse_form(
+                &order,
+                &seed,
+                &budget,
+                candidates.as_deref().unwrap_or(""),
+            )?;
             Ok(change.run(&db, &lead).await?.unwrap_or_default())
         }
         .await,

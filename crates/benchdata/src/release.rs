@@ -156,6 +156,7 @@ pub fn generate(seed: u64, shape: BenchShape) -> Result<ReleaseInput, BenchError
         documents,
         runs,
         model_labels: Vec::new(),
+        recall: Default::default(),
     })
 }
 

@@ -7,6 +7,7 @@ use rand::seq::index::sample;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// How many unlabelled candidates each round presumes non-evidence (autoTAR's 100 random
 /// documents), drawn afresh each round from the candidates not yet taken.
@@ -27,7 +28,9 @@ pub enum Step {
 /// a time and an order rebuilt from the same set of labels propose the same candidate.
 #[derive(Clone, Debug)]
 pub struct CalOrder {
-    features: Features,
+    /// Shared, so that a clone (a server's probe past the pairs others hold) copies only the
+    /// order's state.
+    features: Arc<Features>,
     /// The synthetic evidence example: each standardised feature at its best value.
     synthetic: Vec<f64>,
     seed: u64,
@@ -50,7 +53,7 @@ impl CalOrder {
         let synthetic = features.best();
         let rows = features.rows();
         CalOrder {
-            features,
+            features: Arc::new(features),
             synthetic,
             seed,
             taken: vec![false; rows],
@@ -66,6 +69,18 @@ impl CalOrder {
     /// their labels, in order.
     pub fn used(&self) -> &[(usize, bool)] {
         &self.used
+    }
+
+    /// Whether candidate `row` has been used: a round took it and its label was read. Only a
+    /// used candidate's label is part of the order's state; a label that changes on any other
+    /// candidate changes nothing until a round reaches it.
+    pub fn is_used(&self, row: usize) -> bool {
+        self.taken.get(row).copied().unwrap_or(false) && !self.batch.contains(&row)
+    }
+
+    /// The candidates.
+    pub fn rows(&self) -> usize {
+        self.taken.len()
     }
 
     /// The rounds trained so far.

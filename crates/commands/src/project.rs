@@ -4,8 +4,9 @@
 use super::{Creator, Lead};
 use crate::access::ProjectCaller;
 use crate::error::{CommandError, CommandResult, Field};
+use crate::simulate::CorpusRetrieval;
 use domain::account::{ProjectRole, Role};
-use domain::judging::{JudgingSettings, Order};
+use domain::judging::{JudgingOrder, JudgingSettings};
 use domain::model::{ClaimDetail, ClaimRow, Page, SystemRow};
 use domain::model::{Member, ProjectSummary};
 use store::annotate::JudgingChange;
@@ -89,13 +90,20 @@ pub async fn members(db: &Db, lead: &Lead) -> CommandResult<Vec<Member>> {
     Ok(store::projects::members(db, lead.project_id()).await?)
 }
 
-/// A change of the project's judging order, seed or first-pass budget; what is not given stays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A change of the project's judging order, seed, first-pass budget or `cal`'s corpus
+/// retrievals per claim; what is not given stays.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SetJudging {
-    pub order: Option<Order>,
+    pub order: Option<JudgingOrder>,
     pub seed: Option<u64>,
     /// Some(None): no budget.
     pub budget: Option<Option<u64>>,
+    pub candidates: Option<u32>,
+    /// How `cal`'s corpus retrievals are made when they must be (BM25 unless asked).
+    pub retrieval: CorpusRetrieval,
+    /// Make `cal`'s corpus retrievals again even if their count per claim is unchanged (the
+    /// corpus or the claims changed).
+    pub retrieve_again: bool,
 }
 
 /// The project's judging settings with the first passes spent and held.
@@ -107,8 +115,14 @@ pub struct Judging {
 }
 
 impl SetJudging {
-    /// The page's form: every field given as text (`seed` and `budget` blank: 0 and none).
-    pub fn parse_form(order: &str, seed: &str, budget: &str) -> CommandResult<SetJudging> {
+    /// The page's form: every field given as text (`seed` and `budget` blank: 0 and none,
+    /// `candidates` blank: unchanged).
+    pub fn parse_form(
+        order: &str,
+        seed: &str,
+        budget: &str,
+        candidates: &str,
+    ) -> CommandResult<SetJudging> {
         let number = |field: Field, text: &str| {
             text.parse::<u64>().map_err(|e| {
                 CommandError::field(field, format!("{text:?} is not a whole number ({e})"))
@@ -124,16 +138,27 @@ impl SetJudging {
                 "" => None,
                 text => Some(number(Field::Budget, text)?),
             }),
+            candidates: match candidates.trim() {
+                "" => None,
+                text => Some(parse_candidates(number(Field::Candidates, text)?)?),
+            },
+            ..SetJudging::default()
         })
     }
 
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.order.is_some() || self.seed.is_some() || self.budget.is_some()
+        self.order.is_some()
+            || self.seed.is_some()
+            || self.budget.is_some()
+            || self.candidates.is_some()
+            || self.retrieve_again
     }
 
     /// Applies the change (audited) and says what changed in the queues; None when nothing
-    /// was to change.
+    /// was to change. Under `cal`, the corpus retrievals are made first when there are none,
+    /// their count per claim or retriever changed, or `retrieve_again` asks: if they fail,
+    /// nothing changes.
     pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<Option<String>> {
         if !self.changes_anything() {
             return Ok(None);
@@ -151,15 +176,58 @@ impl SetJudging {
             }
             settings.budget = budget;
         }
+        if let Some(candidates) = self.candidates {
+            settings.candidates = candidates;
+        }
+        let mut retrieved = None;
+        if settings.order == JudgingOrder::Cal {
+            let made = store::judging::cal_retrieval_set(db, lead.project_id()).await?;
+            let current = made.is_some_and(|(per_claim, retriever)| {
+                per_claim == settings.candidates && retriever == self.retrieval.name()
+            });
+            if !current || self.retrieve_again {
+                retrieved = Some(
+                    crate::simulate::make_cal_retrievals(
+                        db,
+                        lead,
+                        &self.retrieval,
+                        settings.candidates,
+                    )
+                    .await?,
+                );
+            }
+        }
         let change: JudgingChange =
             store::annotate::set_judging(db, lead.project_id(), settings, lead.audit_id()).await?;
-        Ok(Some(change.describe(&settings)))
+        let mut text = change.describe(&settings);
+        if let Some(pairs) = retrieved {
+            text.push_str(&format!(
+                " The corpus was searched for each claim's top {} ({}): {pairs} pairs.",
+                settings.candidates,
+                self.retrieval.name()
+            ));
+        }
+        Ok(Some(text))
     }
 }
 
-/// `depth`, `mtf`, `mab-maxmean`, `mab-thompson` or `hedge`.
-pub fn parse_order(text: &str) -> CommandResult<Order> {
-    Order::parse(text.trim()).map_err(|e| CommandError::field(Field::Order, e))
+/// The most corpus retrievals per claim `cal` may add.
+pub const MAX_CAL_CANDIDATES: u64 = 10_000;
+
+/// `cal`'s corpus retrievals per claim: 1 to [`MAX_CAL_CANDIDATES`].
+pub fn parse_candidates(k: u64) -> CommandResult<u32> {
+    match u32::try_from(k) {
+        Ok(k) if (1..=MAX_CAL_CANDIDATES).contains(&u64::from(k)) => Ok(k),
+        _ => Err(CommandError::field(
+            Field::Candidates,
+            format!("{k} is not between 1 and {MAX_CAL_CANDIDATES}"),
+        )),
+    }
+}
+
+/// `depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge` or `cal`.
+pub fn parse_order(text: &str) -> CommandResult<JudgingOrder> {
+    JudgingOrder::parse(text.trim()).map_err(|e| CommandError::field(Field::Order, e))
 }
 
 /// The project's judging settings and first passes spent and held.
@@ -208,22 +276,27 @@ mod tests {
 
     #[test]
     fn the_forms_text_is_parsed_once_and_named_when_wrong() {
-        let set = SetJudging::parse_form("mtf", "", "120").expect("valid");
-        assert_eq!(set.order, Some(Order::parse("mtf").expect("mtf")));
+        let set = SetJudging::parse_form("mtf", "", "120", "").expect("valid");
+        assert_eq!(set.order, Some(JudgingOrder::parse("mtf").expect("mtf")));
         assert_eq!(set.seed, Some(0));
         assert_eq!(set.budget, Some(Some(120)));
         assert_eq!(
-            SetJudging::parse_form("depth", "7", " ")
+            SetJudging::parse_form("depth", "7", " ", "")
                 .expect("valid")
                 .budget,
             Some(None)
         );
+        let cal = SetJudging::parse_form("CAL", "3", "", "250").expect("valid");
+        assert_eq!(cal.order, Some(JudgingOrder::Cal));
+        assert_eq!(cal.candidates, Some(250));
         for (form, field) in [
-            (("sideways", "", ""), "order"),
-            (("mtf", "x", ""), "seed"),
-            (("mtf", "", "-3"), "budget"),
+            (("sideways", "", "", ""), "order"),
+            (("mtf", "x", "", ""), "seed"),
+            (("mtf", "", "-3", ""), "budget"),
+            (("cal", "", "", "0"), "candidates"),
+            (("cal", "", "", "10001"), "candidates"),
         ] {
-            let e = SetJudging::parse_form(form.0, form.1, form.2).expect_err("refused");
+            let e = SetJudging::parse_form(form.0, form.1, form.2, form.3).expect_err("refused");
             assert!(e.to_string().starts_with(field), "{form:?}: {e}");
         }
         assert!(!SetJudging::default().changes_anything());

@@ -11,12 +11,14 @@
 
 use super::Lead;
 use crate::error::{CommandError, CommandResult};
-use domain::release::{sha256_hex, ReleaseFiles, ReleaseInput, ReleaseOptions};
+use domain::judging::RecallTarget;
+use domain::release::{sha256_hex, RecallStatement, ReleaseFiles, ReleaseInput, ReleaseOptions};
 use std::num::NonZeroU32;
+use store::pool::Estimated;
 use store::release::{self, NewArchive};
 /// A stored release, and how far annotation of the pool has come.
 pub use store::release::{Completeness, Release};
-use store::Db;
+use store::{Db, StoreError};
 
 /// At most this many unjudged pairs are named when a release is refused.
 pub const EXAMPLES: usize = 5;
@@ -51,7 +53,8 @@ impl CreateRelease {
             model_qrels: self.model_qrels,
         };
         let project_id = lead.project_id();
-        let input = release::input_with(db, project_id, &options).await?;
+        let mut input = release::input_with(db, project_id, &options).await?;
+        input.recall = recall_statement(db, project_id).await?;
         check_complete(&input, self.partial)?;
         let latest = release::latest(db, project_id).await?;
         let built = tokio::task::spawn_blocking(move || build(input, options, latest))
@@ -97,6 +100,34 @@ impl CreateRelease {
             files: built.files,
         })
     }
+}
+
+/// What the datasheet says of the collection's recall: the estimates of the project's latest
+/// sample, once it is judged (none: not estimated).
+async fn recall_statement(db: &Db, project_id: i64) -> CommandResult<RecallStatement> {
+    let target = RecallTarget::new(0.9, 0.05)
+        .map_err(|e| CommandError::Internal(format!("the recall target: {e}")))?;
+    let survey = match store::pool::survey(db, project_id, target, Estimated::Project).await {
+        Ok(survey) => survey,
+        // No pool, no sample, or a pool that changed since the sample: nothing to estimate.
+        Err(StoreError::Invalid { .. } | StoreError::Conflict { .. } | StoreError::NotFound(_)) => {
+            return Ok(RecallStatement::NotEstimated)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(match (survey.sample, survey.estimates) {
+        (Some(sample), Some(estimates)) => RecallStatement::Sampled {
+            found: estimates.found,
+            total: estimates.total_evidence.value,
+            low: estimates.total_evidence.low,
+            high: estimates.total_evidence.high,
+            depth: sample.depth,
+            reach: sample.reach,
+            strata: sample.strata.len(),
+            drawn: sample.drawn,
+        },
+        _ => RecallStatement::NotEstimated,
+    })
 }
 
 /// Refuses a release while pooled pairs lack a final label, unless it is asked to be partial.

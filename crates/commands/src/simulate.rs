@@ -239,6 +239,39 @@ pub async fn simulate_cal(
     .map_err(|e| CommandError::Internal(format!("the CAL simulation stopped: {e}")))?
 }
 
+/// Makes the project's `cal` corpus retrievals: each claim's top `per_claim` abstracts by
+/// `retrieval` over the project's corpus, stored for the live order (replacing any before).
+/// Returns the pairs retrieved.
+pub async fn make_cal_retrievals(
+    db: &Db,
+    lead: &Lead,
+    retrieval: &CorpusRetrieval,
+    per_claim: u32,
+) -> CommandResult<usize> {
+    let project = lead.project_id();
+    let strategy = store::pool::settings(db, project)
+        .await?
+        .map_or(Strategy::Confidence, |(strategy, _)| strategy);
+    let loaded = store::pool::load(db, project, strategy).await?;
+    let per = usize::try_from(per_claim).unwrap_or(usize::MAX);
+    let retrieved = corpus_retrievals(db, lead, &loaded, retrieval, per).await?;
+    let rows: Vec<store::judging::CalRetrievalRow> = retrieved
+        .iter()
+        .filter_map(|hit| {
+            let (claim, doc) = loaded.pair_ids(&hit.pair)?;
+            Some((claim, doc, hit.rank, hit.share))
+        })
+        .collect();
+    let set = store::judging::CalRetrievalSet {
+        per_claim,
+        retriever: retrieval.name(),
+        claims: u64::try_from(loaded.claims.len()).unwrap_or(u64::MAX),
+        made_by: lead.audit_id(),
+    };
+    store::judging::replace_cal_retrievals(db, project, &set, &rows).await?;
+    Ok(rows.len())
+}
+
 /// Each claim's top `per_claim` abstracts by `retrieval` over the lead's project's corpus,
 /// keyed as `loaded`: the corpus and claims exported to a temporary directory, indexed and
 /// searched on a blocking thread.

@@ -18,6 +18,8 @@ pub enum Field {
     Order,
     Seed,
     Budget,
+    /// The `cal` order's corpus retrievals per claim.
+    Candidates,
     Name,
     UserName,
     NewPassword,
@@ -61,6 +63,7 @@ impl Field {
             Field::Order => "order",
             Field::Seed => "seed",
             Field::Budget => "budget",
+            Field::Candidates => "candidates",
             Field::Name => "name",
             Field::UserName => "user name",
             Field::NewPassword => "new password",

@@ -191,6 +191,7 @@ async fn read_input(
         documents,
         runs,
         model_labels,
+        recall: domain::release::RecallStatement::NotEstimated,
     })
 }
 
@@ -241,6 +242,22 @@ async fn read_model_ranks(conn: &mut AnyConnection, project_id: i64) -> StoreRes
         ranks.entry((claim, doc)).or_default().insert(
             super::search::SEARCH_SYSTEM.to_owned(),
             positive("search rank", rank)?,
+        );
+    }
+    // A pair the live `cal` order added that no run ranked has its corpus retrieval's rank
+    // (its entry depth) under `cal`.
+    let picks: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT e.claim_id, e.doc_id, e.entry_depth FROM cal_picks p
+         JOIN pool_entry_rows e ON e.id = p.pool_entry_id
+         WHERE p.project_id = $1 AND p.in_runs = 0",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (claim, doc, rank) in picks {
+        ranks.entry((claim, doc)).or_default().insert(
+            super::search::CAL_SYSTEM.to_owned(),
+            positive("cal retrieval rank", rank)?,
         );
     }
     Ok(ranks)

@@ -67,7 +67,7 @@ pub async fn snapshot(db: &Db, project_id: i64) -> StoreResult<ProjectSnapshot> 
     let claims = claim_ids(conn, project_id).await?;
     let (mut systems, not_yet_pooled, mut predictions) =
         systems(conn, project_id, built_with.as_ref()).await?;
-    search_system(conn, project_id, &mut systems, &mut predictions).await?;
+    finder_systems(conn, project_id, &mut systems, &mut predictions).await?;
     let finals = final_labels(conn, project_id).await?;
     let annotations = annotations(conn, project_id).await?;
     let mut named: Vec<i64> = predictions
@@ -334,29 +334,54 @@ async fn systems(
     Ok((systems, not_yet_pooled, predictions))
 }
 
-/// The pairs found by search (issue 38) as a pooled system of their own, `search`, when there
-/// are any: each claim's finds in the order they were found (the first, rank 1 and the highest
-/// confidence), label-less like a TREC run, so that every table and curve of the report counts
-/// what search added beyond the runs.
-async fn search_system(
+/// The pairs found beyond the runs (issue 38) as pooled systems of their own: `search`, the
+/// pairs found by search, and `cal`, the pairs the live `cal` order added that no pooled run
+/// ranked.
+async fn finder_systems(
     conn: &mut AnyConnection,
     project_id: i64,
     systems: &mut Vec<SystemSnapshot>,
     predictions: &mut Vec<KeyedPrediction>,
 ) -> StoreResult<()> {
-    let finds: Vec<(i64, i64)> = sqlx::query_as(
-        "SELECT claim_id, doc_id FROM search_finds WHERE project_id = $1
-         ORDER BY claim_id, found_at, pool_entry_id",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?;
+    let finders = [
+        (
+            super::search::SEARCH_SYSTEM,
+            "SELECT claim_id, doc_id FROM search_finds WHERE project_id = $1
+             ORDER BY claim_id, found_at, pool_entry_id",
+        ),
+        (
+            super::search::CAL_SYSTEM,
+            "SELECT e.claim_id, e.doc_id FROM cal_picks p JOIN pool_entry_rows e ON e.id = p.pool_entry_id
+             WHERE p.project_id = $1 AND p.in_runs = 0
+             ORDER BY e.claim_id, p.picked_at, p.pool_entry_id",
+        ),
+    ];
+    for (name, sql) in finders {
+        let finds: Vec<(i64, i64)> = sqlx::query_as(sql)
+            .bind(project_id)
+            .fetch_all(&mut *conn)
+            .await?;
+        finder_system(name, finds, systems, predictions)?;
+    }
+    Ok(())
+}
+
+/// The pairs one finder found, when there are any, as a pooled system named `name`: each
+/// claim's pairs in the order they were found (the first, rank 1 and the highest confidence),
+/// label-less like a TREC run, so that every table and curve of the report counts what it
+/// added beyond the runs.
+fn finder_system(
+    name: &str,
+    finds: Vec<(i64, i64)>,
+    systems: &mut Vec<SystemSnapshot>,
+    predictions: &mut Vec<KeyedPrediction>,
+) -> StoreResult<()> {
     if finds.is_empty() {
         return Ok(());
     }
     let system = systems.len();
     systems.push(SystemSnapshot {
-        name: super::search::SEARCH_SYSTEM.to_owned(),
+        name: name.to_owned(),
         role: Role::Pooled,
         predictions: Vec::new(),
     });
@@ -375,7 +400,7 @@ async fn search_system(
             doc,
             prediction: Prediction::Unlabelled,
             confidence: Confidence::new(1.0 / f64::from(position))
-                .map_err(|e| corrupt(format!("search find's confidence: {e}")))?,
+                .map_err(|e| corrupt(format!("{name} find's confidence: {e}")))?,
             retrieval_rank: Some(position),
         });
     }

@@ -14,6 +14,10 @@ use std::collections::HashSet;
 /// Name the pairs found by search go by in the reports, as a system of their own.
 pub const SEARCH_SYSTEM: &str = "search";
 
+/// The name under which the reports count the pairs the live `cal` order added to the pool that
+/// no pooled run ranked (its corpus retrievals found them), as a system of their own.
+pub const CAL_SYSTEM: &str = "cal";
+
 /// What the project's corpus is made of: its completed corpus imports (id, SHA-256 of the file)
 /// in order, and its document count. Any change to the corpus changes one of them.
 pub async fn corpus_imports(db: &Db, project_id: i64) -> StoreResult<(Vec<(i64, String)>, u64)> {

@@ -4,6 +4,7 @@
 use crate::common;
 mod gold;
 mod import_rules;
+mod live_cal;
 mod live_order;
 mod reannotation;
 mod search;

@@ -290,7 +290,9 @@ fn project_judging_sets_the_order_seed_and_budget() {
     );
     assert!(ok, "{err}");
     assert!(
-        out.contains("order\tmab-thompson\nseed\t7\nbudget\t250\nfirst passes spent\t0"),
+        out.contains(
+            "order\tmab-thompson\nseed\t7\nbudget\t250\ncal candidates per claim\t100\nfirst passes spent\t0"
+        ),
         "{out}"
     );
     // Options left out keep their value; --no-budget lifts the budget.
@@ -337,8 +339,23 @@ fn project_judging_sets_the_order_seed_and_budget() {
         "",
     );
     assert!(!ok, "--budget and --no-budget together: {err}");
+    // cal searches the project's corpus for each claim's top --candidates first.
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    for (what, file) in [("corpus", "corpus.jsonl"), ("claims", "claims.jsonl")] {
+        let path = demo.join(file).display().to_string();
+        let (ok, _, err) = run(&db, &["import", what, "--project", "p", &path], "");
+        assert!(ok, "{err}");
+    }
+    let cal = ["project", "judging", "--project", "p", "--order", "cal"];
+    let (ok, _, err) = run(&db, &[&cal[..], &["--candidates", "0"]].concat(), "");
+    assert!(!ok && err.contains("--candidates"), "{err}");
+    let (ok, out, err) = run(&db, &[&cal[..], &["--candidates", "3"]].concat(), "");
+    assert!(ok, "{err}");
+    assert!(out.contains("each claim's top 3 (bm25)"), "{out}");
+    assert!(out.contains("order\tcal\n"), "{out}");
+    assert!(out.contains("cal candidates per claim\t3\n"), "{out}");
     // Each change is audited.
-    assert_eq!(judging_audits(&db), 2);
+    assert_eq!(judging_audits(&db), 3);
 }
 
 /// The `set_judging` audit events in the database `db`.

@@ -581,6 +581,28 @@ async fn the_reports_and_eval_estimates_equal_the_domain_estimator_and_hand_comp
     );
     assert_eq!(estimates.found as f64, found);
     close(estimates.not_found.value, total - found, "not found");
+    // The release's datasheet states the recall these estimates give: found / total, the
+    // interval from the total's.
+    let lead = crate::common::operator_lead(db, project).await;
+    let created = commands::release::CreateRelease {
+        partial: true,
+        unjudged: false,
+        model_qrels: false,
+    }
+    .run(db, &lead)
+    .await
+    .unwrap();
+    let readme = String::from_utf8(created.files.get("README.md").unwrap().to_vec()).unwrap();
+    let t = &estimates.total_evidence;
+    let recall_line = format!(
+        "{:.1}% (95% interval {:.1}% to {:.1}%). {} evidence pairs were judged there, of an estimated {:.1}",
+        100.0 * found / total,
+        100.0 * found / t.high,
+        (100.0 * found / t.low).min(100.0),
+        estimates.found,
+        total
+    );
+    assert!(readme.contains(&recall_line), "{recall_line}\n{readme}");
     // Precision of a system retrieving the whole universe = Ŷ / 80.
     close(
         estimates.systems[0].estimate.precision.unwrap().value,

@@ -3,7 +3,7 @@
 
 use crate::api::annotate::set_judging_order;
 use crate::error::ApiError;
-use crate::model::annotate::JudgingView;
+use crate::model::annotate::{CalView, JudgingView};
 use crate::ui::widgets::format_count;
 use leptos::prelude::*;
 
@@ -20,6 +20,21 @@ fn spent_text(j: &JudgingView) -> String {
     }
 }
 
+/// What `cal` works with and has added to the pool.
+fn cal_line(cal: &CalView) -> AnyView {
+    let count = |n: u64| format_count(i64::try_from(n).unwrap_or(i64::MAX));
+    view! {
+        <p data-testid="judging-cal">
+            "cal's candidates: every pair a pooled run ranked, and each claim's top "
+            {cal.per_claim} " from the corpus (" {cal.retriever.clone()} ", "
+            {count(cal.claims)} " claims). It added " {count(cal.picks)}
+            " pairs to the pool, " <strong>{count(cal.outside_runs)}</strong>
+            " of them ranked by no run."
+        </p>
+    }
+    .into_any()
+}
+
 /// The panel: what is set, and a form to change it.
 #[component]
 pub fn JudgingPanel(
@@ -30,6 +45,7 @@ pub fn JudgingPanel(
     let order = RwSignal::new(j.order.clone());
     let seed = RwSignal::new(j.seed.to_string());
     let budget = RwSignal::new(j.budget.map(|b| b.to_string()).unwrap_or_default());
+    let candidates = RwSignal::new(j.candidates.to_string());
     let how = if j.live {
         "first passes are chosen by the order when an annotator asks for one"
     } else {
@@ -38,13 +54,14 @@ pub fn JudgingPanel(
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let p = project.get_untracked();
-        let (o, s, b) = (
+        let (o, s, b, k) = (
             order.get_untracked(),
             seed.get_untracked(),
             budget.get_untracked(),
+            candidates.get_untracked(),
         );
         leptos::task::spawn_local(async move {
-            done(set_judging_order(p, o, s, b).await);
+            done(set_judging_order(p, o, s, b, Some(k)).await);
         });
     };
     let options = j
@@ -74,8 +91,12 @@ pub fn JudgingPanel(
                 <label for="judging-budget">" Budget "</label>
                 <input id="judging-budget" name="budget" inputmode="numeric" size="8" placeholder="none"
                     prop:value=move || budget.get() on:input=move |ev| budget.set(event_target_value(&ev)) />
+                <label for="judging-candidates">" cal: corpus retrievals per claim "</label>
+                <input id="judging-candidates" name="candidates" inputmode="numeric" size="6"
+                    prop:value=move || candidates.get() on:input=move |ev| candidates.set(event_target_value(&ev)) />
                 <button type="submit" data-testid="judging-save">"Save"</button>
             </form>
+            {j.cal.as_ref().map(cal_line)}
         </section>
     }
     .into_any()

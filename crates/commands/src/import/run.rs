@@ -127,12 +127,13 @@ async fn write_run(
                             );
                             break;
                         }
-                        if name == store::search::SEARCH_SYSTEM {
+                        if name == store::search::SEARCH_SYSTEM || name == store::search::CAL_SYSTEM
+                        {
                             problems.at(
                                 line,
                                 Some("system"),
                                 format!(
-                                    "{name:?} names the pairs found by search in the reports: give the run another name"
+                                    "{name:?} names the pairs found beyond the runs (by search or by cal) in the reports: give the run another name"
                                 ),
                             );
                             break;

@@ -8,6 +8,11 @@ pub enum JudgingError {
         "unknown judging order {0:?} (expected depth, mtf, mab-maxmean, mab-thompson or hedge)"
     )]
     UnknownOrder(String),
+    /// A project's judging order is none of the runs' orders nor `cal`.
+    #[error(
+        "unknown judging order {0:?} (expected depth, mtf, mab-maxmean, mab-thompson, hedge or cal)"
+    )]
+    UnknownJudgingOrder(String),
     /// A system's ranking lists the same pair twice.
     #[error("the ranking of pooled system {system} lists the pair (claim {claim}, doc {doc}) more than once")]
     DuplicateRankedPair {

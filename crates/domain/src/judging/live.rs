@@ -22,7 +22,7 @@
 //! order looks past it; the live selector itself never records it.
 
 use super::error::JudgingError;
-use super::order::Order;
+use super::order::{JudgingOrder, Order};
 use super::selector::Selector;
 use crate::annotation::PairState;
 use crate::pool::{FxHashMap, Key, Pair};
@@ -30,22 +30,33 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 
-/// How a project serves first passes: its order, the seed of `mab-thompson`, and the most
-/// first passes it serves (`None`: no limit).
+/// How a project serves first passes: its order, the seed of `mab-thompson` and `cal`, the
+/// most first passes it serves (`None`: no limit), and how many corpus retrievals per claim
+/// `cal` adds to the runs' pairs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct JudgingSettings {
-    pub order: Order,
+    pub order: JudgingOrder,
     pub seed: u64,
     pub budget: Option<u64>,
+    #[serde(default = "default_candidates")]
+    pub candidates: u32,
+}
+
+/// The corpus retrievals per claim `cal` adds when the lead sets none (the K).
+pub const DEFAULT_CAL_CANDIDATES: u32 = 100;
+
+fn default_candidates() -> u32 {
+    DEFAULT_CAL_CANDIDATES
 }
 
 impl Default for JudgingSettings {
     /// `depth`, seed 0, no budget: first passes pre-assigned shallowest first.
     fn default() -> Self {
         JudgingSettings {
-            order: Order::Depth,
+            order: JudgingOrder::Runs(Order::Depth),
             seed: 0,
             budget: None,
+            candidates: DEFAULT_CAL_CANDIDATES,
         }
     }
 }
@@ -63,7 +74,7 @@ pub enum FirstPasses {
 /// The live plan: the order and its seed, and the budget.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct LivePlan {
-    pub order: Order,
+    pub order: JudgingOrder,
     pub seed: u64,
     pub budget: Option<u64>,
 }
@@ -82,7 +93,7 @@ impl JudgingSettings {
     /// served live.
     pub fn first_passes(&self) -> FirstPasses {
         match (self.order, self.budget) {
-            (Order::Depth, None) => FirstPasses::Preassigned,
+            (JudgingOrder::Runs(Order::Depth), None) => FirstPasses::Preassigned,
             (order, budget) => FirstPasses::Live(LivePlan {
                 order,
                 seed: self.seed,

@@ -37,6 +37,7 @@ mod estimate;
 mod hedge;
 mod leave_one_out;
 mod live;
+mod live_cal;
 mod order;
 mod plan;
 mod replay;
@@ -53,8 +54,11 @@ pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;
 pub use leave_one_out::{leave_one_out, pool_of, LeftOut};
-pub use live::{label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector};
-pub use order::Order;
+pub use live::{
+    label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, DEFAULT_CAL_CANDIDATES,
+};
+pub use live_cal::{CalPick, LiveCal};
+pub use order::{JudgingOrder, Order};
 pub use plan::{hours, median_seconds, plan_evidence, plan_judgments, plan_recall, Budget};
 pub use replay::{evidence_at, replay, Curve, CurvePoint};
 pub use sample::{

@@ -81,3 +81,67 @@ impl fmt::Display for Order {
         f.write_str(self.as_str())
     }
 }
+
+/// A project's judging order: one of the runs' orders, which judge what the pooled systems
+/// ranked, or `cal`, continuous active learning over those pairs and each claim's top
+/// retrievals from the whole corpus ([`super::CalCandidates`], [`super::LiveCal`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum JudgingOrder {
+    Runs(Order),
+    Cal,
+}
+
+impl JudgingOrder {
+    /// Every order a lead may pick, the runs' first.
+    pub const ALL: [JudgingOrder; 6] = [
+        JudgingOrder::Runs(Order::Depth),
+        JudgingOrder::Runs(Order::Mtf),
+        JudgingOrder::Runs(Order::MabMaxMean),
+        JudgingOrder::Runs(Order::MabThompson),
+        JudgingOrder::Runs(Order::Hedge),
+        JudgingOrder::Cal,
+    ];
+
+    /// The database and command-line spelling: a run order's ([`Order::as_str`]) or `cal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgingOrder::Runs(order) => order.as_str(),
+            JudgingOrder::Cal => "cal",
+        }
+    }
+
+    /// Parses [`JudgingOrder::as_str`]'s spelling as [`Order::parse`] does, or `cal`.
+    pub fn parse(text: &str) -> Result<JudgingOrder, JudgingError> {
+        if text.trim().eq_ignore_ascii_case("cal") {
+            return Ok(JudgingOrder::Cal);
+        }
+        Order::parse(text)
+            .map(JudgingOrder::Runs)
+            .map_err(|_| JudgingError::UnknownJudgingOrder(text.to_owned()))
+    }
+}
+
+impl From<Order> for JudgingOrder {
+    fn from(order: Order) -> JudgingOrder {
+        JudgingOrder::Runs(order)
+    }
+}
+
+impl fmt::Display for JudgingOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for JudgingOrder {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for JudgingOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<JudgingOrder, D::Error> {
+        let text = String::deserialize(d)?;
+        JudgingOrder::parse(&text).map_err(serde::de::Error::custom)
+    }
+}

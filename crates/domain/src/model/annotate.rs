@@ -190,9 +190,13 @@ pub struct AnnotationOverview {
 /// The project's judging order as the lead's annotation page shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JudgingView {
-    /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson` or `hedge`.
+    /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge` or `cal`.
     pub order: String,
     pub seed: u64,
+    /// The corpus retrievals per claim `cal` adds to the runs' pairs.
+    pub candidates: u32,
+    /// What `cal` has to work with and has added, once its retrievals were made.
+    pub cal: Option<CalView>,
     /// The most first passes served; `None`: no limit.
     pub budget: Option<u64>,
     /// First passes submitted (undone ones not counted).
@@ -203,6 +207,19 @@ pub struct JudgingView {
     pub live: bool,
     /// Every order, for the choice.
     pub orders: Vec<String>,
+}
+
+/// The `cal` order's corpus retrievals and what it added to the pool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalView {
+    /// Retrievals per claim, by `bm25` or `hybrid`, of how many claims, made when (ms).
+    pub per_claim: u32,
+    pub retriever: String,
+    pub claims: u64,
+    pub made_at: i64,
+    /// Pairs `cal` added to the pool, and of those, pairs no pooled run ranked.
+    pub picks: u64,
+    pub outside_runs: u64,
 }
 
 /// The project's suggestions as the lead's annotation page shows them.

@@ -43,6 +43,58 @@ pub struct ReleaseInput {
     /// The project's model assessors and their labels: written only to `qrels-model.txt`, and
     /// only with [`ReleaseOptions::model_qrels`]; never to `qrels.txt` or `claims.jsonl`.
     pub model_labels: Vec<AssessorLabels>,
+    /// What the datasheet says of the collection's recall.
+    pub recall: RecallStatement,
+}
+
+/// The collection's recall, as the datasheet states it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RecallStatement {
+    /// Not estimated: no judged random sample of the pairs beyond the pool says how much
+    /// evidence it missed.
+    #[default]
+    NotEstimated,
+    /// Estimated from a judged stratified random sample of the pairs beyond the pool's depth
+    /// (`pool build --sample`): Horvitz–Thompson estimates of the evidence among the pairs the
+    /// pooled systems rank within `reach`.
+    Sampled {
+        /// Evidence judged in that universe, and the estimated total with its 95% interval.
+        found: usize,
+        total: f64,
+        low: f64,
+        high: f64,
+        /// The depth the sample lies beyond, its reach, its strata and pairs drawn.
+        depth: u32,
+        reach: u32,
+        strata: usize,
+        drawn: usize,
+    },
+}
+
+impl RecallStatement {
+    /// Recall `found / total` and its 95% interval (`found / high`, `found / low`), each at
+    /// most 1; `None` when not estimated or no evidence is estimated.
+    pub fn recall(&self) -> Option<(f64, f64, f64)> {
+        let RecallStatement::Sampled {
+            found,
+            total,
+            low,
+            high,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let found = found as f64;
+        let share = |of: f64| {
+            if of <= 0.0 || of < found {
+                1.0
+            } else {
+                found / of
+            }
+        };
+        (total > 0.0).then(|| (share(total), share(high), share(low)))
+    }
 }
 
 /// How the written files differ, beyond the state itself.
@@ -252,5 +304,36 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod recall_tests {
+    use super::RecallStatement;
+
+    fn sampled(found: usize, total: f64, low: f64, high: f64) -> RecallStatement {
+        RecallStatement::Sampled {
+            found,
+            total,
+            low,
+            high,
+            depth: 10,
+            reach: 80,
+            strata: 3,
+            drawn: 14,
+        }
+    }
+
+    #[test]
+    fn recall_is_found_over_the_estimated_total_its_interval_from_the_totals() {
+        let (r, from, to) = sampled(9, 24.8, 13.6, 41.5).recall().unwrap();
+        assert!((r - 9.0 / 24.8).abs() < 1e-12);
+        assert!((from - 9.0 / 41.5).abs() < 1e-12);
+        assert!((to - 9.0 / 13.6).abs() < 1e-12);
+        // An interval reaching below what was found, or to 0, caps recall at 1.
+        let (_, _, to) = sampled(9, 12.0, 8.0, 16.0).recall().unwrap();
+        assert_eq!(to, 1.0);
+        assert_eq!(sampled(0, 0.0, 0.0, 0.0).recall(), None);
+        assert_eq!(RecallStatement::NotEstimated.recall(), None);
     }
 }

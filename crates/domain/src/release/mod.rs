@@ -59,8 +59,8 @@ pub use evaluate::{
 };
 pub use files::{check_target_dir, ReleaseFile, ReleaseFiles, MODEL_QRELS};
 pub use input::{
-    ClaimText, FinalLabel, PoolSettings, ReleaseDate, ReleaseDateError, ReleaseInput,
-    ReleaseOptions, SpecificityNote, SystemInfo,
+    ClaimText, FinalLabel, PoolSettings, RecallStatement, ReleaseDate, ReleaseDateError,
+    ReleaseInput, ReleaseOptions, SpecificityNote, SystemInfo,
 };
 pub use judgments::{read_gold_judged, read_qrels_judgments, JudgedFrom};
 pub use manifest::{sha256_hex, FORMAT, FORMAT_VERSION, MANIFEST};

@@ -4,7 +4,7 @@
 
 use super::checked::Checked;
 use super::counts::ReleaseCounts;
-use super::input::{ReleaseOptions, SystemInfo};
+use super::input::{RecallStatement, ReleaseOptions, SystemInfo};
 use crate::assessor::AssessorSource;
 use crate::pool::{Role, Strategy};
 
@@ -57,6 +57,7 @@ pub(crate) fn write(
     t.blank();
     what_it_is(&mut t);
     how_built(&mut t, release, counts);
+    recall(&mut t, &input.recall);
     counts_table(&mut t, counts);
     files(&mut t, release, options, paths);
     evaluating(&mut t);
@@ -131,6 +132,45 @@ fn how_built(t: &mut Text, release: &Checked<'_>, counts: &ReleaseCounts) {
          evidence. Evaluating a system that did not contribute to the pool may therefore \
          understate its precision, as the SciFact-Open authors discuss.",
     );
+    t.blank();
+}
+
+fn recall(t: &mut Text, statement: &RecallStatement) {
+    t.line("## Recall");
+    t.blank();
+    match (statement, statement.recall()) {
+        (
+            RecallStatement::Sampled {
+                found,
+                total,
+                low,
+                high,
+                depth,
+                reach,
+                strata,
+                drawn,
+            },
+            Some((recall, from, to)),
+        ) => t.line(&format!(
+            "Estimated recall of the evidence among the pairs the pooled systems rank within \
+             {reach} (best rank): {:.1}% (95% interval {:.1}% to {:.1}%). {found} evidence pairs \
+             were judged there, of an estimated {total:.1} (95% interval {low:.1} to {high:.1}). \
+             How: a stratified random sample of {drawn} pairs beyond depth {depth} ({strata} \
+             strata by best rank) was judged, and Horvitz-Thompson estimates of the evidence \
+             were made from it; evidence no pooled system ranks within {reach} is not covered.",
+            100.0 * recall,
+            100.0 * from,
+            100.0 * to
+        )),
+        (RecallStatement::Sampled { found, reach, .. }, None) => t.line(&format!(
+            "A judged random sample found no evidence among the pairs the pooled systems rank \
+             within {reach}: recall is not estimated ({found} evidence pairs judged there)."
+        )),
+        (RecallStatement::NotEstimated, _) => t.line(
+            "Not estimated: no judged random sample of the pairs beyond the pool says how much \
+             evidence the pool missed (`claimpool pool build --sample N` draws one).",
+        ),
+    }
     t.blank();
 }
 

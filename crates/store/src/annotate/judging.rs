@@ -24,11 +24,12 @@ use super::super::audit::AuditEvent;
 use super::super::{Db, Field, StoreError, StoreResult};
 use super::assign::{self, active_annotators, assign_pending, insert};
 use super::begin_write;
+use super::cal::CalLive;
 use super::history::{pair_history, project_states};
 use crate::db::{engine_of, Engine};
 use domain::annotation::{AnnotatorId, PoolEntryId, Stage, FRESH_POSITION};
 use domain::judging::{
-    label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, Order, Selector,
+    label_so_far, FirstPasses, JudgingOrder, JudgingSettings, LivePlan, LiveSelector, Selector,
 };
 use domain::label::Label;
 use domain::model::annotate::JudgingView;
@@ -50,19 +51,22 @@ pub(crate) async fn settings(
     conn: &mut AnyConnection,
     project_id: i64,
 ) -> StoreResult<JudgingSettings> {
-    let row: Option<(String, i64, Option<i64>)> = sqlx::query_as(
-        "SELECT judging_order, judging_seed, judging_budget FROM projects WHERE id = $1",
+    let row: Option<(String, i64, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT judging_order, judging_seed, judging_budget, cal_candidates FROM projects WHERE id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
     .await?;
-    let (order, seed, budget) =
+    let (order, seed, budget, candidates) =
         row.ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
-    settings_of(project_id, &order, seed, budget)
+    let mut settings = settings_of(project_id, &order, seed, budget)?;
+    settings.candidates = u32::try_from(candidates)
+        .map_err(|e| corrupt(format!("project {project_id}: cal candidates: {e}")))?;
+    Ok(settings)
 }
 
 /// Project `project_id`'s judging settings from its columns `judging_order`, `judging_seed`
-/// and `judging_budget`.
+/// and `judging_budget` (`cal`'s candidates per claim at their default).
 pub(crate) fn settings_of(
     project_id: i64,
     order: &str,
@@ -70,12 +74,14 @@ pub(crate) fn settings_of(
     budget: Option<i64>,
 ) -> StoreResult<JudgingSettings> {
     Ok(JudgingSettings {
-        order: Order::parse(order).map_err(|e| corrupt(format!("project {project_id}: {e}")))?,
+        order: JudgingOrder::parse(order)
+            .map_err(|e| corrupt(format!("project {project_id}: {e}")))?,
         seed: seed.cast_unsigned(),
         budget: budget
             .map(u64::try_from)
             .transpose()
             .map_err(|e| corrupt(format!("project {project_id}: judging budget: {e}")))?,
+        ..JudgingSettings::default()
     })
 }
 
@@ -131,19 +137,60 @@ pub(crate) async fn first_passes(
     ))
 }
 
+/// What the lead's annotation page shows of the settings, on a connection of its own.
+pub async fn judging_view(db: &Db, project_id: i64) -> StoreResult<JudgingView> {
+    let mut conn = db.acquire().await?;
+    view(&mut conn, project_id).await
+}
+
 /// What the lead's annotation page shows of the settings.
 pub(crate) async fn view(conn: &mut AnyConnection, project_id: i64) -> StoreResult<JudgingView> {
     let settings = settings(conn, project_id).await?;
     let (spent, held) = first_passes(conn, project_id).await?;
+    let cal = cal_view(conn, project_id).await?;
     Ok(JudgingView {
+        cal,
         order: settings.order.as_str().to_owned(),
         seed: settings.seed,
         budget: settings.budget,
         spent,
         held,
         live: settings.first_passes() != FirstPasses::Preassigned,
-        orders: Order::ALL.iter().map(|o| o.as_str().to_owned()).collect(),
+        orders: JudgingOrder::ALL
+            .iter()
+            .map(|o| o.as_str().to_owned())
+            .collect(),
+        candidates: settings.candidates,
     })
+}
+
+/// The `cal` order's retrievals and picks, once its retrievals were made.
+pub(crate) async fn cal_view(
+    conn: &mut AnyConnection,
+    project_id: i64,
+) -> StoreResult<Option<domain::model::annotate::CalView>> {
+    #[allow(clippy::type_complexity)]
+    let row: Option<(i64, String, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT s.per_claim, s.retriever, s.claims, s.made_at,
+                (SELECT COUNT(*) FROM cal_picks p WHERE p.project_id = s.project_id),
+                (SELECT COUNT(*) FROM cal_picks p WHERE p.project_id = s.project_id AND p.in_runs = 0)
+         FROM cal_retrieval_sets s WHERE s.project_id = $1",
+    )
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(
+        row.map(|(per_claim, retriever, claims, made_at, picks, outside)| {
+            domain::model::annotate::CalView {
+                per_claim: u32::try_from(per_claim).unwrap_or(u32::MAX),
+                retriever,
+                claims: u64::try_from(claims).unwrap_or(0),
+                made_at,
+                picks: u64::try_from(picks).unwrap_or(0),
+                outside_runs: u64::try_from(outside).unwrap_or(0),
+            }
+        }),
+    )
 }
 
 /// What changing the settings did to the queues.
@@ -167,6 +214,12 @@ impl JudgingChange {
             "Judging order {} (seed {}), {budget}.",
             settings.order, settings.seed
         );
+        if settings.order == JudgingOrder::Cal {
+            text.push_str(&format!(
+                " Its candidates: every pair a pooled run ranked, and each claim's top {} from the corpus.",
+                settings.candidates
+            ));
+        }
         if self.withdrawn > 0 {
             text.push_str(&format!(
                 " {} pre-assigned first passes went back to the order.",
@@ -197,11 +250,14 @@ pub async fn set_judging(
     let mut tx = begin_write(db).await?;
     let old = settings(&mut tx, project_id).await?;
     sqlx::query(
-        "UPDATE projects SET judging_order = $1, judging_seed = $2, judging_budget = $3 WHERE id = $4",
+        "UPDATE projects SET judging_order = $1, judging_seed = $2, judging_budget = $3,
+                             cal_candidates = $4
+         WHERE id = $5",
     )
     .bind(new.order.as_str())
     .bind(new.seed.cast_signed())
     .bind(budget)
+    .bind(i64::from(new.candidates))
     .bind(project_id)
     .execute(&mut *tx)
     .await?;
@@ -309,7 +365,9 @@ struct RankingsKey {
     /// The builds being written.
     writing: String,
     pooled: String,
-    order: Order,
+    /// When `cal`'s corpus retrievals were made (0: never).
+    retrievals: i64,
+    order: JudgingOrder,
     seed: u64,
 }
 
@@ -319,13 +377,14 @@ async fn rankings_key(
     plan: LivePlan,
 ) -> StoreResult<RankingsKey> {
     #[allow(clippy::type_complexity)]
-    let (strategy, builds, entries, last_entry, writing, pooled): (
+    let (strategy, builds, entries, last_entry, writing, pooled, retrievals): (
         Option<String>,
         i64,
         i64,
         i64,
         Option<String>,
         Option<String>,
+        i64,
     ) = sqlx::query_as(
             "SELECT p.pool_strategy,
                     (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
@@ -334,14 +393,16 @@ async fn rankings_key(
                     (SELECT string_agg(CAST(b.id AS TEXT), ',' ORDER BY b.id)
                        FROM pool_build_rows b WHERE b.project_id = p.id AND b.state = 'writing'),
                     (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
-                       FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled')
+                       FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
+                    (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
+                       WHERE c.project_id = p.id)
              FROM projects p WHERE p.id = $1",
         )
         .bind(project_id)
         .fetch_optional(&mut *conn)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
-    Ok(RankingsKey {
+    let key = RankingsKey {
         project: project_id,
         strategy,
         builds,
@@ -349,8 +410,24 @@ async fn rankings_key(
         last_entry,
         writing: writing.unwrap_or_default(),
         pooled: pooled.unwrap_or_default(),
+        retrievals,
         order: plan.order,
         seed: plan.seed,
+    };
+    Ok(match plan.order {
+        // The runs' orders walk the pool's ranks; `cal` walks the runs and its retrievals, and
+        // the pool it adds to must not rebuild it.
+        JudgingOrder::Runs(_) => RankingsKey {
+            retrievals: 0,
+            ..key
+        },
+        JudgingOrder::Cal => RankingsKey {
+            builds: 0,
+            entries: 0,
+            last_entry: 0,
+            writing: String::new(),
+            ..key
+        },
     })
 }
 
@@ -407,12 +484,54 @@ const MAX_TOUCHED: usize = 200;
 /// were read.
 struct Live {
     key: RankingsKey,
-    selector: LiveSelector<i64, i64>,
-    entries: Arc<FxHashMap<RowPair, i64>>,
+    order: LiveOrder,
     /// The marks when the selector's labels were read; `None` before the first sync.
     synced: Option<Marks>,
     /// The project's retracted judgments then.
     retracted: HashSet<i64>,
+}
+
+/// The order a live project plays.
+enum LiveOrder {
+    /// One of the runs' orders over the pool's ranks, with each pair's pool entry.
+    Runs {
+        selector: Box<LiveSelector<i64, i64>>,
+        entries: Arc<FxHashMap<RowPair, i64>>,
+    },
+    Cal(Box<CalLive>),
+}
+
+impl LiveOrder {
+    /// [`LiveSelector::apply`] or [`domain::judging::LiveCal::apply`].
+    fn apply(&mut self, changes: Vec<(RowPair, Option<bool>)>) -> StoreResult<()> {
+        match self {
+            LiveOrder::Runs { selector, .. } => selector
+                .apply(changes)
+                .map_err(|e| corrupt(format!("the judging order: {e}"))),
+            LiveOrder::Cal(cal) => {
+                let keyed = cal.keyed(changes);
+                cal.order.apply(keyed);
+                Ok(())
+            }
+        }
+    }
+
+    /// [`LiveSelector::sync`] or [`domain::judging::LiveCal::sync`].
+    fn sync(&mut self, labels: &FxHashMap<RowPair, bool>) -> StoreResult<()> {
+        match self {
+            LiveOrder::Runs { selector, .. } => selector
+                .sync(labels)
+                .map_err(|e| corrupt(format!("the judging order: {e}"))),
+            LiveOrder::Cal(cal) => {
+                let keyed: FxHashMap<_, bool> = cal
+                    .keyed(labels.iter().map(|(p, l)| (*p, *l)))
+                    .into_iter()
+                    .collect();
+                cal.order.sync(&keyed);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// A project's live selector, if built: one request at a time syncs it or chooses with it.
@@ -433,12 +552,24 @@ fn slot(db: &Db, project_id: i64) -> StoreResult<Slot> {
 
 /// Builds the selector of `key` from the pool's ranks: each pooled system's pooled pairs by
 /// its rank (within claims under `per-claim`).
-async fn build(conn: &mut AnyConnection, key: RankingsKey) -> StoreResult<Live> {
+async fn build(conn: &mut AnyConnection, db: &Db, key: RankingsKey) -> StoreResult<Live> {
     let strategy = match key.strategy.as_deref() {
         None => Strategy::Confidence,
         Some(text) if text == Strategy::Confidence.as_str() => Strategy::Confidence,
         Some(text) if text == Strategy::PerClaim.as_str() => Strategy::PerClaim,
         Some(text) => return Err(corrupt(format!("pool strategy: {text:?}"))),
+    };
+    let order = match key.order {
+        JudgingOrder::Runs(order) => order,
+        JudgingOrder::Cal => {
+            let cal = CalLive::build(conn, db, key.project, strategy, key.seed).await?;
+            return Ok(Live {
+                key,
+                order: LiveOrder::Cal(Box::new(cal)),
+                synced: None,
+                retracted: HashSet::new(),
+            });
+        }
     };
     let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT r.system_id, e.id, e.claim_id, e.doc_id, r.rank
@@ -468,12 +599,14 @@ async fn build(conn: &mut AnyConnection, key: RankingsKey) -> StoreResult<Live> 
             list.into_iter().map(|(c, d, _)| Pair::new(c, d)).collect()
         })
         .collect();
-    let selector = Selector::new(strategy, rankings, key.order, key.seed)
+    let selector = Selector::new(strategy, rankings, order, key.seed)
         .map_err(|e| corrupt(format!("the pool's rankings: {e}")))?;
     Ok(Live {
         key,
-        selector: LiveSelector::new(selector),
-        entries: Arc::new(entries),
+        order: LiveOrder::Runs {
+            selector: Box::new(LiveSelector::new(selector)),
+            entries: Arc::new(entries),
+        },
         synced: None,
         retracted: HashSet::new(),
     })
@@ -581,9 +714,7 @@ async fn sync_labels(
         return sync_all(conn, project_id, live, now).await;
     }
     let changes = labels_of(conn, project_id, touched).await?;
-    live.selector
-        .apply(changes)
-        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    live.order.apply(changes)?;
     live.synced = Some(now);
     Ok(())
 }
@@ -597,9 +728,7 @@ async fn sync_all(
 ) -> StoreResult<()> {
     let labels = labels_so_far(conn, project_id).await?;
     let retracted = retractions(conn, project_id).await?;
-    live.selector
-        .sync(&labels)
-        .map_err(|e| corrupt(format!("the judging order: {e}")))?;
+    live.order.sync(&labels)?;
     live.retracted = retracted.into_keys().collect();
     live.synced = Some(now);
     Ok(())
@@ -610,6 +739,7 @@ async fn sync_all(
 /// so that the next request starts afresh.
 async fn update(
     conn: &mut AnyConnection,
+    db: &Db,
     project_id: i64,
     plan: LivePlan,
     cached: &mut Option<Live>,
@@ -618,7 +748,7 @@ async fn update(
         let key = rankings_key(conn, project_id, plan).await?;
         let live = match cached.take() {
             Some(live) if live.key == key => live,
-            _ => build(conn, key).await?,
+            _ => build(conn, db, key).await?,
         };
         let live = cached.insert(live);
         sync_labels(conn, project_id, live).await
@@ -644,7 +774,7 @@ async fn prepare(
         return Ok(());
     };
     let mut read = crate::db::begin_read_on(conn).await?;
-    update(&mut read, project_id, plan, &mut cached).await?;
+    update(&mut read, db, project_id, plan, &mut cached).await?;
     read.rollback().await?;
     Ok(())
 }
@@ -657,10 +787,11 @@ async fn choose(
     db: &Db,
     project_id: i64,
     plan: LivePlan,
+    annotator: AnnotatorId,
 ) -> StoreResult<Option<i64>> {
     let slot = slot(db, project_id)?;
     let mut cached = slot.lock().await;
-    update(conn, project_id, plan, &mut cached).await?;
+    update(conn, db, project_id, plan, &mut cached).await?;
     let held: HashSet<RowPair> = sqlx::query_as::<_, (i64, i64)>(&format!(
         "SELECT e.claim_id, e.doc_id FROM {}",
         open_first_passes(engine_of(conn))
@@ -674,8 +805,23 @@ async fn choose(
     let live = cached
         .as_mut()
         .ok_or_else(|| StoreError::Fault("the judging order was not built".into()))?;
-    let pair = live.selector.next_untaken(|pair| held.contains(pair));
-    Ok(pair.and_then(|pair| live.entries.get(&pair).copied()))
+    match &mut live.order {
+        LiveOrder::Runs { selector, entries } => {
+            let pair = selector.next_untaken(|pair| held.contains(pair));
+            Ok(pair.and_then(|pair| entries.get(&pair).copied()))
+        }
+        LiveOrder::Cal(cal) => {
+            let held: HashSet<_> = cal
+                .keyed(held.into_iter().map(|p| (p, ())))
+                .into_iter()
+                .map(|(p, ())| p)
+                .collect();
+            let Some(pick) = cal.order.next_untaken(|pair| held.contains(pair)) else {
+                return Ok(None);
+            };
+            cal.entry_of(conn, project_id, pick, annotator).await
+        }
+    }
 }
 
 /// Gives `annotator` the first pass the project's order serves next, if first passes are live,
@@ -710,7 +856,7 @@ pub(crate) async fn serve_first(
     if !may_serve(&mut tx, project_id, plan).await? {
         return Ok(None);
     }
-    let Some(entry) = choose(&mut tx, db, project_id, plan).await? else {
+    let Some(entry) = choose(&mut tx, db, project_id, plan, annotator).await? else {
         return Ok(None);
     };
     insert(

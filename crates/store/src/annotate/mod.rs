@@ -4,6 +4,7 @@
 //! one `BEGIN IMMEDIATE` transaction per change, with its audit event.
 
 pub(crate) mod assign;
+mod cal;
 pub mod gold;
 mod history;
 pub mod import;
@@ -13,7 +14,7 @@ mod queue;
 mod submit;
 
 pub use assign::assign_pending;
-pub use judging::{judging, set_judging, JudgingChange};
+pub use judging::{judging, judging_view, set_judging, JudgingChange};
 pub use lead::{overview, reassign_item, set_active, set_mode};
 pub use queue::{add_comment, check_comment, flag, has_judged, item_for_lead, queue_head, skip};
 pub use submit::{submit, undo_last, Submitted, Target};

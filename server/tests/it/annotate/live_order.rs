@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Write;
 
-type RowPair = Pair<i64, i64>;
+pub(super) type RowPair = Pair<i64, i64>;
 
 fn nei_after_reading() -> Value {
     json!({ "no_evidence": false, "label": "NEI" })
@@ -26,6 +26,17 @@ async fn setup(
     annotators: &[&str],
     rankings: &[Vec<(usize, usize)>],
     order: Option<(Order, u64, Option<u64>)>,
+) -> (i64, Vec<Vec<RowPair>>) {
+    setup_at(app, annotators, rankings, order, None).await
+}
+
+/// [`setup`] with the pool built at `depth` (None: deep enough to pool every pair).
+pub(super) async fn setup_at(
+    app: &TestApp,
+    annotators: &[&str],
+    rankings: &[Vec<(usize, usize)>],
+    order: Option<(Order, u64, Option<u64>)>,
+    depth: Option<usize>,
 ) -> (i64, Vec<Vec<RowPair>>) {
     let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
@@ -106,15 +117,16 @@ async fn setup(
     }
     if let Some((order, seed, budget)) = order {
         let settings = app::domain::judging::JudgingSettings {
-            order,
+            order: order.into(),
             seed,
             budget,
+            ..Default::default()
         };
         store::annotate::set_judging(&app.db, project, settings, None)
             .await
             .unwrap();
     }
-    let depth = rankings.iter().map(Vec::len).max().unwrap();
+    let depth = depth.unwrap_or_else(|| rankings.iter().map(Vec::len).max().unwrap());
     store::pool::build(
         &app.db,
         project,
@@ -152,7 +164,7 @@ async fn row_pair(app: &TestApp, claim: &Value, doc: &Value) -> RowPair {
 }
 
 /// The row-id pair of an item.
-async fn pair_of(app: &TestApp, item: &ItemView) -> RowPair {
+pub(super) async fn pair_of(app: &TestApp, item: &ItemView) -> RowPair {
     let (claim, doc): (i64, i64) =
         sqlx::query_as("SELECT claim_id, doc_id FROM pool_entries WHERE id = $1")
             .bind(item.pool_entry_id)
@@ -163,7 +175,7 @@ async fn pair_of(app: &TestApp, item: &ItemView) -> RowPair {
 }
 
 /// Three overlapping systems over 5 claims × 12 docs.
-fn three_systems() -> Vec<Vec<(usize, usize)>> {
+pub(super) fn three_systems() -> Vec<Vec<(usize, usize)>> {
     let mut rankings = Vec::new();
     for s in 0..3_usize {
         let mut list = Vec::new();
@@ -182,7 +194,7 @@ fn three_systems() -> Vec<Vec<(usize, usize)>> {
 
 /// What an annotator labels a pair (by its position in the grid): evidence for some, NEI after
 /// reading for others, "clearly no evidence" for the rest.
-fn label_for(pair: RowPair) -> (Value, bool) {
+pub(super) fn label_for(pair: RowPair) -> (Value, bool) {
     match (pair.claim * 7 + pair.doc * 3) % 5 {
         0 | 1 => (support(), true),
         2 => (nei_after_reading(), false),
@@ -248,7 +260,7 @@ async fn served_sequence_equals_selector(order: Order, seed: u64) {
 }
 
 /// The labels so far by the protocol states of the pairs' judgments.
-async fn labels_so_far(app: &TestApp, project: i64) -> HashMap<RowPair, bool> {
+pub(super) async fn labels_so_far(app: &TestApp, project: i64) -> HashMap<RowPair, bool> {
     let rows: Vec<(i64, i64, String, Option<i64>, String, i64)> = sqlx::query_as(
         "SELECT claim_id, doc_id, stage, annotator_id, label, no_evidence FROM judgments
          WHERE project_id = $1 AND id NOT IN (SELECT judgment_id FROM judgment_retractions)

@@ -259,5 +259,9 @@ async fn search_refuses_other_projects_claims_and_a_run_cannot_be_named_search()
     )
     .await
     .expect_err("the name search is taken by the finds");
-    assert!(err.to_string().contains("pairs found by search"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("pairs found beyond the runs (by search or by cal)"),
+        "{err}"
+    );
 }

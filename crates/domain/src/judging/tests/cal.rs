@@ -43,7 +43,7 @@ fn features_worked_by_hand() {
 }
 
 /// A generated collection: the pooled runs, the corpus retrievals, the truth.
-type Collection = (
+pub(super) type Collection = (
     Vec<Vec<Pair<u32, u32>>>,
     Vec<Retrieved<u32, u32>>,
     HashSet<Pair<u32, u32>>,
@@ -51,7 +51,7 @@ type Collection = (
 
 /// Claims each with a few evidence docs; a run that ranks evidence well but misses some of it
 /// entirely, and a corpus retrieval that ranks every evidence doc somewhere in its top 30.
-fn collection(seed: u64) -> Collection {
+pub(super) fn collection(seed: u64) -> Collection {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut run, mut retrieved, mut truth) = (Vec::new(), Vec::new(), HashSet::new());
     for claim in 0..60u32 {

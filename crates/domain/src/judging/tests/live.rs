@@ -30,15 +30,16 @@ fn depth_without_budget_preassigns_and_anything_else_is_live() {
     assert_eq!(
         budgeted.first_passes(),
         FirstPasses::Live(LivePlan {
-            order: Order::Depth,
+            order: Order::Depth.into(),
             seed: 0,
             budget: Some(3)
         })
     );
     let mtf = JudgingSettings {
-        order: Order::Mtf,
+        order: Order::Mtf.into(),
         seed: 9,
         budget: None,
+        ..JudgingSettings::default()
     };
     let FirstPasses::Live(plan) = mtf.first_passes() else {
         panic!("mtf is live");

@@ -7,6 +7,7 @@ mod estimate;
 mod hand;
 mod leave_one_out;
 mod live;
+mod live_cal;
 mod plan;
 mod random;
 mod stopping;

@@ -176,6 +176,7 @@ pub fn small_input() -> ReleaseInput {
             ("b/c".to_owned(), vec![record("10", "ABC", None, None)]),
         ],
         model_labels: Vec::new(),
+        recall: Default::default(),
     }
 }
 

@@ -132,6 +132,7 @@ fn dev_release_input(dir: &Path, raw: &[RawClaim]) -> ReleaseInput {
         documents,
         runs: Vec::new(),
         model_labels: Vec::new(),
+        recall: Default::default(),
     }
 }
 

@@ -1,0 +1,143 @@
+//! The `cal` order, live: a [`cal::CalOrder`] over a project's [`CalCandidates`] kept in step
+//! with the labels so far, and the candidate to serve next to an annotator who asks.
+//!
+//! The order's state is a function of the labels of the candidates it has *used* (a round took
+//! them and read their labels). So a label that arrives, changes or goes away on a candidate
+//! not used yet is recorded and changes nothing else; only a change to a used candidate's
+//! label (an adjudication overturned it, an undo) rebuilds the order from the start, which
+//! replays its rounds against the labels held.
+//!
+//! [`LiveCal::next_untaken`] serves the order's proposal unless another annotator holds it; if
+//! they do, a probe (a copy of the order whose held candidates count as evidence, the way the
+//! runs' live orders count them) looks past them, possibly training rounds of its own, and is
+//! dropped: the order itself advances only through labels.
+
+use super::cal::CalCandidates;
+use crate::pool::{Key, Pair};
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+/// A `cal` order kept in step with a project's labels so far.
+#[derive(Clone, Debug)]
+pub struct LiveCal<C, D> {
+    candidates: Arc<CalCandidates<C, D>>,
+    /// The order before any label: what a rebuild starts from.
+    base: cal::CalOrder,
+    current: cal::CalOrder,
+    /// Each candidate's label so far.
+    labels: Vec<Option<bool>>,
+    rebuilds: u64,
+}
+
+/// What [`LiveCal::next_untaken`] serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CalPick<C, D> {
+    pub pair: Pair<C, D>,
+    /// Whether some pooled run ranked the pair (else only the corpus retrieval found it).
+    pub in_runs: bool,
+    /// The rounds the order had trained when it chose the pair (the probe's, if it looked past
+    /// held pairs).
+    pub round: u64,
+}
+
+impl<C: Key, D: Key> LiveCal<C, D> {
+    /// A live order over `candidates`, deterministic for `seed`, with no label yet.
+    pub fn new(candidates: Arc<CalCandidates<C, D>>, seed: u64) -> Self {
+        let base = cal::CalOrder::new(candidates.features(), seed);
+        LiveCal {
+            labels: vec![None; candidates.len()],
+            current: base.clone(),
+            base,
+            candidates,
+            rebuilds: 0,
+        }
+    }
+
+    /// The candidates.
+    pub fn candidates(&self) -> &CalCandidates<C, D> {
+        &self.candidates
+    }
+
+    fn row(&self, pair: &Pair<C, D>) -> Option<usize> {
+        self.candidates.pairs().binary_search(pair).ok()
+    }
+
+    /// Sets candidate `row`'s label; says whether the order must be rebuilt (it had used a
+    /// different label of it).
+    fn set(&mut self, row: usize, now: Option<bool>) -> bool {
+        let was = std::mem::replace(&mut self.labels[row], now);
+        was != now && self.current.is_used(row)
+    }
+
+    fn rebuild(&mut self) {
+        self.current = self.base.clone();
+        self.rebuilds += 1;
+    }
+
+    /// Brings the order to `labels`, every label so far (pairs that are no candidate are
+    /// ignored).
+    pub fn sync<S: BuildHasher>(&mut self, labels: &HashMap<Pair<C, D>, bool, S>) {
+        let mut rebuild = false;
+        for row in 0..self.labels.len() {
+            let now = labels.get(&self.candidates.pairs()[row]).copied();
+            rebuild |= self.set(row, now);
+        }
+        if rebuild {
+            self.rebuild();
+        }
+    }
+
+    /// Brings the order to the labels so far when only `changes` differ from those it holds:
+    /// each pair's label now (`None`: it has none any more). Equivalent to [`LiveCal::sync`]
+    /// with the whole new set.
+    pub fn apply(&mut self, changes: impl IntoIterator<Item = (Pair<C, D>, Option<bool>)>) {
+        let mut rebuild = false;
+        for (pair, now) in changes {
+            if let Some(row) = self.row(&pair) {
+                rebuild |= self.set(row, now);
+            }
+        }
+        if rebuild {
+            self.rebuild();
+        }
+    }
+
+    /// The order's next candidate for which `held(pair)` is false (see the module
+    /// documentation); `None` when every candidate is labelled or held.
+    pub fn next_untaken(&mut self, held: impl Fn(&Pair<C, D>) -> bool) -> Option<CalPick<C, D>> {
+        let labels = &self.labels;
+        let pick = |row: usize, round: u64| CalPick {
+            pair: self.candidates.pairs()[row],
+            in_runs: self.candidates.in_runs(row),
+            round,
+        };
+        let cal::Step::Proposal(row) = self.current.next(|row| labels[row]) else {
+            return None;
+        };
+        let pairs = self.candidates.pairs();
+        if !held(&pairs[row]) {
+            return Some(pick(row, self.current.rounds()));
+        }
+        let mut probe = self.current.clone();
+        match probe.next(|row| labels[row].or(held(&pairs[row]).then_some(true))) {
+            cal::Step::Proposal(row) => Some(pick(row, probe.rounds())),
+            cal::Step::Exhausted => None,
+        }
+    }
+
+    /// Candidates with a label so far.
+    pub fn labels(&self) -> usize {
+        self.labels.iter().filter(|l| l.is_some()).count()
+    }
+
+    /// Times a label the order had used changed or went away, and it was rebuilt.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds
+    }
+
+    /// Candidates the order has used (judged or known when a round reached them).
+    pub fn used(&self) -> usize {
+        self.current.used().len()
+    }
+}

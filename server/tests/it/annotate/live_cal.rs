@@ -1,0 +1,262 @@
+//! The live `cal` order (issue 38): the lead sets it, the corpus is searched for each claim's
+//! top K, and the first passes served are the domain replay's over the same candidates, step
+//! by step; a pair no pool entry holds joins the pool as a `cal` step with each pooled
+//! system's rank; annotators asking at once get different pairs.
+
+use super::live_order::{label_for, labels_so_far, pair_of, setup_at, three_systems, RowPair};
+use super::{count, queue, submit};
+use crate::common::TestApp;
+use app::domain::judging::{replay_cal, CalCandidates, JudgingOrder, Retrieved};
+use app::domain::pool::{Pair, Strategy};
+use std::collections::{HashMap, HashSet};
+
+const K: u32 = 4;
+const SEED: u64 = 2022;
+
+/// Sets `cal` with K retrievals per claim as the lead's page does (the command behind it).
+async fn set_cal(app: &TestApp, project: i64) -> String {
+    let lead = crate::common::operator_lead(&app.db, project).await;
+    commands::project::SetJudging::parse_form("cal", &SEED.to_string(), "", &K.to_string())
+        .unwrap()
+        .run(&app.db, &lead)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// The domain replay's judging sequence over the project's candidates (the pooled runs'
+/// whole rankings and the stored retrievals, in the loader's keys), judged by
+/// [`label_for`]: the pairs, by row ids.
+async fn replayed(app: &TestApp, project: i64, budget: usize) -> Vec<RowPair> {
+    let loaded = store::pool::load(&app.db, project, Strategy::Confidence)
+        .await
+        .unwrap();
+    let rankings: Vec<Vec<Pair<u32, u32>>> = loaded
+        .ranking
+        .pooled()
+        .map(|(_, run)| run.top(u32::MAX).map(|(_, s)| s.pair).collect())
+        .collect();
+    let rows: Vec<(i64, i64, i64, f64)> = sqlx::query_as(
+        "SELECT claim_id, doc_id, rank, share FROM cal_retrievals WHERE project_id = $1",
+    )
+    .bind(project)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let retrieved: Vec<Retrieved<u32, u32>> = rows
+        .iter()
+        .map(|&(claim, doc, rank, share)| Retrieved {
+            pair: loaded.pair_key(claim, doc).unwrap(),
+            rank: u32::try_from(rank).unwrap(),
+            share,
+        })
+        .collect();
+    let candidates = CalCandidates::new(&rankings, &retrieved).unwrap();
+    let truth: HashSet<Pair<u32, u32>> = candidates
+        .pairs()
+        .iter()
+        .copied()
+        .filter(|pair| {
+            let (claim, doc) = loaded.pair_ids(pair).unwrap();
+            label_for(Pair::new(claim, doc)).1
+        })
+        .collect();
+    replay_cal(&candidates, &truth, budget, SEED)
+        .judged
+        .iter()
+        .map(|&row| {
+            let (claim, doc) = loaded.pair_ids(&candidates.pairs()[row]).unwrap();
+            Pair::new(claim, doc)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn cal_serves_the_replays_sequence_and_pools_what_no_run_ranked() {
+    let app = TestApp::spawn().await;
+    // The pool holds each system's top 3; the runs rank 24 pairs each.
+    let (project, rankings) = setup_at(&app, &["solo"], &three_systems(), None, Some(3)).await;
+    let pooled_before = count(&app, "SELECT COUNT(*) FROM pool_entries").await;
+    let said = set_cal(&app, project).await;
+    assert!(said.contains("Judging order cal"), "{said}");
+    assert!(said.contains(&format!("top {K} (bm25)")), "{said}");
+    // The retrievals: at most K per claim, ranks 1.. within each claim, every claim searched.
+    let claims = count(&app, "SELECT COUNT(*) FROM claims").await;
+    let per_claim: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT claim_id, COUNT(*), MAX(rank) FROM cal_retrievals WHERE project_id = $1 GROUP BY claim_id",
+    )
+    .bind(project)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(per_claim.len() as i64, claims);
+    assert!(per_claim
+        .iter()
+        .all(|&(_, n, max)| n == i64::from(K) && max == n));
+
+    // Every candidate: the order runs dry when each has a label.
+    let expected = replayed(&app, project, usize::MAX).await;
+    let budget = expected.len();
+    let solo = app.logged_in("solo").await;
+    let mut head = queue(&app, &solo).await;
+    let mut served = Vec::new();
+    while served.len() < budget {
+        let item = head.current.clone().expect("cal serves every candidate");
+        assert_eq!(item.stage, "first");
+        let pair = pair_of(&app, &item).await;
+        assert_eq!(pair, expected[served.len()], "step {}", served.len());
+        served.push(pair);
+        let res = submit(&app, &solo, item.assignment_id.unwrap(), label_for(pair).0).await;
+        assert!(res.status().is_success(), "{}", res.status());
+        head = res.json().await.unwrap();
+    }
+    assert!(
+        head.current.is_none(),
+        "cal served more than its candidates"
+    );
+    // Every label the order read is the annotator's.
+    let labels: HashMap<RowPair, bool> = labels_so_far(&app, project).await;
+    assert!(served
+        .iter()
+        .all(|p| labels.get(p) == Some(&label_for(*p).1)));
+
+    // What cal added to the pool: one `cal` step and one pick per new entry, the served pairs
+    // the pool did not hold; `in_runs` says whether any run ranked them.
+    let ranked: HashSet<RowPair> = rankings.iter().flatten().copied().collect();
+    let picks: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT e.claim_id, e.doc_id, p.in_runs FROM cal_picks p JOIN pool_entries e ON e.id = p.pool_entry_id
+         WHERE p.project_id = $1",
+    )
+    .bind(project)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let added = count(&app, "SELECT COUNT(*) FROM pool_entries").await - pooled_before;
+    assert_eq!(picks.len() as i64, added);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM pool_build_rows WHERE kind = 'cal'"
+        )
+        .await,
+        added
+    );
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM pool_builds").await,
+        1,
+        "cal's steps are no pool builds"
+    );
+    let outside: Vec<&(i64, i64, i64)> = picks.iter().filter(|p| p.2 == 0).collect();
+    assert!(!outside.is_empty(), "cal served no pair outside the runs");
+    assert!(
+        picks.len() > outside.len(),
+        "cal served no run pair beyond the pool"
+    );
+    for &(claim, doc, in_runs) in &picks {
+        assert_eq!(in_runs == 1, ranked.contains(&Pair::new(claim, doc)));
+    }
+    // A pick some run ranked carries each pooled system's rank of it, as the run files give.
+    let ranks: Vec<(i64, i64, String, i64)> = sqlx::query_as(
+        "SELECT e.claim_id, e.doc_id, s.name, r.rank FROM cal_picks p
+         JOIN pool_entries e ON e.id = p.pool_entry_id
+         JOIN pool_ranks r ON r.pool_entry_id = e.id JOIN systems s ON s.id = r.system_id
+         WHERE p.project_id = $1",
+    )
+    .bind(project)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let mut expected_ranks = 0;
+    for (s, ranking) in rankings.iter().enumerate() {
+        for (i, pair) in ranking.iter().enumerate() {
+            if picks.iter().any(|p| Pair::new(p.0, p.1) == *pair) {
+                expected_ranks += 1;
+                assert!(ranks.contains(&(
+                    pair.claim,
+                    pair.doc,
+                    format!("secret-system-{s}"),
+                    i as i64 + 1
+                )));
+            }
+        }
+    }
+    assert_eq!(ranks.len(), expected_ranks);
+
+    // The lead's panel counts what cal added.
+    let view = store::annotate::judging_view(&app.db, project)
+        .await
+        .unwrap();
+    assert_eq!(view.order, JudgingOrder::Cal.as_str());
+    let cal = view.cal.expect("the retrievals are made");
+    assert_eq!(cal.per_claim, K);
+    assert_eq!(cal.picks as usize, picks.len());
+    assert_eq!(cal.outside_runs as usize, outside.len());
+    // The lead's report counts the pairs only cal's retrievals found as the system `cal`.
+    app.add_lead("boss", super::PROJECT).await;
+    let boss = app.logged_in("boss").await;
+    let res = app
+        .post_form(
+            &boss,
+            "/api/report/view",
+            &[
+                ("project", super::PROJECT),
+                ("step", "1"),
+                ("bootstrap", "20"),
+                ("seed", "7"),
+            ],
+        )
+        .await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let report: app::api::report::ReportView = res.json().await.unwrap();
+    assert!(
+        report.scores.iter().any(|s| s.system == "cal"),
+        "the report has the system cal: {:?}",
+        report.scores.iter().map(|s| &s.system).collect::<Vec<_>>()
+    );
+    // Saving the same settings again does not search the corpus again.
+    let again = set_cal(&app, project).await;
+    assert!(!again.contains("searched"), "{again}");
+}
+
+#[tokio::test]
+async fn annotators_asking_at_once_get_different_pairs_and_the_order_goes_on() {
+    let app = TestApp::spawn().await;
+    let names = ["a1", "a2", "a3", "a4"];
+    let (project, _) = setup_at(&app, &names, &three_systems(), None, Some(2)).await;
+    set_cal(&app, project).await;
+    let mut clients = Vec::new();
+    for name in names {
+        clients.push(app.logged_in(name).await);
+    }
+    for round in 0..5 {
+        let (h1, h2, h3, h4) = tokio::join!(
+            queue(&app, &clients[0]),
+            queue(&app, &clients[1]),
+            queue(&app, &clients[2]),
+            queue(&app, &clients[3])
+        );
+        let heads = [h1, h2, h3, h4];
+        let mut pairs = HashSet::new();
+        for head in &heads {
+            let item = head.current.clone().expect("a first pass for everyone");
+            assert!(pairs.insert(pair_of(&app, &item).await), "round {round}");
+        }
+        for (client, head) in clients.iter().zip(&heads) {
+            let item = head.current.clone().unwrap();
+            let pair = pair_of(&app, &item).await;
+            let res = submit(&app, client, item.assignment_id.unwrap(), label_for(pair).0).await;
+            assert!(res.status().is_success());
+        }
+    }
+    // Twenty submissions: first passes the order served, none of a pair twice, and the
+    // second passes their evidence labels asked for.
+    let firsts = count(&app, "SELECT COUNT(*) FROM judgments WHERE stage = 'first'").await;
+    let distinct = count(
+        &app,
+        "SELECT COUNT(DISTINCT claim_id || '-' || doc_id) FROM judgments WHERE stage = 'first'",
+    )
+    .await;
+    assert_eq!(distinct, firsts);
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 20);
+    assert!(firsts >= 10, "{firsts} first passes");
+}
