@@ -1,9 +1,15 @@
 -- The live `cal` judging order (issue 38); see the SQLite migration of the same name.
 ALTER TABLE projects ADD COLUMN cal_candidates BIGINT NOT NULL DEFAULT 100 CHECK (cal_candidates BETWEEN 1 AND 10000);
 
-ALTER TABLE projects DROP CONSTRAINT projects_judging_order_check;
-ALTER TABLE projects ADD CONSTRAINT projects_judging_order_check
+-- judging_order is made again, as in SQLite (which cannot alter a CHECK), so that both engines
+-- keep the same column order (`claimpool db copy` compares them).
+ALTER TABLE projects ADD COLUMN judging_order_was TEXT COLLATE "C";
+UPDATE projects SET judging_order_was = judging_order;
+ALTER TABLE projects DROP COLUMN judging_order;
+ALTER TABLE projects ADD COLUMN judging_order TEXT COLLATE "C" NOT NULL DEFAULT 'depth'
     CHECK (judging_order IN ('depth', 'mtf', 'mab-maxmean', 'mab-thompson', 'hedge', 'cal'));
+UPDATE projects SET judging_order = judging_order_was;
+ALTER TABLE projects DROP COLUMN judging_order_was;
 ALTER TABLE pool_build_rows DROP CONSTRAINT pool_build_rows_kind_check;
 ALTER TABLE pool_build_rows ADD CONSTRAINT pool_build_rows_kind_check CHECK (kind IN ('build', 'search', 'cal'));
 
@@ -34,3 +40,5 @@ CREATE TABLE cal_picks (
     picked_at     BIGINT NOT NULL
 );
 CREATE INDEX cal_picks_project ON cal_picks (project_id);
+-- The pool's views look up the builds being written on every read: an index of those few.
+CREATE INDEX pool_build_rows_writing ON pool_build_rows (id) WHERE state = 'writing';

@@ -2,8 +2,9 @@
 -- each claim's top retrievals from the whole corpus: cal_retrievals holds those retrievals, made
 -- by the command that sets the order (cal_retrieval_sets says how many per claim, by which
 -- retriever, when and by whom), replaced whole when the lead makes them again. A pair cal serves
--- that is no pool entry yet joins the pool as an entry of its own step, a pool_build_rows row of
--- kind 'cal', and cal_picks says when, for whom, in which round, and whether any run ranked it.
+-- that is no pool entry yet joins the pool in the project's one step of kind 'cal' (a
+-- pool_build_rows row), and cal_picks says when, for whom, in which round, and whether any run
+-- ranked it.
 ALTER TABLE projects ADD COLUMN cal_candidates INTEGER NOT NULL DEFAULT 100 CHECK (cal_candidates BETWEEN 1 AND 10000);
 
 -- SQLite cannot alter a CHECK: the judging_order and kind columns are made again with 'cal'
@@ -55,3 +56,5 @@ CREATE TABLE cal_picks (
     picked_at     INTEGER NOT NULL
 );
 CREATE INDEX cal_picks_project ON cal_picks (project_id);
+-- The pool's views look up the builds being written on every read: an index of those few.
+CREATE INDEX pool_build_rows_writing ON pool_build_rows (id) WHERE state = 'writing';

@@ -43,6 +43,9 @@ pub struct CalOrder {
     /// The size of the next round's batch.
     next_size: usize,
     round: u64,
+    /// The last round's model's score of each candidate it scored (the untaken ones then);
+    /// `NEG_INFINITY` for the others and before the first round.
+    scores: Vec<f64>,
 }
 
 impl CalOrder {
@@ -62,6 +65,7 @@ impl CalOrder {
             batch: VecDeque::new(),
             next_size: 1,
             round: 0,
+            scores: vec![f64::NEG_INFINITY; rows],
         }
     }
 
@@ -81,6 +85,27 @@ impl CalOrder {
     /// The candidates.
     pub fn rows(&self) -> usize {
         self.taken.len()
+    }
+
+    /// The current round's batch not yet used, best first.
+    pub fn batch(&self) -> impl Iterator<Item = usize> + '_ {
+        self.batch.iter().copied()
+    }
+
+    /// The candidate no round has taken yet that the last round's model scores best among
+    /// those `skip` does not exclude (ties: the lower row): where a server looks once the
+    /// batch is all held by others, without training a round of its own.
+    pub fn best_untaken(&self, skip: impl Fn(usize) -> bool) -> Option<usize> {
+        let mut best: Option<(f64, usize)> = None;
+        for (row, (&taken, &score)) in self.taken.iter().zip(&self.scores).enumerate() {
+            if taken || skip(row) {
+                continue;
+            }
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, row));
+            }
+        }
+        best.map(|(_, row)| row)
     }
 
     /// The rounds trained so far.
@@ -116,6 +141,10 @@ impl CalOrder {
             .filter(|&i| !self.taken[i])
             .map(|i| (model.score(self.features.row(i)), i))
             .collect();
+        self.scores.fill(f64::NEG_INFINITY);
+        for &(score, i) in &scored {
+            self.scores[i] = score;
+        }
         let size = self.next_size.min(scored.len());
         let better = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         if size < scored.len() {

@@ -191,20 +191,11 @@ pub async fn add_find(db: &Db, find: &NewFind<'_>) -> StoreResult<Found> {
     .bind(now)
     .fetch_one(&mut *tx)
     .await?;
-    let entry: i64 = sqlx::query_scalar(
-        "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id)
-         VALUES ($1, $2, $3, $4, $5) RETURNING id",
-    )
-    .bind(project_id)
-    .bind(claim)
-    .bind(doc)
-    .bind(rank)
-    .bind(step)
-    .fetch_one(&mut *tx)
-    .await
-    .on_unique(Constraint::PoolBuilding, || {
-        "a pool build is adding this pair: it comes through the queue".to_owned()
-    })?;
+    let entry = insert_entry_row(&mut tx, project_id, (claim, doc), rank, step)
+        .await
+        .on_unique(Constraint::PoolBuilding, || {
+            "a pool build is adding this pair: it comes through the queue".to_owned()
+        })?;
     sqlx::query(
         "INSERT INTO search_finds (pool_entry_id, project_id, claim_id, doc_id, found_by, query,
                                    result_rank, seconds_searching, found_at)
@@ -255,6 +246,28 @@ pub async fn add_find(db: &Db, find: &NewFind<'_>) -> StoreResult<Found> {
         entry,
         assignment_id,
     })
+}
+
+/// A pool entry of the pair `(claim, doc)` at `depth` in the pool step `step` (a find's or a
+/// cal pick's): its id, or the database's error (a UNIQUE violation when the pair is pooled).
+pub(crate) async fn insert_entry_row(
+    conn: &mut sqlx::AnyConnection,
+    project_id: i64,
+    (claim, doc): (i64, i64),
+    depth: i64,
+    step: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(project_id)
+    .bind(claim)
+    .bind(doc)
+    .bind(depth)
+    .bind(step)
+    .fetch_one(&mut *conn)
+    .await
 }
 
 /// The pairs of the project found by search, as (claim key, document key): entries a pool

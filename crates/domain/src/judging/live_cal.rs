@@ -8,9 +8,10 @@
 //! replays its rounds against the labels held.
 //!
 //! [`LiveCal::next_untaken`] serves the order's proposal unless another annotator holds it; if
-//! they do, a probe (a copy of the order whose held candidates count as evidence, the way the
-//! runs' live orders count them) looks past them, possibly training rounds of its own, and is
-//! dropped: the order itself advances only through labels.
+//! they do, the next free candidate of the current batch, and past the batch the free
+//! candidate the last round's model scores best. No round is trained for that choice (training
+//! rounds ahead for every held pair cost a submission several milliseconds with 50 annotators):
+//! the order itself advances only through labels.
 
 use super::cal::CalCandidates;
 use crate::pool::{Key, Pair};
@@ -36,8 +37,7 @@ pub struct CalPick<C, D> {
     pub pair: Pair<C, D>,
     /// Whether some pooled run ranked the pair (else only the corpus retrieval found it).
     pub in_runs: bool,
-    /// The rounds the order had trained when it chose the pair (the probe's, if it looked past
-    /// held pairs).
+    /// The rounds the order had trained when it chose the pair.
     pub round: u64,
 }
 
@@ -119,11 +119,23 @@ impl<C: Key, D: Key> LiveCal<C, D> {
         if !held(&pairs[row]) {
             return Some(pick(row, self.current.rounds()));
         }
-        let mut probe = self.current.clone();
-        match probe.next(|row| labels[row].or(held(&pairs[row]).then_some(true))) {
-            cal::Step::Proposal(row) => Some(pick(row, probe.rounds())),
-            cal::Step::Exhausted => None,
-        }
+        // Held by another: the rest of the batch in its order, then the best of the candidates
+        // no round has taken by the last round's model (no round is trained for the choice).
+        let free = |row: usize| labels[row].is_none() && !held(&pairs[row]);
+        let round = self.current.rounds();
+        self.current
+            .batch()
+            .find(|&row| free(row))
+            .or_else(|| self.current.best_untaken(|row| !free(row)))
+            .map(|row| pick(row, round))
+    }
+
+    /// Reads the labels the order has reached and trains the next round if its batch is all
+    /// labelled: what [`LiveCal::next_untaken`] does first, done ahead (a server does it
+    /// outside its write transaction). Changes no proposal.
+    pub fn advance(&mut self) {
+        let labels = &self.labels;
+        self.current.next(|row| labels[row]);
     }
 
     /// Candidates with a label so far.

@@ -20,6 +20,40 @@ type RowPair = Pair<i64, i64>;
 /// A pair by the loader's keys.
 type KeyPair = Pair<u32, u32>;
 
+/// The project's one pool step of kind `cal`, which every pick joins (made by the first pick;
+/// who and when of each pick are in `cal_picks`), its count of pairs added raised by one.
+async fn cal_step(
+    conn: &mut AnyConnection,
+    project_id: i64,
+    annotator: AnnotatorId,
+) -> StoreResult<i64> {
+    let step: Option<i64> = sqlx::query_scalar(
+        "UPDATE pool_build_rows SET added = added + 1
+         WHERE project_id = $1 AND kind = 'cal' RETURNING id",
+    )
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(step) = step {
+        return Ok(step);
+    }
+    let strategy: Option<String> =
+        sqlx::query_scalar("SELECT pool_strategy FROM projects WHERE id = $1")
+            .bind(project_id)
+            .fetch_one(&mut *conn)
+            .await?;
+    Ok(sqlx::query_scalar(
+        "INSERT INTO pool_build_rows (project_id, strategy, depth, systems, added, built_by, built_at, state, kind)
+         VALUES ($1, $2, 1, '[\"cal\"]', 1, $3, $4, 'done', 'cal') RETURNING id",
+    )
+    .bind(project_id)
+    .bind(strategy.as_deref().unwrap_or("per-claim"))
+    .bind(annotator.0)
+    .bind(now_ms())
+    .fetch_one(&mut *conn)
+    .await?)
+}
+
 /// The live `cal` order of a project and what it needs to write a pick into the pool.
 pub(super) struct CalLive {
     pub(super) order: LiveCal<u32, u32>,
@@ -111,7 +145,7 @@ impl CalLive {
             .collect()
     }
 
-    /// The pool entry of `pick`, written into the pool (as a step of kind `cal`, with each
+    /// The pool entry of `pick`, written into the pool (in the step of kind `cal`, with each
     /// pooled system's rank and the pick's record) if it is none yet. None if a pool build
     /// still being written holds the pair: it comes through the queue when that build is done.
     pub(super) async fn entry_of(
@@ -145,34 +179,11 @@ impl CalLive {
             .or_else(|| self.retrieved.get(&pick.pair).copied())
             .unwrap_or(1)
             .max(1);
-        let strategy: Option<String> =
-            sqlx::query_scalar("SELECT pool_strategy FROM projects WHERE id = $1")
-                .bind(project_id)
-                .fetch_one(&mut *conn)
-                .await?;
+        let step = cal_step(conn, project_id, annotator).await?;
         let now = now_ms();
-        let step: i64 = sqlx::query_scalar(
-            "INSERT INTO pool_build_rows (project_id, strategy, depth, systems, added, built_by, built_at, state, kind)
-             VALUES ($1, $2, $3, '[\"cal\"]', 1, $4, $5, 'done', 'cal') RETURNING id",
-        )
-        .bind(project_id)
-        .bind(strategy.as_deref().unwrap_or("per-claim"))
-        .bind(i64::from(depth))
-        .bind(annotator.0)
-        .bind(now)
-        .fetch_one(&mut *conn)
-        .await?;
-        let entry: i64 = sqlx::query_scalar(
-            "INSERT INTO pool_entry_rows (project_id, claim_id, doc_id, entry_depth, build_id)
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(project_id)
-        .bind(claim)
-        .bind(doc)
-        .bind(i64::from(depth))
-        .bind(step)
-        .fetch_one(&mut *conn)
-        .await?;
+        let entry =
+            crate::search::insert_entry_row(conn, project_id, (claim, doc), i64::from(depth), step)
+                .await?;
         for &(system, rank) in ranks {
             sqlx::query(
                 "INSERT INTO pool_rank_rows (pool_entry_id, system_id, rank, build_id)

@@ -776,6 +776,15 @@ async fn prepare(
     let mut read = crate::db::begin_read_on(conn).await?;
     update(&mut read, db, project_id, plan, &mut cached).await?;
     read.rollback().await?;
+    // cal trains its next round here, when its batch is all labelled, rather than inside the
+    // write transaction.
+    if let Some(Live {
+        order: LiveOrder::Cal(cal),
+        ..
+    }) = cached.as_mut()
+    {
+        cal.order.advance();
+    }
     Ok(())
 }
 

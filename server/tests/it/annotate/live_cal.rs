@@ -1,6 +1,6 @@
 //! The live `cal` order (issue 38): the lead sets it, the corpus is searched for each claim's
 //! top K, and the first passes served are the domain replay's over the same candidates, step
-//! by step; a pair no pool entry holds joins the pool as a `cal` step with each pooled
+//! by step; a pair no pool entry holds joins the pool in the `cal` step with each pooled
 //! system's rank; annotators asking at once get different pairs.
 
 use super::live_order::{label_for, labels_so_far, pair_of, setup_at, three_systems, RowPair};
@@ -133,10 +133,19 @@ async fn cal_serves_the_replays_sequence_and_pools_what_no_run_ranked() {
     .unwrap();
     let added = count(&app, "SELECT COUNT(*) FROM pool_entries").await - pooled_before;
     assert_eq!(picks.len() as i64, added);
+    // One `cal` step, its count of pairs added the picks'.
     assert_eq!(
         count(
             &app,
             "SELECT COUNT(*) FROM pool_build_rows WHERE kind = 'cal'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        count(
+            &app,
+            "SELECT SUM(added) FROM pool_build_rows WHERE kind = 'cal'"
         )
         .await,
         added
