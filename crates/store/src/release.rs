@@ -231,34 +231,34 @@ async fn read_model_ranks(conn: &mut AnyConnection, project_id: i64) -> StoreRes
             by_system.insert(system, positive("pool rank", rank)?);
         }
     }
-    // A pair found by search (issue 38) has the result's rank under `search`.
-    let finds: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT claim_id, doc_id, result_rank FROM search_finds WHERE project_id = $1",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?;
-    for (claim, doc, rank) in finds {
-        ranks.entry((claim, doc)).or_default().insert(
-            super::search::SEARCH_SYSTEM.to_owned(),
-            positive("search rank", rank)?,
-        );
-    }
-    // A pair the live `cal` order added that no run ranked has its corpus retrieval's rank
-    // (its entry depth) under `cal`.
-    let picks: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT e.claim_id, e.doc_id, e.entry_depth FROM cal_picks p
-         JOIN pool_entry_rows e ON e.id = p.pool_entry_id
-         WHERE p.project_id = $1 AND p.in_runs = 0",
-    )
-    .bind(project_id)
-    .fetch_all(&mut *conn)
-    .await?;
-    for (claim, doc, rank) in picks {
-        ranks.entry((claim, doc)).or_default().insert(
-            super::search::CAL_SYSTEM.to_owned(),
-            positive("cal retrieval rank", rank)?,
-        );
+    // A pair found beyond the runs (issue 38) has its finder's rank under the finder's name: a
+    // search find the result's rank under `search`; a pair the live `cal` order added that no
+    // run ranked its corpus retrieval's rank (its entry depth) under `cal`.
+    let finders = [
+        (
+            super::search::SEARCH_SYSTEM,
+            "search rank",
+            "SELECT claim_id, doc_id, result_rank FROM search_finds WHERE project_id = $1",
+        ),
+        (
+            super::search::CAL_SYSTEM,
+            "cal retrieval rank",
+            "SELECT e.claim_id, e.doc_id, e.entry_depth FROM cal_picks p
+             JOIN pool_entry_rows e ON e.id = p.pool_entry_id
+             WHERE p.project_id = $1 AND p.in_runs = 0",
+        ),
+    ];
+    for (system, what, sql) in finders {
+        let found: Vec<(i64, i64, i64)> = sqlx::query_as(sql)
+            .bind(project_id)
+            .fetch_all(&mut *conn)
+            .await?;
+        for (claim, doc, rank) in found {
+            ranks
+                .entry((claim, doc))
+                .or_default()
+                .insert(system.to_owned(), positive(what, rank)?);
+        }
     }
     Ok(ranks)
 }

@@ -159,8 +159,9 @@ impl CalLive {
             .keys
             .pair_ids(&pick.pair)
             .ok_or_else(|| StoreError::Fault("the cal order picked an unknown pair".into()))?;
-        let row: Option<(i64, Option<i64>)> = sqlx::query_as(
-            "SELECT r.id, e.id FROM pool_entry_rows r LEFT JOIN pool_entries e ON e.id = r.id
+        // The pair's entry row if it has one: visible, or of a build still being written.
+        let row: Option<Option<i64>> = sqlx::query_scalar(
+            "SELECT e.id FROM pool_entry_rows r LEFT JOIN pool_entries e ON e.id = r.id
              WHERE r.project_id = $1 AND r.claim_id = $2 AND r.doc_id = $3",
         )
         .bind(project_id)
@@ -168,7 +169,7 @@ impl CalLive {
         .bind(doc)
         .fetch_optional(&mut *conn)
         .await?;
-        if let Some((_, visible)) = row {
+        if let Some(visible) = row {
             return Ok(visible);
         }
         let ranks = self.ranks.get(&pick.pair).map(Vec::as_slice).unwrap_or(&[]);

@@ -820,11 +820,7 @@ async fn choose(
             Ok(pair.and_then(|pair| entries.get(&pair).copied()))
         }
         LiveOrder::Cal(cal) => {
-            let held: HashSet<_> = cal
-                .keyed(held.into_iter().map(|p| (p, ())))
-                .into_iter()
-                .map(|(p, ())| p)
-                .collect();
+            let held: HashSet<_> = held.iter().filter_map(|pair| cal.key(pair)).collect();
             let Some(pick) = cal.order.next_untaken(|pair| held.contains(pair)) else {
                 return Ok(None);
             };
