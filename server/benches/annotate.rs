@@ -365,6 +365,25 @@ async fn main() -> anyhow::Result<()> {
             .iter()
             .any(|(from, to, _)| *sent < *to && *sent + *took > *from)
     };
+    // --slow-ms T: each submission slower than T, by when it was sent (where a stall was).
+    if let Some(slow) = args.iter().position(|a| a == "--slow-ms") {
+        let limit: u64 = args
+            .get(slow + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20);
+        let mut slow: Vec<&(Duration, Duration)> = timed
+            .iter()
+            .filter(|t| t.1 > Duration::from_millis(limit))
+            .collect();
+        slow.sort_unstable();
+        for (sent, took) in slow {
+            println!(
+                "slow: sent at {:.3} s, took {:.1} ms",
+                sent.as_secs_f64(),
+                took.as_secs_f64() * 1000.0
+            );
+        }
+    }
     let mut during: Vec<Duration> = timed.iter().filter(|t| overlaps(t)).map(|t| t.1).collect();
     let mut all: Vec<Duration> = timed.iter().map(|t| t.1).collect();
     all.sort_unstable();
@@ -415,6 +434,7 @@ const USAGE: &str = "cargo bench -p server --bench annotate -- [OPTIONS]
   --think-ms MS       pause between one annotator's submissions, about (1000)
   --order ORDER       depth (default), mtf, mab-maxmean, mab-thompson, hedge or cal
   --seed S            the judging order's seed (0)
+  --slow-ms T         list the submissions slower than T ms, by when they were sent
   --candidates K      cal's corpus retrievals per claim (100)
   --systems N         pooled systems (1 for depth, 3 otherwise)
   --import-lines N    a lead imports runs of N lines back to back meanwhile (0: none)

@@ -437,6 +437,26 @@ enum ProjectCommand {
         #[arg(long)]
         retrieve_again: bool,
     },
+    /// Under cal: draw a stopping sample (a simple random sample of the candidates unjudged
+    /// now, served before cal's next proposals) for the hypergeometric test that cal has found
+    /// --recall of the evidence with --confidence; with --status, print the latest sample's
+    /// test instead
+    StopSample {
+        #[arg(long)]
+        project: String,
+        #[arg(long, default_value_t = commands::project::DEFAULT_TARGET_RECALL)]
+        recall: f64,
+        #[arg(long, default_value_t = commands::project::DEFAULT_CONFIDENCE)]
+        confidence: f64,
+        /// Pairs to draw (left out: as many as the test needs, were none of them evidence)
+        #[arg(long)]
+        size: Option<u64>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print the latest sample's state and test (JSON) without drawing
+        #[arg(long, conflicts_with_all = ["size"])]
+        status: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -709,6 +729,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Project(ProjectCommand::StopSample {
+            project,
+            recall,
+            confidence,
+            size,
+            seed,
+            status,
+        }) => {
+            let db = open_db(&db_or_default()?).await?;
+            let lead = shell_lead(&db, &project).await?;
+            if !status {
+                let draw = commands::project::DrawStopSample::parse(recall, confidence, size, seed)
+                    .map_err(option_error)?;
+                emit!("{}", draw.run(&db, &lead).await?);
+            }
+            let view = commands::project::stop_sample(&db, &lead).await?;
+            emit!("{}", serde_json::to_string_pretty(&view)?);
+            Ok(())
+        }
         Command::Project(ProjectCommand::List) => {
             let db = open_db(&db_or_default()?).await?;
             emit!(
@@ -855,6 +894,9 @@ fn option(field: Field) -> Option<&'static str> {
         Field::Candidates => "candidates",
         Field::Name => "name",
         Field::UserName => "username",
+        Field::TargetRecall => "recall",
+        Field::Confidence => "confidence",
+        Field::SampleSize => "size",
         // Positional arguments, or inputs the pages name.
         Field::NewPassword
         | Field::Command

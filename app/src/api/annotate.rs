@@ -255,6 +255,28 @@ pub async fn set_judging_order(
     )
 }
 
+/// Draws a stopping sample for the `cal` order: a simple random sample of its candidates
+/// unjudged now, served before its next proposals, for the hypergeometric test of `recall`
+/// (blank: 0.9) with `confidence` (blank: 0.95); `size` blank: as many as the test needs.
+#[server(endpoint = "lead/annotation/stop-sample")]
+pub async fn draw_stop_sample(
+    project: String,
+    recall: String,
+    confidence: String,
+    size: String,
+    seed: String,
+) -> Result<String, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, lead) = crate::api::lead(&project).await?;
+            let draw =
+                commands::project::DrawStopSample::parse_form(&recall, &confidence, &size, &seed)?;
+            Ok(draw.run(&db, &lead).await?)
+        }
+        .await,
+    )
+}
+
 /// A pooled pair with all its annotations and discussion (leads).
 #[server(endpoint = "lead/annotation/pair")]
 pub async fn pair_for_lead(project: String, entry_id: i64) -> Result<ItemView, ApiError> {

@@ -109,6 +109,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("lead/annotation/reassign", LEAD),
     ("lead/annotation/mode", LEAD),
     ("lead/annotation/judging", LEAD),
+    ("lead/annotation/stop-sample", LEAD),
     ("lead/suggestions", LEAD),
     ("lead/suggestions/set", LEAD),
     ("lead/gold", LEAD),

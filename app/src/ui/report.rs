@@ -6,6 +6,8 @@
 use crate::api::report::{
     csv_href, encode_path_segment, load_report, ReportView, DEFAULT_BOOTSTRAP, DEFAULT_SEED, LABELS,
 };
+use crate::api::sample::{report_survey, SurveyView};
+use crate::error::ApiError;
 use crate::ui::charts::{BarChart, LinePlot, MatrixTable, Point, Series};
 use crate::ui::widgets::{format_count, ErrorNote};
 use leptos::prelude::*;
@@ -51,6 +53,8 @@ pub fn ReportPage() -> AnyView {
         move || (name(), step(), bootstrap(), seed()),
         |(name, step, bootstrap, seed)| load_report(name, step, bootstrap, seed),
     );
+    // The sample's estimates, for the inclusion table and the section beyond the depth.
+    let survey = Resource::new(name, report_survey);
     view! {
         <Title text=move || format!("Report · {}", name()) />
         <main class="page report">
@@ -67,13 +71,13 @@ pub fn ReportPage() -> AnyView {
             <Suspense fallback=|| view! { <p class="muted">"Computing the report…"</p> }>
                 {move || Suspend::new(async move {
                     match report.await {
-                        Ok(view) => view! { <ReportBody view=view /> }.into_any(),
+                        Ok(view) => view! { <ReportBody view=view survey=survey /> }.into_any(),
                         Err(e) => view! { <ErrorNote error=e /> }.into_any(),
                     }
                 })}
             </Suspense>
             <crate::ui::report_judging::JudgingSection project=Signal::derive(name) />
-            <crate::ui::sample::SurveySection project=Signal::derive(name) />
+            <crate::ui::sample::SurveySection survey=survey />
         </main>
     }.into_any()
 }
@@ -90,8 +94,11 @@ fn Caption(text: String, href: String) -> AnyView {
     .into_any()
 }
 
+/// The sample's estimates behind the report.
+type SurveyResource = Resource<Result<SurveyView, ApiError>>;
+
 #[component]
-fn ReportBody(view: ReportView) -> AnyView {
+fn ReportBody(view: ReportView, survey: SurveyResource) -> AnyView {
     let summary = match (&view.strategy, view.depth) {
         (Some(strategy), depth) if depth > 0 => format!(
             "Pool at depth {depth} ({strategy} strategy): {} pairs, {} judged before annotation, {} to annotate ({} final). Evidence: {} pairs ({} citation, {} discovered by the pool).",
@@ -134,7 +141,7 @@ fn ReportBody(view: ReportView) -> AnyView {
         </nav>
         <DepthSection view=view.clone() />
         <CountSection view=view.clone() />
-        <InclusionSection view=view.clone() />
+        <InclusionSection view=view.clone() survey=survey />
         <SystemsSection view=view.clone() />
         <EvidenceSection view=view.clone() />
         <AnnotationSection view=view.clone() />
@@ -388,32 +395,49 @@ fn CountSection(view: ReportView) -> AnyView {
 }
 
 #[component]
-fn InclusionSection(view: ReportView) -> AnyView {
+fn InclusionSection(view: ReportView, survey: SurveyResource) -> AnyView {
     let href = csv_href(&view, "inclusion");
-    let rows = view
-        .inclusion
-        .iter()
-        .map(|r| {
-            view! {
-                <tr>
-                    <td>{r.system.clone()}</td>
-                    <td class="num">{f3(r.included_f1)}</td>
-                    <td class="num">{f3(r.excluded_f1)}</td>
-                    <td class="num">{pct(r.change_pct)}</td>
-                    <td class="num">{count(r.unique_evidence)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
+    let inclusion = view.inclusion.clone();
+    let table = move |estimated: Vec<(String, String)>| {
+        let rows = inclusion
+            .iter()
+            .map(|r| {
+                let f1 = estimated
+                    .iter()
+                    .find(|(system, _)| *system == r.system)
+                    .map_or_else(|| "–".to_owned(), |(_, text)| text.clone());
+                view! {
+                    <tr>
+                        <td>{r.system.clone()}</td>
+                        <td class="num">{f3(r.included_f1)}</td>
+                        <td class="num">{f3(r.excluded_f1)}</td>
+                        <td class="num">{pct(r.change_pct)}</td>
+                        <td class="num">{count(r.unique_evidence)}</td>
+                        <td class="num">{f1}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <table class="grid compact" data-testid="inclusion">
+                <thead><tr><th>"System"</th><th class="num">"F1 included"</th><th class="num">"F1 left out"</th><th class="num">"Change %"</th><th class="num">"Unique evidence"</th><th class="num" title="Evidence retrieval F1 (labels not matched) estimated from the pool's judged random sample beyond the depth, with its 95% interval">"F1 estimated [95%]"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+        .into_any()
+    };
+    let fallback = table.clone();
     view! {
         <section id="inclusion">
             <h2>"System inclusion"</h2>
-            <p class="muted">"Each pooled system's F1 when the evidence only its own pool contribution found is left out (treated as NEI), against the F1 with it included (SciFact-Open Table 6): the fair comparison for a system that did not build the pool."</p>
+            <p class="muted">"Each pooled system's F1 when the evidence only its own pool contribution found is left out (treated as NEI), against the F1 with it included (SciFact-Open Table 6): the fair comparison for a system that did not build the pool. The last column estimates each system's F1 beyond the qrels, from the judged random sample (see below; – without one)."</p>
             <Caption text="Leave one system out".into() href=href />
-            <table class="grid compact" data-testid="inclusion">
-                <thead><tr><th>"System"</th><th class="num">"F1 included"</th><th class="num">"F1 left out"</th><th class="num">"Change %"</th><th class="num">"Unique evidence"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
+            <Suspense fallback=move || fallback(Vec::new())>
+                {move || {
+                    let table = table.clone();
+                    Suspend::new(async move { table(crate::ui::sample::estimated_f1(survey.await)) })
+                }}
+            </Suspense>
         </section>
     }
     .into_any()

@@ -2,7 +2,7 @@
 //! beyond the depth (the sample's Horvitz–Thompson estimates, the stopping test and the
 //! planner). Every number is the survey's; this module only places it.
 
-use crate::api::sample::{report_survey, AddPoolSample, SurveyView, TARGET_RECALL};
+use crate::api::sample::{AddPoolSample, SurveyView, TARGET_RECALL};
 use crate::model::survey::{
     BudgetView, EstimateView, Estimates, Plan, SampleSummary, Stopping, Survey, SystemSurvey,
 };
@@ -69,10 +69,25 @@ pub fn SampleControl(project: Signal<String>, version: RwSignal<u32>) -> AnyView
     .into_any()
 }
 
-/// The report's section beyond the depth.
+/// Each system's estimated F1 with its 95% interval, as text, from a survey (none without
+/// estimates).
+pub fn estimated_f1(survey: Result<SurveyView, crate::error::ApiError>) -> Vec<(String, String)> {
+    survey
+        .ok()
+        .and_then(|v| v.survey)
+        .and_then(|s| s.estimates)
+        .map(|e| {
+            e.systems
+                .into_iter()
+                .map(|s| (s.system, optional(s.estimate.f1.as_ref())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The report's section beyond the depth, from the page's `survey`.
 #[component]
-pub fn SurveySection(project: Signal<String>) -> AnyView {
-    let survey = Resource::new(move || project.get(), report_survey);
+pub fn SurveySection(survey: Resource<Result<SurveyView, crate::error::ApiError>>) -> AnyView {
     view! {
         <section data-testid="survey">
             <h2>"Beyond the depth: estimates, stopping and planning"</h2>

@@ -6,7 +6,7 @@ use crate::access::ProjectCaller;
 use crate::error::{CommandError, CommandResult, Field};
 use crate::simulate::CorpusRetrieval;
 use domain::account::{ProjectRole, Role};
-use domain::judging::{JudgingOrder, JudgingSettings};
+use domain::judging::{JudgingOrder, JudgingSettings, RecallTarget};
 use domain::model::{ClaimDetail, ClaimRow, Page, SystemRow};
 use domain::model::{Member, ProjectSummary};
 use store::annotate::JudgingChange;
@@ -211,6 +211,110 @@ impl SetJudging {
     }
 }
 
+/// A stopping sample for the live `cal` order: a target recall, the confidence the test
+/// states it with, the sample's size (None: as many as the test needs) and its seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawStopSample {
+    pub target: RecallTarget,
+    pub size: Option<u64>,
+    pub seed: u64,
+}
+
+/// The test's defaults: recall 0.9 with 95% confidence.
+pub const DEFAULT_TARGET_RECALL: f64 = 0.9;
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+
+impl DrawStopSample {
+    /// `recall` in (0, 1], `confidence` in (0, 1), `size` at least 1 if given.
+    pub fn parse(
+        recall: f64,
+        confidence: f64,
+        size: Option<u64>,
+        seed: u64,
+    ) -> CommandResult<DrawStopSample> {
+        if !(confidence > 0.0 && confidence < 1.0) {
+            return Err(CommandError::field(
+                Field::Confidence,
+                format!("{confidence} is not between 0 and 1"),
+            ));
+        }
+        let target = RecallTarget::new(recall, 1.0 - confidence).map_err(|_| {
+            CommandError::field(
+                Field::TargetRecall,
+                format!("{recall} is not above 0 and at most 1"),
+            )
+        })?;
+        if size == Some(0) {
+            return Err(CommandError::field(Field::SampleSize, "must be at least 1"));
+        }
+        Ok(DrawStopSample { target, size, seed })
+    }
+
+    /// The page's form, every field as text (blank: the default; `size` blank: as many as the
+    /// test needs, `seed` blank: 0).
+    pub fn parse_form(
+        recall: &str,
+        confidence: &str,
+        size: &str,
+        seed: &str,
+    ) -> CommandResult<DrawStopSample> {
+        let real = |field: Field, text: &str, default: f64| match text.trim() {
+            "" => Ok(default),
+            text => text
+                .parse::<f64>()
+                .map_err(|e| CommandError::field(field, format!("{text:?} is not a number ({e})"))),
+        };
+        let whole = |field: Field, text: &str| match text.trim() {
+            "" => Ok(None),
+            text => text.parse::<u64>().map(Some).map_err(|e| {
+                CommandError::field(field, format!("{text:?} is not a whole number ({e})"))
+            }),
+        };
+        DrawStopSample::parse(
+            real(Field::TargetRecall, recall, DEFAULT_TARGET_RECALL)?,
+            real(Field::Confidence, confidence, DEFAULT_CONFIDENCE)?,
+            whole(Field::SampleSize, size)?,
+            whole(Field::Seed, seed)?.unwrap_or(0),
+        )
+    }
+
+    /// Draws the sample (audited) and says what was drawn.
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<String> {
+        let drawn = store::annotate::draw_stop_sample(
+            db,
+            lead.project_id(),
+            lead.audit_id(),
+            self.target,
+            self.size,
+            self.seed,
+        )
+        .await?;
+        let recall = 100.0 * self.target.recall();
+        let confidence = 100.0 * (1.0 - self.target.alpha());
+        Ok(match drawn {
+            None => format!(
+                "No sample is needed: even were every unjudged candidate evidence, cal has found {recall:.0}% of the candidates' evidence."
+            ),
+            Some(drawn) => format!(
+                "Drew {} of the {} unjudged candidates at random (seed {}); they are served before cal's next proposals. Once all are judged, the test says whether cal has found {recall:.0}% of the evidence with {confidence:.0}% confidence ({} evidence pairs found so far).",
+                drawn.size, drawn.unjudged, self.seed, drawn.found
+            ),
+        })
+    }
+}
+
+/// The `cal` order's latest stopping sample and its test (None: none, or the order is not
+/// `cal`).
+pub async fn stop_sample(
+    db: &Db,
+    lead: &Lead,
+) -> CommandResult<Option<domain::model::annotate::CalStopView>> {
+    Ok(store::annotate::judging_view(db, lead.project_id())
+        .await?
+        .cal
+        .and_then(|cal| cal.stopping))
+}
+
 /// The most corpus retrievals per claim `cal` may add.
 pub const MAX_CAL_CANDIDATES: u64 = 10_000;
 
@@ -273,6 +377,31 @@ pub async fn claim_detail(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopping_samples_form_has_defaults_and_names_what_is_wrong() {
+        let draw = DrawStopSample::parse_form("", "", "", "").expect("defaults");
+        assert_eq!(draw.target.recall(), DEFAULT_TARGET_RECALL);
+        assert!((draw.target.alpha() - (1.0 - DEFAULT_CONFIDENCE)).abs() < 1e-12);
+        assert_eq!((draw.size, draw.seed), (None, 0));
+        let draw = DrawStopSample::parse_form("0.8", "0.9", "250", "4").expect("valid");
+        assert_eq!(draw.target.recall(), 0.8);
+        assert_eq!((draw.size, draw.seed), (Some(250), 4));
+        for (form, field) in [
+            (("1.5", "", "", ""), "target recall"),
+            (("0", "", "", ""), "target recall"),
+            (("x", "", "", ""), "target recall"),
+            (("", "1", "", ""), "confidence"),
+            (("", "0.95.", "", ""), "confidence"),
+            (("", "", "0", ""), "sample size"),
+            (("", "", "-3", ""), "sample size"),
+            (("", "", "", "seed"), "seed"),
+        ] {
+            let e =
+                DrawStopSample::parse_form(form.0, form.1, form.2, form.3).expect_err("refused");
+            assert!(e.to_string().starts_with(field), "{form:?}: {e}");
+        }
+    }
 
     #[test]
     fn the_forms_text_is_parsed_once_and_named_when_wrong() {

@@ -46,6 +46,12 @@ pub enum Field {
     SecondsSpent,
     /// A listing's search text.
     Search,
+    /// A stopping test's target recall.
+    TargetRecall,
+    /// A stopping test's confidence (1 − α).
+    Confidence,
+    /// A stopping sample's size.
+    SampleSize,
 }
 
 impl Field {
@@ -82,6 +88,9 @@ impl Field {
             Field::Comment => "comment",
             Field::SecondsSpent => "seconds_spent",
             Field::Search => "search",
+            Field::TargetRecall => "target recall",
+            Field::Confidence => "confidence",
+            Field::SampleSize => "sample size",
         }
     }
 }

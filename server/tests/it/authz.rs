@@ -143,6 +143,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
         "lead/annotation/judging",
         Body::Form("project=B&order=mtf&seed=3&budget="),
     ),
+    (
+        "lead/annotation/stop-sample",
+        Body::Form("project=B&recall=0.9&confidence=0.95&size=&seed=0"),
+    ),
     ("lead/suggestions", Body::Form("project=B")),
     ("lead/suggestions/set", Body::Form("project=B&assessor=")),
     ("lead/gold", Body::Form("project=B")),

@@ -1,9 +1,10 @@
 //! The lead's judging-order panel on the annotation page: the order, its seed and the
 //! first-pass budget, with the first passes spent so far.
 
-use crate::api::annotate::set_judging_order;
+use crate::api::annotate::{draw_stop_sample, set_judging_order};
 use crate::error::ApiError;
-use crate::model::annotate::{CalView, JudgingView};
+use crate::model::annotate::{CalStopView, CalView, JudgingView};
+use crate::model::survey::Stopping;
 use crate::ui::widgets::format_count;
 use leptos::prelude::*;
 
@@ -31,6 +32,94 @@ fn cal_line(cal: &CalView) -> AnyView {
             " pairs to the pool, " <strong>{count(cal.outside_runs)}</strong>
             " of them ranked by no run."
         </p>
+    }
+    .into_any()
+}
+
+/// Where the latest stopping sample stands, in words.
+fn stop_text(stop: &CalStopView) -> String {
+    let count = |n: u64| format_count(i64::try_from(n).unwrap_or(i64::MAX));
+    let drawn = format!(
+        "drawn from {} unjudged candidates after {} evidence pairs were found, for recall {:.0}% with {:.0}% confidence",
+        count(stop.unjudged),
+        count(stop.found),
+        100.0 * stop.target_recall,
+        100.0 * stop.confidence
+    );
+    match &stop.stopping {
+        Stopping::Tested {
+            sample, decision, ..
+        } => format!(
+            "Stopping sample ({drawn}): {}. p = {:.4}; {} of its {} pairs are evidence.",
+            stop.stopping.verdict().unwrap_or_default(),
+            decision.p_value,
+            count(sample.drawn_evidence),
+            count(sample.drawn)
+        ),
+        _ => format!(
+            "Stopping sample ({drawn}): {} of {} pairs judged; they are served before cal's proposals, and the test is made when all are judged.",
+            count(stop.judged),
+            count(stop.size)
+        ),
+    }
+}
+
+/// `cal`'s stopping test: the latest sample's state, and a form to draw one.
+#[component]
+fn StopPanel(
+    stop: Option<CalStopView>,
+    project: Signal<String>,
+    done: impl Fn(Result<String, ApiError>) + Copy + Send + Sync + 'static,
+) -> AnyView {
+    let recall = RwSignal::new(String::from("0.9"));
+    let confidence = RwSignal::new(String::from("0.95"));
+    let size = RwSignal::new(String::new());
+    let seed = RwSignal::new(String::from("0"));
+    let draw = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let p = project.get_untracked();
+        let (r, c, n, s) = (
+            recall.get_untracked(),
+            confidence.get_untracked(),
+            size.get_untracked(),
+            seed.get_untracked(),
+        );
+        leptos::task::spawn_local(async move {
+            done(draw_stop_sample(p, r, c, n, s).await);
+        });
+    };
+    let state = match &stop {
+        None => view! {
+            <p data-testid="cal-stopping">"No stopping sample yet: draw one when cal seems to find little more."</p>
+        }
+        .into_any(),
+        Some(stop) => {
+            let (max, value) = (stop.size.to_string(), stop.judged.to_string());
+            view! {
+                <p data-testid="cal-stopping">{stop_text(stop)}</p>
+                <progress max=max value=value aria-label="Stopping sample judged"></progress>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <h3>"Stopping"</h3>
+        {state}
+        <form class="toolbar" on:submit=draw>
+            <label for="stop-recall">"Target recall "</label>
+            <input id="stop-recall" name="recall" inputmode="decimal" size="5"
+                prop:value=move || recall.get() on:input=move |ev| recall.set(event_target_value(&ev)) />
+            <label for="stop-confidence">" Confidence "</label>
+            <input id="stop-confidence" name="confidence" inputmode="decimal" size="5"
+                prop:value=move || confidence.get() on:input=move |ev| confidence.set(event_target_value(&ev)) />
+            <label for="stop-size">" Sample size "</label>
+            <input id="stop-size" name="size" inputmode="numeric" size="7" placeholder="as needed"
+                prop:value=move || size.get() on:input=move |ev| size.set(event_target_value(&ev)) />
+            <label for="stop-seed">" Seed "</label>
+            <input id="stop-seed" name="seed" inputmode="numeric" size="6"
+                prop:value=move || seed.get() on:input=move |ev| seed.set(event_target_value(&ev)) />
+            <button type="submit" data-testid="stop-draw">"Draw a stopping sample"</button>
+        </form>
     }
     .into_any()
 }
@@ -97,6 +186,10 @@ pub fn JudgingPanel(
                 <button type="submit" data-testid="judging-save">"Save"</button>
             </form>
             {j.cal.as_ref().map(cal_line)}
+            {(j.order == "cal").then(|| {
+                let stop = j.cal.as_ref().and_then(|c| c.stopping.clone());
+                view! { <StopPanel stop=stop project=project done=done /> }
+            })}
         </section>
     }
     .into_any()

@@ -29,6 +29,8 @@ pub struct LiveCal<C, D> {
     /// Each candidate's label so far.
     labels: Vec<Option<bool>>,
     rebuilds: u64,
+    /// The rows of the open stopping sample, in its draw order ([`LiveCal::set_sample`]).
+    sample: Vec<usize>,
 }
 
 /// What [`LiveCal::next_untaken`] serves.
@@ -39,6 +41,8 @@ pub struct CalPick<C, D> {
     pub in_runs: bool,
     /// The rounds the order had trained when it chose the pair.
     pub round: u64,
+    /// Whether the pair is one of the stopping sample's (else the order chose it).
+    pub sampled: bool,
 }
 
 impl<C: Key, D: Key> LiveCal<C, D> {
@@ -51,6 +55,7 @@ impl<C: Key, D: Key> LiveCal<C, D> {
             base,
             candidates,
             rebuilds: 0,
+            sample: Vec::new(),
         }
     }
 
@@ -107,17 +112,26 @@ impl<C: Key, D: Key> LiveCal<C, D> {
     /// documentation); `None` when every candidate is labelled or held.
     pub fn next_untaken(&mut self, held: impl Fn(&Pair<C, D>) -> bool) -> Option<CalPick<C, D>> {
         let labels = &self.labels;
-        let pick = |row: usize, round: u64| CalPick {
+        let pick = |row: usize, round: u64, sampled: bool| CalPick {
             pair: self.candidates.pairs()[row],
             in_runs: self.candidates.in_runs(row),
             round,
+            sampled,
         };
+        let pairs = self.candidates.pairs();
+        // The stopping sample's pairs come first, in their draw order.
+        if let Some(&row) = self
+            .sample
+            .iter()
+            .find(|&&row| labels[row].is_none() && !held(&pairs[row]))
+        {
+            return Some(pick(row, self.current.rounds(), true));
+        }
         let cal::Step::Proposal(row) = self.current.next(|row| labels[row]) else {
             return None;
         };
-        let pairs = self.candidates.pairs();
         if !held(&pairs[row]) {
-            return Some(pick(row, self.current.rounds()));
+            return Some(pick(row, self.current.rounds(), false));
         }
         // Held by another: the rest of the batch in its order, then the best of the candidates
         // no round has taken by the last round's model (no round is trained for the choice).
@@ -127,7 +141,33 @@ impl<C: Key, D: Key> LiveCal<C, D> {
             .batch()
             .find(|&row| free(row))
             .or_else(|| self.current.best_untaken(|row| !free(row)))
-            .map(|row| pick(row, round))
+            .map(|row| pick(row, round, false))
+    }
+
+    /// Serves the unjudged pairs of `sample`, a stopping sample's pairs in their draw order,
+    /// before the order's proposals (pairs that are no candidate are passed over; an empty
+    /// sample serves none).
+    pub fn set_sample(&mut self, sample: &[Pair<C, D>]) {
+        self.sample = sample.iter().filter_map(|pair| self.row(pair)).collect();
+    }
+
+    /// The candidates' label so far of `pair` (None: unjudged, or no candidate).
+    pub fn label(&self, pair: &Pair<C, D>) -> Option<bool> {
+        self.row(pair).and_then(|row| self.labels[row])
+    }
+
+    /// What a stopping sample is drawn from: the evidence among the judged candidates and the
+    /// candidates unjudged, in the candidates' order.
+    pub fn unjudged(&self) -> (u64, Vec<Pair<C, D>>) {
+        let found = self.labels.iter().filter(|l| **l == Some(true)).count() as u64;
+        let unjudged = self
+            .labels
+            .iter()
+            .zip(self.candidates.pairs())
+            .filter(|(label, _)| label.is_none())
+            .map(|(_, pair)| *pair)
+            .collect();
+        (found, unjudged)
     }
 
     /// Reads the labels the order has reached and trains the next round if its batch is all

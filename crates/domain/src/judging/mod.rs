@@ -20,7 +20,8 @@
 //!   the runs.
 //! - Stopping ([`RecallTarget`]): Callaghan & Müller-Hansen's (2020) hypergeometric test of a
 //!   target recall on a random sample of the unjudged pairs; [`RecallTarget::draws_to_stop`];
-//!   [`replay_cal_stopping`]: the `cal` order, then the sample, until the test lets it stop.
+//!   [`replay_cal_stopping`]: the `cal` order, then the sample, until the test lets it stop;
+//!   [`StopSample`]: the live order's sample, drawn when a lead asks and tested once judged.
 //! - Pool bias ([`leave_one_out`]): each pooled system left out in turn, the pairs depth
 //!   pooling of the others judges and as many judged by `cal` over their candidates.
 //! - Planning ([`plan_recall`] and friends): annotator-hours from the median seconds per item
@@ -38,6 +39,7 @@ mod hedge;
 mod leave_one_out;
 mod live;
 mod live_cal;
+mod live_stop;
 mod order;
 mod plan;
 mod replay;
@@ -58,6 +60,7 @@ pub use live::{
     label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, DEFAULT_CAL_CANDIDATES,
 };
 pub use live_cal::{CalPick, LiveCal};
+pub use live_stop::{StopSample, StopStatus};
 pub use order::{JudgingOrder, Order};
 pub use plan::{hours, median_seconds, plan_evidence, plan_judgments, plan_recall, Budget};
 pub use replay::{evidence_at, replay, Curve, CurvePoint};

@@ -188,7 +188,7 @@ pub struct AnnotationOverview {
 }
 
 /// The project's judging order as the lead's annotation page shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JudgingView {
     /// `depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge` or `cal`.
     pub order: String,
@@ -210,7 +210,7 @@ pub struct JudgingView {
 }
 
 /// The `cal` order's corpus retrievals and what it added to the pool.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CalView {
     /// Retrievals per claim, by `bm25` or `hybrid`, of how many claims, made when (ms).
     pub per_claim: u32,
@@ -220,6 +220,27 @@ pub struct CalView {
     /// Pairs `cal` added to the pool, and of those, pairs no pooled run ranked.
     pub picks: u64,
     pub outside_runs: u64,
+    /// The latest stopping sample and its test, under `cal`.
+    pub stopping: Option<CalStopView>,
+}
+
+/// The `cal` order's latest stopping sample: a simple random sample of its candidates
+/// unjudged when it was drawn, served before the order's proposals, tested once all judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalStopView {
+    pub target_recall: f64,
+    /// 1 − α.
+    pub confidence: f64,
+    /// Pairs drawn, and of those judged so far.
+    pub size: u64,
+    pub judged: u64,
+    /// Candidates unjudged when it was drawn (N), evidence found before it (K).
+    pub unjudged: u64,
+    pub found: u64,
+    /// When (ms).
+    pub drawn_at: i64,
+    /// `Waiting` until every pair is judged, then the test.
+    pub stopping: crate::model::survey::Stopping,
 }
 
 /// The project's suggestions as the lead's annotation page shows them.

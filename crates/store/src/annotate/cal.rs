@@ -62,6 +62,9 @@ pub(super) struct CalLive {
     ranks: FxHashMap<KeyPair, Vec<(i64, u32)>>,
     /// Each retrieved candidate's rank in its claim's retrieval.
     retrieved: FxHashMap<KeyPair, u32>,
+    /// The id of the project's latest stopping sample, whose pairs the order serves first (0:
+    /// none).
+    sample: i64,
 }
 
 /// The project's corpus retrievals for `cal`, in the loader's keys (rows of claims or
@@ -126,7 +129,26 @@ impl CalLive {
             keys,
             ranks,
             retrieved,
+            sample: 0,
         })
+    }
+
+    /// The id of the stopping sample the order serves first (0: none).
+    pub(super) fn sample(&self) -> i64 {
+        self.sample
+    }
+
+    /// Serves the pairs of stopping sample `id` (in draw order) before the order's proposals.
+    pub(super) fn set_sample(&mut self, id: i64, pairs: &[RowPair]) {
+        let keyed: Vec<KeyPair> = pairs.iter().filter_map(|pair| self.key(pair)).collect();
+        self.order.set_sample(&keyed);
+        self.sample = id;
+    }
+
+    /// `pair`, of the order's keys, by its claim and document row ids.
+    pub(super) fn row_pair(&self, pair: &KeyPair) -> Option<RowPair> {
+        let (claim, doc) = self.keys.pair_ids(pair)?;
+        Some(Pair::new(claim, doc))
     }
 
     /// `pair` in the order's keys (None: a pair of claims or documents it does not know).
@@ -220,6 +242,7 @@ impl CalLive {
             new_value: Some(serde_json::json!({
                 "round": pick.round,
                 "in_runs": pick.in_runs,
+                "stopping_sample": pick.sampled.then_some(self.sample),
                 "entry_depth": depth,
             })),
         }

@@ -140,14 +140,21 @@ pub(crate) async fn first_passes(
 /// What the lead's annotation page shows of the settings, on a connection of its own.
 pub async fn judging_view(db: &Db, project_id: i64) -> StoreResult<JudgingView> {
     let mut conn = db.acquire().await?;
-    view(&mut conn, project_id).await
+    view(&mut conn, db, project_id).await
 }
 
 /// What the lead's annotation page shows of the settings.
-pub(crate) async fn view(conn: &mut AnyConnection, project_id: i64) -> StoreResult<JudgingView> {
+pub(crate) async fn view(
+    conn: &mut AnyConnection,
+    db: &Db,
+    project_id: i64,
+) -> StoreResult<JudgingView> {
     let settings = settings(conn, project_id).await?;
     let (spent, held) = first_passes(conn, project_id).await?;
-    let cal = cal_view(conn, project_id).await?;
+    let mut cal = cal_view(conn, project_id).await?;
+    if let Some(cal) = cal.as_mut() {
+        cal.stopping = super::stopping::stop_view(conn, db, project_id, &settings).await?;
+    }
     Ok(JudgingView {
         cal,
         order: settings.order.as_str().to_owned(),
@@ -188,6 +195,7 @@ pub(crate) async fn cal_view(
                 made_at,
                 picks: u64::try_from(picks).unwrap_or(0),
                 outside_runs: u64::try_from(outside).unwrap_or(0),
+                stopping: None,
             }
         }),
     )
@@ -371,13 +379,44 @@ struct RankingsKey {
     seed: u64,
 }
 
+/// What [`rankings_key`] reads under the runs' orders: the pool's builds and entries, the
+/// pooled systems, `cal`'s retrievals and its latest stopping sample.
+const RUNS_KEY: &str = "SELECT p.pool_strategy,
+        (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
+        (SELECT COUNT(*) FROM pool_entry_rows e WHERE e.project_id = p.id),
+        (SELECT COALESCE(MAX(e.id), 0) FROM pool_entry_rows e WHERE e.project_id = p.id),
+        (SELECT string_agg(CAST(b.id AS TEXT), ',' ORDER BY b.id)
+           FROM pool_build_rows b WHERE b.project_id = p.id AND b.state = 'writing'),
+        (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
+           FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
+        (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
+           WHERE c.project_id = p.id),
+        (SELECT COALESCE(MAX(t.id), 0) FROM cal_stop_samples t
+           WHERE t.project_id = p.id)
+ FROM projects p WHERE p.id = $1";
+
+/// [`RUNS_KEY`] under `cal`, without the pool's counts (the most of its time: every entry
+/// counted, twice per first pass served).
+const CAL_KEY: &str =
+    "SELECT p.pool_strategy, CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT),
+        CAST(NULL AS TEXT),
+        (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
+           FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
+        (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
+           WHERE c.project_id = p.id),
+        (SELECT COALESCE(MAX(t.id), 0) FROM cal_stop_samples t
+           WHERE t.project_id = p.id)
+ FROM projects p WHERE p.id = $1";
+
+/// The key of the project's rankings under `plan`, and the id of its latest stopping sample
+/// (0: none), which `cal` serves first without being rebuilt for it.
 async fn rankings_key(
     conn: &mut AnyConnection,
     project_id: i64,
     plan: LivePlan,
-) -> StoreResult<RankingsKey> {
+) -> StoreResult<(RankingsKey, i64)> {
     #[allow(clippy::type_complexity)]
-    let (strategy, builds, entries, last_entry, writing, pooled, retrievals): (
+    let (strategy, builds, entries, last_entry, writing, pooled, retrievals, stop_sample): (
         Option<String>,
         i64,
         i64,
@@ -385,23 +424,17 @@ async fn rankings_key(
         Option<String>,
         Option<String>,
         i64,
-    ) = sqlx::query_as(
-            "SELECT p.pool_strategy,
-                    (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
-                    (SELECT COUNT(*) FROM pool_entry_rows e WHERE e.project_id = p.id),
-                    (SELECT COALESCE(MAX(e.id), 0) FROM pool_entry_rows e WHERE e.project_id = p.id),
-                    (SELECT string_agg(CAST(b.id AS TEXT), ',' ORDER BY b.id)
-                       FROM pool_build_rows b WHERE b.project_id = p.id AND b.state = 'writing'),
-                    (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
-                       FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
-                    (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
-                       WHERE c.project_id = p.id)
-             FROM projects p WHERE p.id = $1",
-        )
-        .bind(project_id)
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
+        i64,
+    ) = sqlx::query_as(if plan.order == JudgingOrder::Cal {
+        // `cal`'s key leaves the pool out (it adds to the pool itself): not counted.
+        CAL_KEY
+    } else {
+        RUNS_KEY
+    })
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or_else(|| StoreError::NotFound(format!("project {project_id}")))?;
     let key = RankingsKey {
         project: project_id,
         strategy,
@@ -414,7 +447,7 @@ async fn rankings_key(
         order: plan.order,
         seed: plan.seed,
     };
-    Ok(match plan.order {
+    let key = match plan.order {
         // The runs' orders walk the pool's ranks; `cal` walks the runs and its retrievals, and
         // the pool it adds to must not rebuild it.
         JudgingOrder::Runs(_) => RankingsKey {
@@ -428,7 +461,8 @@ async fn rankings_key(
             writing: String::new(),
             ..key
         },
-    })
+    };
+    Ok((key, stop_sample))
 }
 
 /// Where the labels a live selector holds were read, by what only grows as labels change.
@@ -745,12 +779,18 @@ async fn update(
     cached: &mut Option<Live>,
 ) -> StoreResult<()> {
     let result = async {
-        let key = rankings_key(conn, project_id, plan).await?;
+        let (key, stop_sample) = rankings_key(conn, project_id, plan).await?;
         let live = match cached.take() {
             Some(live) if live.key == key => live,
             _ => build(conn, db, key).await?,
         };
         let live = cached.insert(live);
+        if let LiveOrder::Cal(cal) = &mut live.order {
+            if cal.sample() != stop_sample {
+                let pairs = super::stopping::sample_pairs(conn, stop_sample).await?;
+                cal.set_sample(stop_sample, &pairs);
+            }
+        }
         sync_labels(conn, project_id, live).await
     }
     .await;
@@ -758,6 +798,30 @@ async fn update(
         *cached = None;
     }
     result
+}
+
+/// The project's live `cal` order under its lock, built if need be and synced with the labels
+/// so far as `conn` reads them; None when the project's order is not `cal`.
+pub(super) async fn with_cal<T>(
+    conn: &mut AnyConnection,
+    db: &Db,
+    project_id: i64,
+    settings: &JudgingSettings,
+    read: impl FnOnce(&mut CalLive) -> T,
+) -> StoreResult<Option<T>> {
+    let FirstPasses::Live(plan) = settings.first_passes() else {
+        return Ok(None);
+    };
+    if plan.order != JudgingOrder::Cal {
+        return Ok(None);
+    }
+    let slot = slot(db, project_id)?;
+    let mut cached = slot.lock().await;
+    update(conn, db, project_id, plan, &mut cached).await?;
+    Ok(match cached.as_mut().map(|live| &mut live.order) {
+        Some(LiveOrder::Cal(cal)) => Some(read(cal)),
+        _ => None,
+    })
 }
 
 /// Syncs the project's live selector outside the write transaction (in one read snapshot), so

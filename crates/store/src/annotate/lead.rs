@@ -202,7 +202,7 @@ pub async fn overview(db: &Db, project_id: i64) -> StoreResult<AnnotationOvervie
         disagreements,
         flagged,
         candidates,
-        judging: judging::view(&mut conn, project_id).await?,
+        judging: judging::view(&mut conn, db, project_id).await?,
     })
 }
 

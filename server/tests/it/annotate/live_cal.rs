@@ -265,3 +265,205 @@ async fn annotators_asking_at_once_get_different_pairs_and_the_order_goes_on() {
     assert_eq!(count(&app, "SELECT COUNT(*) FROM judgments").await, 20);
     assert!(firsts >= 10, "{firsts} first passes");
 }
+
+/// `ln C(n, k)` as a sum of logarithms of exact ratios.
+fn ln_choose(n: u64, k: u64) -> f64 {
+    (0..k).map(|i| ((n - i) as f64 / (k - i) as f64).ln()).sum()
+}
+
+/// `P(X ≤ k)`, `X ~ Hypergeometric(n_pop, succ, draws)`, term by term: the test's reference.
+fn tail(k: u64, n_pop: u64, succ: u64, draws: u64) -> f64 {
+    (0..=k.min(draws))
+        .filter(|&x| x <= succ && draws - x <= n_pop - succ)
+        .map(|x| {
+            (ln_choose(succ, x) + ln_choose(n_pop - succ, draws - x) - ln_choose(n_pop, draws))
+                .exp()
+        })
+        .sum()
+}
+
+/// The least total `R` with `τ·R > found`, less `before`: the evidence left under H0.
+fn k_tar(recall: f64, found: u64, before: u64) -> u64 {
+    (0..).find(|&r| recall * r as f64 > found as f64).unwrap() - before
+}
+
+#[tokio::test]
+async fn a_stopping_sample_is_drawn_from_the_unjudged_served_first_and_tested() {
+    let app = TestApp::spawn().await;
+    let (project, rankings) = setup_at(&app, &["solo"], &three_systems(), None, Some(3)).await;
+    set_cal(&app, project).await;
+    app.add_lead("boss", super::PROJECT).await;
+    let boss = app.logged_in("boss").await;
+    let solo = app.logged_in("solo").await;
+    // The candidates, independently: every pair a run ranked and every retrieval.
+    let mut candidates: HashSet<RowPair> = rankings.iter().flatten().copied().collect();
+    let retrieved: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT claim_id, doc_id FROM cal_retrievals WHERE project_id = $1")
+            .bind(project)
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    candidates.extend(retrieved.into_iter().map(|(c, d)| Pair::new(c, d)));
+
+    // Ten first passes; the eleventh is held when the sample is drawn.
+    let mut judged = Vec::new();
+    let mut head = queue(&app, &solo).await;
+    for _ in 0..10 {
+        let item = head.current.clone().unwrap();
+        let pair = pair_of(&app, &item).await;
+        judged.push(pair);
+        head = submit(&app, &solo, item.assignment_id.unwrap(), label_for(pair).0)
+            .await
+            .json()
+            .await
+            .unwrap();
+    }
+    let draw = |recall: &'static str, confidence: &'static str| {
+        let (app, boss) = (&app, &boss);
+        async move {
+            app.post_form(
+                boss,
+                "/api/lead/annotation/stop-sample",
+                &[
+                    ("project", super::PROJECT),
+                    ("recall", recall),
+                    ("confidence", confidence),
+                    ("size", ""),
+                    ("seed", "3"),
+                ],
+            )
+            .await
+        }
+    };
+    // A target recall out of range is named.
+    let res = draw("1.2", "0.8").await;
+    assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
+    let e: app::error::ApiError = res.json().await.unwrap();
+    assert!(e.to_string().starts_with("target recall: "), "{e}");
+    let res = draw("0.5", "0.8").await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let said: String = res.json().await.unwrap();
+    assert!(said.starts_with("Drew "), "{said}");
+
+    let found = judged.iter().filter(|p| label_for(**p).1).count() as u64;
+    let unjudged = (candidates.len() - judged.len()) as u64;
+    let (k, n, size): (i64, i64, i64) =
+        sqlx::query_as("SELECT found, unjudged, size FROM cal_stop_samples WHERE project_id = $1")
+            .bind(project)
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert_eq!((k as u64, n as u64), (found, unjudged));
+    // The size the test needs: the fewest all-negative draws with P < 0.2.
+    let remaining = k_tar(0.5, found, found);
+    let needed = (1..=unjudged)
+        .find(|&d| tail(0, unjudged, remaining, d) < 0.2)
+        .unwrap_or(unjudged);
+    assert_eq!(size as u64, needed);
+    let sample: Vec<RowPair> = sqlx::query_as::<_, (i64, i64)>(
+        "SELECT claim_id, doc_id FROM cal_stop_pairs ORDER BY position",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|(c, d)| Pair::new(c, d))
+    .collect();
+    assert_eq!(sample.len() as i64, size);
+    assert_eq!(sample.iter().collect::<HashSet<_>>().len(), sample.len());
+    assert!(sample
+        .iter()
+        .all(|p| candidates.contains(p) && !judged.contains(p)));
+    let view = store::annotate::judging_view(&app.db, project)
+        .await
+        .unwrap();
+    let stop = view.cal.unwrap().stopping.expect("the sample is shown");
+    assert_eq!((stop.judged, stop.size), (0, size as u64));
+
+    // The held pass first, then the sample's pairs in draw order, then cal's proposals.
+    let held = pair_of(&app, head.current.as_ref().unwrap()).await;
+    let mut served = Vec::new();
+    loop {
+        let item = head.current.clone().unwrap();
+        let pair = pair_of(&app, &item).await;
+        if !served.is_empty() && !sample.contains(&pair) {
+            break;
+        }
+        served.push(pair);
+        head = submit(&app, &solo, item.assignment_id.unwrap(), label_for(pair).0)
+            .await
+            .json()
+            .await
+            .unwrap();
+    }
+    let expected: Vec<RowPair> = std::iter::once(held)
+        .chain(sample.iter().copied().filter(|p| *p != held))
+        .collect();
+    assert_eq!(served, expected);
+    // Each pick of the sample's says so in its audit event (the held pass was cal's own).
+    let picks: Vec<String> =
+        sqlx::query_scalar("SELECT new_value FROM audit_events WHERE action = 'cal_pick'")
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    let sampled = picks
+        .iter()
+        .filter(|text| {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            !value["stopping_sample"].is_null()
+        })
+        .count();
+    assert!(sampled > 0 && sampled <= sample.len(), "{sampled}");
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) FROM audit_events WHERE action = 'cal_stop_sample'"
+        )
+        .await,
+        1
+    );
+
+    // The test on the judged sample, against the reference tail.
+    let view = store::annotate::judging_view(&app.db, project)
+        .await
+        .unwrap();
+    let stop = view.cal.unwrap().stopping.unwrap();
+    assert_eq!(stop.judged, size as u64);
+    let app::domain::model::survey::Stopping::Tested {
+        sample: counts,
+        decision,
+        draws_to_stop,
+        ..
+    } = stop.stopping
+    else {
+        panic!("tested: {:?}", stop.stopping);
+    };
+    let drawn_evidence = sample.iter().filter(|p| label_for(**p).1).count() as u64;
+    assert_eq!(counts.drawn_evidence, drawn_evidence);
+    let p = tail(
+        drawn_evidence,
+        unjudged,
+        k_tar(0.5, found + drawn_evidence, found),
+        size as u64,
+    );
+    assert!(
+        (decision.p_value - p).abs() < 1e-9,
+        "{} against {p}",
+        decision.p_value
+    );
+    assert_eq!(decision.stop, p < 0.2);
+    if !decision.stop {
+        assert!(draws_to_stop > 0);
+    }
+    // Another order: a sample is refused, naming the order.
+    let lead = crate::common::operator_lead(&app.db, project).await;
+    commands::project::SetJudging::parse_form("mtf", "1", "", "")
+        .unwrap()
+        .run(&app.db, &lead)
+        .await
+        .unwrap();
+    let res = draw("0.5", "0.8").await;
+    assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
+    let e: app::error::ApiError = res.json().await.unwrap();
+    assert!(e.to_string().starts_with("order: "), "{e}");
+}

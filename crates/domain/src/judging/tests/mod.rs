@@ -8,6 +8,7 @@ mod hand;
 mod leave_one_out;
 mod live;
 mod live_cal;
+mod live_stop;
 mod plan;
 mod random;
 mod stopping;
