@@ -2,7 +2,7 @@
 // draws a stopping sample; an annotator is served the sample's pairs before cal's proposals; once
 // they are judged the panel states the test, its p-value the hypergeometric one computed here.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, query, hydrated, Server } from "./server";
+import { startDemo, query, hydrated, logInOn, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -14,12 +14,7 @@ const PROJECT = "scifact-demo";
 
 async function login(browser: Browser, user: string): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await page.goto(`${server.url}/login`);
-  await hydrated(page);
-  await page.getByLabel("User name").fill(user);
-  await page.getByLabel("Password").fill(`${user}-demo`);
-  await page.getByLabel("Password").press("Enter");
-  await expect(page.getByTestId("welcome")).toBeVisible();
+  await logInOn(page, server, user);
   return page;
 }
 
@@ -34,6 +29,7 @@ async function current(page: Page): Promise<string> {
 async function judgeNei(page: Page): Promise<string> {
   const was = await current(page);
   await page.keyboard.press("0");
+  await page.keyboard.press("Enter");
   await expect
     .poll(async () => {
       const item = page.locator('[data-testid="item"][data-ready="true"]');
@@ -81,6 +77,7 @@ test("cal: the lead draws a stopping sample, annotators judge it first, the pane
     );
   }
   const unjudged = Number(query(server, "SELECT unjudged FROM cal_stop_samples"));
+  const found = Number(query(server, "SELECT found FROM cal_stop_samples"));
   // The sample's pairs another annotator holds (their first pass kept when cal took over) wait
   // for them; ann1 gets the others next, in draw order.
   const holders = new Map<string, string>();
@@ -105,13 +102,18 @@ test("cal: the lead draws a stopping sample, annotators judge it first, the pane
     await judgeNei(page);
   }
 
-  // Every sampled pair NEI, no evidence found before: K = 0, k = 0, so under H0 (recall < 0.5)
-  // at least 1 evidence pair was among the N unjudged, and p = P(no evidence in 3 draws) with
-  // one evidence pair among N = (N − 3) / N.
+  // Every sampled pair NEI (k = 0) after K found: under H0 (recall < 0.5) the N unjudged held
+  // at least K_tar = R − K evidence pairs, R the least total with 0.5·R > K, and
+  // p = P(no evidence in 3 draws) = Π_{i<3} (N − K_tar − i) / (N − i).
+  let total = 0;
+  while (0.5 * total <= found) total++;
+  const kTar = total - found;
+  let p = 1;
+  for (let i = 0; i < SIZE; i++) p *= (unjudged - kTar - i) / (unjudged - i);
   await lead.goto(annotation);
   const stopping = lead.getByTestId("cal-stopping");
   await expect(stopping).toContainText("not yet shown");
-  await expect(stopping).toContainText(`p = ${((unjudged - SIZE) / unjudged).toFixed(4)}`);
+  await expect(stopping).toContainText(`p = ${p.toFixed(4)}`);
   await expect(stopping).toContainText(`0 of its ${SIZE} pairs are evidence`);
 
   // The report's inclusion table has the sample's estimated F1 column (no sample beyond the

@@ -379,34 +379,41 @@ struct RankingsKey {
     seed: u64,
 }
 
-/// What [`rankings_key`] reads under the runs' orders: the pool's builds and entries, the
-/// pooled systems, `cal`'s retrievals and its latest stopping sample.
-const RUNS_KEY: &str = "SELECT p.pool_strategy,
+/// The end of both keys' query: the pooled systems, `cal`'s retrievals and its latest
+/// stopping sample.
+macro_rules! key_tail {
+    () => {
+        "(SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
+           FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
+        (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
+           WHERE c.project_id = p.id),
+        (SELECT COALESCE(MAX(t.id), 0) FROM cal_stop_samples t
+           WHERE t.project_id = p.id)
+ FROM projects p WHERE p.id = $1"
+    };
+}
+
+/// What [`rankings_key`] reads under the runs' orders: the pool's builds and entries, then
+/// [`key_tail`].
+const RUNS_KEY: &str = concat!(
+    "SELECT p.pool_strategy,
         (SELECT COALESCE(MAX(b.id), 0) FROM pool_builds b WHERE b.project_id = p.id),
         (SELECT COUNT(*) FROM pool_entry_rows e WHERE e.project_id = p.id),
         (SELECT COALESCE(MAX(e.id), 0) FROM pool_entry_rows e WHERE e.project_id = p.id),
         (SELECT string_agg(CAST(b.id AS TEXT), ',' ORDER BY b.id)
            FROM pool_build_rows b WHERE b.project_id = p.id AND b.state = 'writing'),
-        (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
-           FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
-        (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
-           WHERE c.project_id = p.id),
-        (SELECT COALESCE(MAX(t.id), 0) FROM cal_stop_samples t
-           WHERE t.project_id = p.id)
- FROM projects p WHERE p.id = $1";
+        ",
+    key_tail!()
+);
 
 /// [`RUNS_KEY`] under `cal`, without the pool's counts (the most of its time: every entry
 /// counted, twice per first pass served).
-const CAL_KEY: &str =
+const CAL_KEY: &str = concat!(
     "SELECT p.pool_strategy, CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT),
         CAST(NULL AS TEXT),
-        (SELECT string_agg(CAST(s.id AS TEXT), ',' ORDER BY s.id)
-           FROM systems s WHERE s.project_id = p.id AND s.role = 'pooled'),
-        (SELECT COALESCE(MAX(c.made_at), 0) FROM cal_retrieval_sets c
-           WHERE c.project_id = p.id),
-        (SELECT COALESCE(MAX(t.id), 0) FROM cal_stop_samples t
-           WHERE t.project_id = p.id)
- FROM projects p WHERE p.id = $1";
+        ",
+    key_tail!()
+);
 
 /// The key of the project's rankings under `plan`, and the id of its latest stopping sample
 /// (0: none), which `cal` serves first without being rebuilt for it.

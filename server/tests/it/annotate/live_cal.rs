@@ -282,6 +282,17 @@ fn tail(k: u64, n_pop: u64, succ: u64, draws: u64) -> f64 {
         .sum()
 }
 
+/// The stopping sample's pairs, in draw order.
+async fn stop_pairs(app: &TestApp) -> Vec<RowPair> {
+    sqlx::query_as::<_, (i64, i64)>("SELECT claim_id, doc_id FROM cal_stop_pairs ORDER BY position")
+        .fetch_all(&app.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(c, d)| Pair::new(c, d))
+        .collect()
+}
+
 /// The least total `R` with `τ·R > found`, less `before`: the evidence left under H0.
 fn k_tar(recall: f64, found: u64, before: u64) -> u64 {
     (0..).find(|&r| recall * r as f64 > found as f64).unwrap() - before
@@ -360,15 +371,7 @@ async fn a_stopping_sample_is_drawn_from_the_unjudged_served_first_and_tested() 
         .find(|&d| tail(0, unjudged, remaining, d) < 0.2)
         .unwrap_or(unjudged);
     assert_eq!(size as u64, needed);
-    let sample: Vec<RowPair> = sqlx::query_as::<_, (i64, i64)>(
-        "SELECT claim_id, doc_id FROM cal_stop_pairs ORDER BY position",
-    )
-    .fetch_all(&app.db)
-    .await
-    .unwrap()
-    .into_iter()
-    .map(|(c, d)| Pair::new(c, d))
-    .collect();
+    let sample = stop_pairs(&app).await;
     assert_eq!(sample.len() as i64, size);
     assert_eq!(sample.iter().collect::<HashSet<_>>().len(), sample.len());
     assert!(sample
@@ -466,4 +469,138 @@ async fn a_stopping_sample_is_drawn_from_the_unjudged_served_first_and_tested() 
     assert_eq!(res.status(), reqwest::StatusCode::BAD_REQUEST);
     let e: app::error::ApiError = res.json().await.unwrap();
     assert!(e.to_string().starts_with("order: "), "{e}");
+}
+
+/// A second `claimpool serve` process on the app's database, killed when dropped.
+struct SecondServer {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for SecondServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn second_server(app: &TestApp) -> SecondServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = crate::support::cli::command()
+        .args(["serve", "--db", &app.db_arg, "--addr"])
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = SecondServer {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    };
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return server;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the second server did not listen");
+}
+
+/// The first pass the server at `base` gives `client` (its queue read), or the next one after
+/// submitting `pair`'s label for `assignment`.
+async fn next_at(
+    client: &reqwest::Client,
+    base: &str,
+    submit: Option<(i64, RowPair)>,
+) -> app::model::annotate::ItemView {
+    let request = match submit {
+        None => client
+            .post(format!("{base}/api/work/queue"))
+            .form(&[("project", super::PROJECT)]),
+        Some((assignment, pair)) => client.post(format!("{base}/api/work/submit")).json(
+            &serde_json::json!({ "project": super::PROJECT, "assignment_id": assignment, "form": label_for(pair).0, "seconds_spent": 3.0 }),
+        ),
+    };
+    let res = request.send().await.unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let head: app::model::annotate::QueueHead = res.json().await.unwrap();
+    head.current.expect("a first pass")
+}
+
+#[tokio::test]
+async fn two_servers_serve_one_cal_order_and_its_stopping_sample() {
+    let app = TestApp::spawn().await;
+    let (project, _) = setup_at(&app, &["a1", "a2"], &three_systems(), None, Some(3)).await;
+    set_cal(&app, project).await;
+    let second = second_server(&app).await;
+    // a1 works on this server, a2 on the second process.
+    let a1 = app.logged_in("a1").await;
+    let a2 = app.client();
+    let res = a2
+        .post(format!("{}/api/login", second.base))
+        .form(&[
+            ("username", "a2"),
+            ("password", crate::common::PASSWORD),
+            ("next", "/"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let here = app.url("");
+    let mut h1 = next_at(&a1, &here, None).await;
+    let mut h2 = next_at(&a2, &second.base, None).await;
+    let mut served = Vec::new();
+    // Taking turns, each server choosing from its own memory of the order (second passes of
+    // evidence come in between).
+    for _ in 0..6 {
+        let p1 = pair_of(&app, &h1).await;
+        if h1.stage == "first" {
+            served.push(p1);
+        }
+        h1 = next_at(&a1, &here, Some((h1.assignment_id.unwrap(), p1))).await;
+        let p2 = pair_of(&app, &h2).await;
+        if h2.stage == "first" {
+            served.push(p2);
+        }
+        h2 = next_at(&a2, &second.base, Some((h2.assignment_id.unwrap(), p2))).await;
+    }
+    assert!(served.len() >= 6, "{served:?}");
+    assert_eq!(
+        served.iter().collect::<HashSet<_>>().len(),
+        served.len(),
+        "no pair served twice as a first pass: {served:?}"
+    );
+    // A sample drawn through this server is served first by the other.
+    let lead = crate::common::operator_lead(&app.db, project).await;
+    commands::project::DrawStopSample::parse(0.5, 0.8, Some(4), 1)
+        .unwrap()
+        .run(&app.db, &lead)
+        .await
+        .unwrap();
+    let sample = stop_pairs(&app).await;
+    let (held1, held2) = (pair_of(&app, &h1).await, pair_of(&app, &h2).await);
+    // a2 goes on on the second server until it has been given two new first passes.
+    let mut after = Vec::new();
+    while after.len() < 2 {
+        let p2 = pair_of(&app, &h2).await;
+        h2 = next_at(&a2, &second.base, Some((h2.assignment_id.unwrap(), p2))).await;
+        if h2.stage == "first" {
+            after.push(pair_of(&app, &h2).await);
+        }
+    }
+    let expected: Vec<RowPair> = sample
+        .iter()
+        .copied()
+        .filter(|p| *p != held1 && *p != held2)
+        .take(2)
+        .collect();
+    assert_eq!(after, expected, "the second server serves the sample first");
 }

@@ -199,6 +199,40 @@ async fn a_pair_found_by_search_is_judged_twice_and_reported_under_search() {
         .find(|s| s.system == "search")
         .expect("the report has the system search");
     assert!(search_scores.f1 > 0.0, "{search_scores:?}");
+
+    // The planner's seconds per judgment count the search in the finder's first pass.
+    let res = app
+        .post_form(&lead, "/api/report/survey", &[("project", PROJECT)])
+        .await;
+    let res = ok(res).await;
+    let view: app::api::sample::SurveyView = res.json().await.unwrap();
+    let rows: Vec<(f64, String, String, String)> = sqlx::query_as(
+        "SELECT j.seconds_spent, u.username, j.stage, d.doc_id FROM judgments j
+         JOIN users u ON u.id = j.annotator_id JOIN documents d ON d.id = j.doc_id
+         WHERE j.seconds_spent IS NOT NULL",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    let mut seconds: Vec<f64> = rows
+        .iter()
+        .map(|(s, who, stage, doc)| {
+            if who == "a1" && stage == "first" && doc == DOC {
+                s + 12.5
+            } else {
+                *s
+            }
+        })
+        .collect();
+    seconds.sort_by(f64::total_cmp);
+    let n = seconds.len();
+    let median = if n % 2 == 1 {
+        seconds[n / 2]
+    } else {
+        (seconds[n / 2 - 1] + seconds[n / 2]) / 2.0
+    };
+    let survey = view.survey.expect("the survey is made without a sample");
+    assert_eq!(survey.plan.median_seconds, Some(median), "{seconds:?}");
 }
 
 #[tokio::test]
