@@ -2,7 +2,7 @@
 // draws a stopping sample; an annotator is served the sample's pairs before cal's proposals; once
 // they are judged the panel states the test, its p-value the hypergeometric one computed here.
 import { test, expect, Page, Browser } from "@playwright/test";
-import { startDemo, query, hydrated, logInOn, Server } from "./server";
+import { startDemo, query, hydrated, logInOn, violations, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -66,6 +66,7 @@ test("cal: the lead draws a stopping sample, annotators judge it first, the pane
   await expect(said).toContainText(`Drew ${SIZE} of the`);
   await expect(lead.getByTestId("cal-stopping")).toContainText(`0 of ${SIZE} pairs judged`);
   await expect(lead.getByRole("progressbar", { name: "Stopping sample judged" })).toBeVisible();
+  expect(await violations(lead), "axe-core on the judging panel with a sample waiting").toEqual([]);
 
   const sample: string[] = [];
   for (let i = 0; i < SIZE; i++) {
@@ -115,6 +116,7 @@ test("cal: the lead draws a stopping sample, annotators judge it first, the pane
   await expect(stopping).toContainText("not yet shown");
   await expect(stopping).toContainText(`p = ${p.toFixed(4)}`);
   await expect(stopping).toContainText(`0 of its ${SIZE} pairs are evidence`);
+  expect(await violations(lead), "axe-core on the judging panel with the test made").toEqual([]);
 
   // The report's inclusion table has the sample's estimated F1 column (no sample beyond the
   // depth here: a dash).

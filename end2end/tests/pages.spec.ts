@@ -5,8 +5,7 @@
 import { test, expect, Page, Browser } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { startDemo, query, Server } from "./server";
+import { startDemo, query, violations, Server } from "./server";
 
 let server: Server;
 test.beforeAll(async () => {
@@ -53,15 +52,6 @@ async function overflowing(page: Page): Promise<string[]> {
     }
     return found;
   });
-}
-
-// axe-core's violations on the page as it is now, one line each: the rule, its impact and the
-// first elements it names.
-async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.map(
-    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""}`,
-  );
 }
 
 async function check(page: Page, errors: string[], path: string, name: string, size: { width: number }) {

@@ -5,6 +5,7 @@ import { spawn, execFileSync, ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 
 export interface Server {
   url: string;
@@ -95,4 +96,13 @@ export async function logInOn(page: Page, server: Server, user: string, password
   await page.getByLabel("Password").fill(password);
   await page.getByLabel("Password").press("Enter");
   await expect(page.getByTestId("current-user")).toHaveText(user);
+}
+
+// axe-core's violations on the page as it is now, one line each: the rule, its impact and the
+// first elements it names.
+export async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""}`,
+  );
 }

@@ -727,6 +727,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 now.spent,
                 now.held
             );
+            if let Some(cal) = commands::project::cal_view(&db, &lead).await? {
+                emit!(
+                    "cal retrievals\t{} per claim ({}), {} pairs added, {} outside the runs{}",
+                    cal.per_claim,
+                    cal.retriever,
+                    cal.picks,
+                    cal.outside_runs,
+                    if cal.stale {
+                        "; a corpus or claims import came after them: --retrieve-again"
+                    } else {
+                        ""
+                    }
+                );
+            }
             Ok(())
         }
         Command::Project(ProjectCommand::StopSample {

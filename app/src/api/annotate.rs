@@ -231,7 +231,8 @@ pub async fn set_second_pass_mode(project: String, mode: String) -> Result<(), A
 
 /// Sets the judging order (`depth`, `mtf`, `mab-maxmean`, `mab-thompson`, `hedge`, `cal`), its
 /// seed, the first-pass budget (blank: no limit) and `cal`'s corpus retrievals per claim
-/// (blank or left out: unchanged); returns what changed in the queues.
+/// (blank or left out: unchanged), and whether to make them again (after the corpus or the
+/// claims changed); returns what changed in the queues.
 #[server(endpoint = "lead/annotation/judging")]
 pub async fn set_judging_order(
     project: String,
@@ -239,6 +240,7 @@ pub async fn set_judging_order(
     seed: String,
     budget: String,
     candidates: Option<String>,
+    #[server(default)] retrieve_again: bool,
 ) -> Result<String, ApiError> {
     crate::api::respond(
         async {
@@ -248,6 +250,7 @@ pub async fn set_judging_order(
                 &seed,
                 &budget,
                 candidates.as_deref().unwrap_or(""),
+                retrieve_again,
             )?;
             Ok(change.run(&db, &lead).await?.unwrap_or_default())
         }

@@ -116,12 +116,13 @@ pub struct Judging {
 
 impl SetJudging {
     /// The page's form: every field given as text (`seed` and `budget` blank: 0 and none,
-    /// `candidates` blank: unchanged).
+    /// `candidates` blank: unchanged), and its "make the retrievals again" box.
     pub fn parse_form(
         order: &str,
         seed: &str,
         budget: &str,
         candidates: &str,
+        retrieve_again: bool,
     ) -> CommandResult<SetJudging> {
         let number = |field: Field, text: &str| {
             text.parse::<u64>().map_err(|e| {
@@ -142,6 +143,7 @@ impl SetJudging {
                 "" => None,
                 text => Some(parse_candidates(number(Field::Candidates, text)?)?),
             },
+            retrieve_again,
             ..SetJudging::default()
         })
     }
@@ -309,10 +311,17 @@ pub async fn stop_sample(
     db: &Db,
     lead: &Lead,
 ) -> CommandResult<Option<domain::model::annotate::CalStopView>> {
+    Ok(cal_view(db, lead).await?.and_then(|cal| cal.stopping))
+}
+
+/// What `cal` works with and has added, once its retrievals were made.
+pub async fn cal_view(
+    db: &Db,
+    lead: &Lead,
+) -> CommandResult<Option<domain::model::annotate::CalView>> {
     Ok(store::annotate::judging_view(db, lead.project_id())
         .await?
-        .cal
-        .and_then(|cal| cal.stopping))
+        .cal)
 }
 
 /// The most corpus retrievals per claim `cal` may add.
@@ -405,17 +414,17 @@ mod tests {
 
     #[test]
     fn the_forms_text_is_parsed_once_and_named_when_wrong() {
-        let set = SetJudging::parse_form("mtf", "", "120", "").expect("valid");
+        let set = SetJudging::parse_form("mtf", "", "120", "", false).expect("valid");
         assert_eq!(set.order, Some(JudgingOrder::parse("mtf").expect("mtf")));
         assert_eq!(set.seed, Some(0));
         assert_eq!(set.budget, Some(Some(120)));
         assert_eq!(
-            SetJudging::parse_form("depth", "7", " ", "")
+            SetJudging::parse_form("depth", "7", " ", "", false)
                 .expect("valid")
                 .budget,
             Some(None)
         );
-        let cal = SetJudging::parse_form("CAL", "3", "", "250").expect("valid");
+        let cal = SetJudging::parse_form("CAL", "3", "", "250", false).expect("valid");
         assert_eq!(cal.order, Some(JudgingOrder::Cal));
         assert_eq!(cal.candidates, Some(250));
         for (form, field) in [
@@ -425,7 +434,8 @@ mod tests {
             (("cal", "", "", "0"), "candidates"),
             (("cal", "", "", "10001"), "candidates"),
         ] {
-            let e = SetJudging::parse_form(form.0, form.1, form.2, form.3).expect_err("refused");
+            let e =
+                SetJudging::parse_form(form.0, form.1, form.2, form.3, false).expect_err("refused");
             assert!(e.to_string().starts_with(field), "{form:?}: {e}");
         }
         assert!(!SetJudging::default().changes_anything());

@@ -354,6 +354,33 @@ fn project_judging_sets_the_order_seed_and_budget() {
     assert!(out.contains("each claim's top 3 (bm25)"), "{out}");
     assert!(out.contains("order\tcal\n"), "{out}");
     assert!(out.contains("cal candidates per claim\t3\n"), "{out}");
+    assert!(
+        out.contains("cal retrievals\t3 per claim (bm25), 0 pairs added, 0 outside the runs\n"),
+        "{out}"
+    );
+    // A stopping sample from the shell: none yet, then one of 2 pairs waiting for labels.
+    let stop = ["project", "stop-sample", "--project", "p"];
+    let (ok, out, err) = run(&db, &[&stop[..], &["--status"]].concat(), "");
+    assert!(ok && out.trim() == "null", "{out} {err}");
+    let (ok, _, err) = run(&db, &[&stop[..], &["--recall", "1.5"]].concat(), "");
+    assert!(!ok && err.contains("--recall"), "{err}");
+    let drawn = [
+        &stop[..],
+        &["--recall", "0.5", "--confidence", "0.8", "--size", "2"],
+    ]
+    .concat();
+    let (ok, out, err) = run(&db, &drawn, "");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("Drew 2 of the "), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    assert_eq!(
+        (&json["size"], &json["judged"], &json["stopping"]["status"]),
+        (
+            &serde_json::json!(2),
+            &serde_json::json!(0),
+            &serde_json::json!("waiting")
+        )
+    );
     // Each change is audited.
     assert_eq!(judging_audits(&db), 3);
 }

@@ -32,6 +32,11 @@ fn cal_line(cal: &CalView) -> AnyView {
             " pairs to the pool, " <strong>{count(cal.outside_runs)}</strong>
             " of them ranked by no run."
         </p>
+        {cal.stale.then(|| view! {
+            <p class="warning" data-testid="judging-cal-stale">
+                "The corpus or the claims were imported after these retrievals were made: save with \"make the retrievals again\" so that cal sees the new abstracts and claims."
+            </p>
+        })}
     }
     .into_any()
 }
@@ -135,6 +140,7 @@ pub fn JudgingPanel(
     let seed = RwSignal::new(j.seed.to_string());
     let budget = RwSignal::new(j.budget.map(|b| b.to_string()).unwrap_or_default());
     let candidates = RwSignal::new(j.candidates.to_string());
+    let again = RwSignal::new(false);
     let how = if j.live {
         "first passes are chosen by the order when an annotator asks for one"
     } else {
@@ -143,14 +149,15 @@ pub fn JudgingPanel(
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let p = project.get_untracked();
-        let (o, s, b, k) = (
+        let (o, s, b, k, a) = (
             order.get_untracked(),
             seed.get_untracked(),
             budget.get_untracked(),
             candidates.get_untracked(),
+            again.get_untracked(),
         );
         leptos::task::spawn_local(async move {
-            done(set_judging_order(p, o, s, b, Some(k)).await);
+            done(set_judging_order(p, o, s, b, Some(k), a).await);
         });
     };
     let options = j
@@ -183,6 +190,9 @@ pub fn JudgingPanel(
                 <label for="judging-candidates">" cal: corpus retrievals per claim "</label>
                 <input id="judging-candidates" name="candidates" inputmode="numeric" size="6"
                     prop:value=move || candidates.get() on:input=move |ev| candidates.set(event_target_value(&ev)) />
+                <label><input type="checkbox" name="retrieve_again" data-testid="judging-retrieve-again"
+                    prop:checked=move || again.get() on:change=move |ev| again.set(event_target_checked(&ev)) />
+                    " make the retrievals again"</label>
                 <button type="submit" data-testid="judging-save">"Save"</button>
             </form>
             {j.cal.as_ref().map(cal_line)}

@@ -222,6 +222,9 @@ pub struct CalView {
     pub outside_runs: u64,
     /// The latest stopping sample and its test, under `cal`.
     pub stopping: Option<CalStopView>,
+    /// A corpus or claims import finished after the retrievals were made: they may miss new
+    /// abstracts or claims until they are made again.
+    pub stale: bool,
 }
 
 /// The `cal` order's latest stopping sample: a simple random sample of its candidates

@@ -177,17 +177,19 @@ pub(crate) async fn cal_view(
     project_id: i64,
 ) -> StoreResult<Option<domain::model::annotate::CalView>> {
     #[allow(clippy::type_complexity)]
-    let row: Option<(i64, String, i64, i64, i64, i64)> = sqlx::query_as(
+    let row: Option<(i64, String, i64, i64, i64, i64, crate::flag::Flag)> = sqlx::query_as(
         "SELECT s.per_claim, s.retriever, s.claims, s.made_at,
                 (SELECT COUNT(*) FROM cal_picks p WHERE p.project_id = s.project_id),
-                (SELECT COUNT(*) FROM cal_picks p WHERE p.project_id = s.project_id AND p.in_runs = 0)
+                (SELECT COUNT(*) FROM cal_picks p WHERE p.project_id = s.project_id AND p.in_runs = 0),
+                EXISTS (SELECT 1 FROM imports i WHERE i.project_id = s.project_id
+                          AND i.kind IN ('corpus', 'claims') AND i.imported_at > s.made_at)
          FROM cal_retrieval_sets s WHERE s.project_id = $1",
     )
     .bind(project_id)
     .fetch_optional(&mut *conn)
     .await?;
-    Ok(
-        row.map(|(per_claim, retriever, claims, made_at, picks, outside)| {
+    Ok(row.map(
+        |(per_claim, retriever, claims, made_at, picks, outside, stale)| {
             domain::model::annotate::CalView {
                 per_claim: u32::try_from(per_claim).unwrap_or(u32::MAX),
                 retriever,
@@ -196,9 +198,10 @@ pub(crate) async fn cal_view(
                 picks: u64::try_from(picks).unwrap_or(0),
                 outside_runs: u64::try_from(outside).unwrap_or(0),
                 stopping: None,
+                stale: stale.0,
             }
-        }),
-    )
+        },
+    ))
 }
 
 /// What changing the settings did to the queues.

@@ -16,7 +16,7 @@ const SEED: u64 = 2022;
 /// Sets `cal` with K retrievals per claim as the lead's page does (the command behind it).
 async fn set_cal(app: &TestApp, project: i64) -> String {
     let lead = crate::common::operator_lead(&app.db, project).await;
-    commands::project::SetJudging::parse_form("cal", &SEED.to_string(), "", &K.to_string())
+    commands::project::SetJudging::parse_form("cal", &SEED.to_string(), "", &K.to_string(), false)
         .unwrap()
         .run(&app.db, &lead)
         .await
@@ -221,6 +221,46 @@ async fn cal_serves_the_replays_sequence_and_pools_what_no_run_ranked() {
     // Saving the same settings again does not search the corpus again.
     let again = set_cal(&app, project).await;
     assert!(!again.contains("searched"), "{again}");
+
+    // A corpus import after the retrievals: the panel says they may miss it, until they are
+    // made again.
+    let stale = |app: &TestApp| {
+        let db = app.db.clone();
+        async move {
+            store::annotate::judging_view(&db, project)
+                .await
+                .unwrap()
+                .cal
+                .unwrap()
+                .stale
+        }
+    };
+    assert!(!stale(&app).await);
+    let more = app.dir.path().join("more.jsonl");
+    std::fs::write(
+        &more,
+        "{\"doc_id\": 99999901, \"title\": \"A new abstract\", \"abstract\": [\"One sentence.\"]}\n",
+    )
+    .unwrap();
+    let lead = crate::common::operator_lead(&app.db, project).await;
+    commands::import::corpus(&app.db, &lead, &more, None)
+        .await
+        .unwrap();
+    assert!(stale(&app).await);
+    let remade = commands::project::SetJudging::parse_form(
+        "cal",
+        &SEED.to_string(),
+        "",
+        &K.to_string(),
+        true,
+    )
+    .unwrap()
+    .run(&app.db, &lead)
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(remade.contains("searched"), "{remade}");
+    assert!(!stale(&app).await);
 }
 
 #[tokio::test]
@@ -460,7 +500,7 @@ async fn a_stopping_sample_is_drawn_from_the_unjudged_served_first_and_tested() 
     }
     // Another order: a sample is refused, naming the order.
     let lead = crate::common::operator_lead(&app.db, project).await;
-    commands::project::SetJudging::parse_form("mtf", "1", "", "")
+    commands::project::SetJudging::parse_form("mtf", "1", "", "", false)
         .unwrap()
         .run(&app.db, &lead)
         .await
