@@ -29,5 +29,17 @@ pub use ui::{shell, App};
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    // The lead's pages are lazy routes (ui/lazy_pages.rs): hydration waits for a lazy page's
+    // module, which the synchronous `hydrate_body` cannot (leptos's `hydrate_lazy`, and then
+    // the mark). `<body data-hydrated>` says that the whole page is live, the lazy part too: it
+    // tells the browser tests (and anyone debugging a release build) that the wasm took over.
+    use leptos::prelude::document;
+    wasm_bindgen_futures::spawn_local(async {
+        let Some(body) = document().body() else {
+            return;
+        };
+        let owner = leptos::mount::hydrate_from_async(body.clone(), App).await;
+        owner.forget();
+        let _ = body.set_attribute("data-hydrated", "true");
+    });
 }

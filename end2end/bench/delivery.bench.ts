@@ -1,6 +1,7 @@
 // The annotation page's first load under Chromium's network throttling (DevTools' Fast 4G and
 // Slow 4G profiles): bytes transferred and the time until the page has hydrated, against the
-// release site. A measurement, not a test: `make bench-delivery` (or `npx playwright test -c
+// release site; and the same for the lead's report page, whose code comes in modules of its own
+// after the main one (xtask/src/split.rs). A measurement, not a test: `make bench-delivery` (or `npx playwright test -c
 // bench.config.ts` with CLAIMPOOL_BIN and LEPTOS_SITE_ROOT set) prints the figures.
 import { test } from "@playwright/test";
 import { startDemo, logInOn, Server } from "../tests/server";
@@ -14,11 +15,17 @@ test.afterAll(() => server?.stop());
 
 const RUNS = Number(process.env.RUNS ?? 3);
 
+const PAGES = [
+  { name: "the annotation page", user: "ann1", path: "/work/scifact-demo" },
+  { name: "the lead's report page", user: "lead", path: "/lead/projects/scifact-demo/report" },
+];
+
+for (const target of PAGES)
 for (const profile of [null, FAST_4G, SLOW_4G] as (NetworkProfile | null)[]) {
-  test(`first load of the annotation page, ${profile?.name ?? "unthrottled"}`, async ({ browser }) => {
+  test(`first load of ${target.name}, ${profile?.name ?? "unthrottled"}`, async ({ browser }) => {
     test.setTimeout(600_000);
     const login = await browser.newContext();
-    await logInOn(await login.newPage(), server, "ann1");
+    await logInOn(await login.newPage(), server, target.user);
     const state = await login.storageState();
     const times: number[] = [];
     let bytes = 0;
@@ -28,7 +35,7 @@ for (const profile of [null, FAST_4G, SLOW_4G] as (NetworkProfile | null)[]) {
       const network = await record(page);
       await network.throttle(profile);
       const start = Date.now();
-      await page.goto(`${server.url}/work/scifact-demo`, { waitUntil: "commit" });
+      await page.goto(`${server.url}${target.path}`, { waitUntil: "commit" });
       await page.locator("body[data-hydrated=true]").waitFor({ timeout: 120_000 });
       times.push(Date.now() - start);
       bytes = network.transfers().reduce((sum, t) => sum + t.bytes, 0);
@@ -36,7 +43,7 @@ for (const profile of [null, FAST_4G, SLOW_4G] as (NetworkProfile | null)[]) {
     }
     times.sort((a, b) => a - b);
     console.log(
-      `delivery: ${profile?.name ?? "unthrottled"}: ${bytes} bytes; hydrated after ${times.join(", ")} ms (median ${times[Math.floor(times.length / 2)]} ms)`,
+      `delivery: ${target.name}, ${profile?.name ?? "unthrottled"}: ${bytes} bytes; hydrated after ${times.join(", ")} ms (median ${times[Math.floor(times.length / 2)]} ms)`,
     );
   });
 }

@@ -1,4 +1,5 @@
-// Every page as a newcomer sees it, at 1280×800 and 1920×1080: it hydrates, throws nothing, no
+// Every page as a newcomer sees it, at 1280×800 and 1920×1080, and at 1280×800 in the dark
+// theme (the system's prefers-color-scheme): it hydrates, throws nothing, no
 // box is wider than its content allows (a form running past its card, a page scrolling sideways),
 // and axe-core finds no accessibility violation (WCAG 2.1 A and AA rules and its best practices).
 // Screenshots of each land in end2end/screens/ for a person to look at.
@@ -15,14 +16,19 @@ test.afterAll(() => server?.stop());
 test.describe.configure({ mode: "serial" });
 
 const PROJECT = "scifact-demo";
-const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 1920, height: 1080 },
+type Look = { width: number; height: number; scheme: "light" | "dark" };
+const SIZES: Look[] = [
+  { width: 1280, height: 800, scheme: "light" },
+  { width: 1920, height: 1080, scheme: "light" },
+  { width: 1280, height: 800, scheme: "dark" },
 ];
+const look = (size: Look) => `${size.width} px${size.scheme === "dark" ? ", dark" : ""}`;
+const context = (browser: Browser, size: Look) =>
+  browser.newContext({ viewport: { width: size.width, height: size.height }, colorScheme: size.scheme });
 const SCREENS = join(__dirname, "..", "screens");
 
-async function login(browser: Browser, user: string, size: { width: number; height: number }) {
-  const page = await (await browser.newContext({ viewport: size })).newPage();
+async function login(browser: Browser, user: string, size: Look) {
+  const page = await (await context(browser, size)).newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
@@ -54,7 +60,7 @@ async function overflowing(page: Page): Promise<string[]> {
   });
 }
 
-async function check(page: Page, errors: string[], path: string, name: string, size: { width: number }) {
+async function check(page: Page, errors: string[], path: string, name: string, size: Look) {
   errors.length = 0;
   const res = await page.goto(`${server.url}${path}`);
   if (name === "not-found") {
@@ -64,20 +70,20 @@ async function check(page: Page, errors: string[], path: string, name: string, s
   await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
   await page.waitForLoadState("networkidle");
   mkdirSync(SCREENS, { recursive: true });
-  await page.screenshot({ path: join(SCREENS, `${name}-${size.width}.png`), fullPage: true });
-  expect.soft(await overflowing(page), `${path} at ${size.width} px`).toEqual([]);
-  expect.soft(await violations(page), `axe-core on ${path} at ${size.width} px`).toEqual([]);
+  await page.screenshot({ path: join(SCREENS, `${name}-${size.width}-${size.scheme}.png`), fullPage: true });
+  expect.soft(await overflowing(page), `${path} at ${look(size)}`).toEqual([]);
+  expect.soft(await violations(page), `axe-core on ${path} at ${look(size)}`).toEqual([]);
   const unexpected = errors.filter((e) => !(name === "not-found" && /status of 404/.test(e)));
-  expect.soft(unexpected, `${path} at ${size.width} px`).toEqual([]);
+  expect.soft(unexpected, `${path} at ${look(size)}`).toEqual([]);
 }
 
 for (const size of SIZES) {
-  test(`every page at ${size.width}×${size.height}`, async ({ browser }) => {
-    const anon = await (await browser.newContext({ viewport: size })).newPage();
+  test(`every page at ${size.width}×${size.height}, ${size.scheme}`, async ({ browser }) => {
+    const anon = await (await context(browser, size)).newPage();
     await anon.goto(`${server.url}/login`);
     await expect(anon.locator("body")).toHaveAttribute("data-hydrated", "true", { timeout: 20_000 });
-    await anon.screenshot({ path: join(SCREENS, `login-${size.width}.png`) });
-    expect.soft(await violations(anon), `axe-core on /login at ${size.width} px`).toEqual([]);
+    await anon.screenshot({ path: join(SCREENS, `login-${size.width}-${size.scheme}.png`) });
+    expect.soft(await violations(anon), `axe-core on /login at ${look(size)}`).toEqual([]);
 
     const lead = await login(browser, "lead", size);
     const lp = `/lead/projects/${PROJECT}`;
@@ -102,6 +108,7 @@ for (const size of SIZES) {
     const ann = await login(browser, "ann2", size);
     await check(ann.page, ann.errors, "/", "annotator-home", size);
     await check(ann.page, ann.errors, `/work/${PROJECT}`, "work", size);
+    await check(ann.page, ann.errors, `/work/${PROJECT}/history`, "history", size);
     await check(ann.page, ann.errors, "/account", "account", size);
   });
 }

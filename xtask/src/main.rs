@@ -8,7 +8,9 @@
 //!
 //! 1. the front end: `app` as a wasm32 cdylib with the `hydrate` feature (profile `wasm-release`
 //!    for a release, `dev` otherwise), in `target/front` as cargo-leptos does;
-//! 2. wasm-bindgen (target `web`) into `target/site/pkg`: `claimpool.js` and `claimpool.wasm`;
+//! 2. the module split at its lazy points (split.rs), then wasm-bindgen (target `web`) on the
+//!    main module into `target/site/pkg`: `claimpool.js` and `claimpool.wasm`, beside the split
+//!    modules and their loader;
 //! 3. for a release, npm binaryen's `wasm-opt -Oz` on `claimpool.wasm` (Debian's older wasm-opt
 //!    writes a module that never hydrates);
 //! 4. `style/main.css` as `target/site/pkg/claimpool.css`;
@@ -22,6 +24,7 @@
 
 mod compress;
 mod rustc_wrapper;
+mod split;
 mod test_build;
 
 use anyhow::{bail, Context, Result};
@@ -286,6 +289,15 @@ fn front_end(
         .join(wasm_dir)
         .join(format!("{LIB_PACKAGE}.wasm"));
 
+    // 2a. The split at the lazy points (split.rs): the main module goes on to wasm-bindgen.
+    let main_module = input.with_file_name(format!("{LIB_PACKAGE}_split.wasm"));
+    let mut split_modules = Vec::new();
+    step("wasm-split", || {
+        split_modules = split::split(&input, pkg, &main_module)?;
+        println!("xtask: {} split modules", split_modules.len());
+        Ok(())
+    })?;
+
     // 2. wasm-bindgen, as the CLI's `--target web --out-name claimpool` does; the wasm is renamed
     //    from claimpool_bg.wasm to claimpool.wasm as cargo-leptos renames it (the name leptos's
     //    <HydrationScripts> asks for in a server built with LEPTOS_OUTPUT_NAME, as cargo-leptos
@@ -294,7 +306,9 @@ fn front_end(
     step("wasm-bindgen", || {
         let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
         bindgen
-            .input_path(&input)
+            .input_path(&main_module)
+            // The split modules call the main module's functions by the linker's export names.
+            .keep_lld_exports(true)
             .out_name(OUTPUT_NAME)
             .web(true)?
             .typescript(false)
@@ -318,9 +332,12 @@ fn front_end(
                     wasm_opt.display()
                 );
             }
-            let mut cmd = Command::new(&wasm_opt);
-            cmd.args(WASM_OPT_ARGS).arg(&wasm).arg("-o").arg(&wasm);
-            run_command(&mut cmd)
+            for module in std::iter::once(&wasm).chain(&split_modules) {
+                let mut cmd = Command::new(&wasm_opt);
+                cmd.args(WASM_OPT_ARGS).arg(module).arg("-o").arg(module);
+                run_command(&mut cmd)?;
+            }
+            Ok(())
         })?;
     }
     // A server built without LEPTOS_OUTPUT_NAME (this build's, and any plain `cargo build -p

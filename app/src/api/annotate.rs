@@ -6,6 +6,7 @@ use crate::error::ApiError;
 use crate::model::annotate::{
     AnnotationOverview, CommentView, DraftForm, ItemView, LastSubmission, OpenItemRow, QueueHead,
 };
+use crate::model::history::{HistoryFilter, HistoryPage};
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
@@ -90,6 +91,24 @@ pub async fn undo_last(project: String) -> Result<QueueHead, ApiError> {
                 ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
             commands::annotate::undo_last(&db, &caller).await?;
             ssr::head(&db, &caller).await
+        }
+        .await,
+    )
+}
+
+/// Page `page` (0-based) of the caller's own judgments in `project` that `filter` lets through,
+/// newest first, with the submission they may still undo.
+#[server(endpoint = "work/history", input = leptos::server_fn::codec::Json)]
+pub async fn own_history(
+    project: String,
+    filter: HistoryFilter,
+    page: usize,
+) -> Result<HistoryPage, ApiError> {
+    crate::api::respond(
+        async {
+            let (db, caller) =
+                ssr::caller(crate::domain::account::ProjectRole::Annotator, &project).await?;
+            Ok(commands::history::own_history(&db, &caller, &filter, page).await?)
         }
         .await,
     )

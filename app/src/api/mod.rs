@@ -76,6 +76,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("work/queue", MEMBER),
     ("work/submit", MEMBER),
     ("work/undo", MEMBER),
+    ("work/history", MEMBER),
     ("work/skip", MEMBER),
     ("work/flag", MEMBER),
     ("work/comment", MEMBER),

@@ -25,7 +25,13 @@ pub struct Series {
 /// Series colours (Okabe–Ito, safe for colour-blind readers); markers and dashes tell the
 /// series apart in grey print too.
 const COLOURS: [&str; 7] = [
-    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000",
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "currentColor",
 ];
 const DASHES: [&str; 4] = ["", "6 3", "2 3", "8 3 2 3"];
 

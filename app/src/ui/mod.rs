@@ -6,10 +6,12 @@ mod annotate;
 mod charts;
 mod gold;
 mod guidelines;
+mod history;
 mod home;
 mod imports;
 mod job_poll;
 mod layout;
+mod lazy_pages;
 mod login;
 mod members;
 mod pipeline;
@@ -28,6 +30,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::path;
+use leptos_router::Lazy;
 
 /// Keys pressed on a page before it has hydrated (the annotation page's shortcuts, on a slow
 /// connection): kept in order, outside text fields, and handed to the page's own key handling by
@@ -82,13 +85,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> AnyView {
     provide_meta_context();
-    // Effects run only in the browser, after hydration: `<body data-hydrated>` tells the browser
-    // tests (and anyone debugging a release build) that the wasm loaded and took over the page.
-    Effect::new(|_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
+    // `<body data-hydrated>` is set by the entry point once the whole page is hydrated (lib.rs).
     view! {
         <Title formatter=page_title />
         <Router>
@@ -96,18 +93,19 @@ pub fn App() -> AnyView {
                 <Route path=path!("/login") view=login::LoginPage />
                 <ParentRoute path=path!("") view=layout::Layout>
                     <Route path=path!("/") view=home::HomePage />
-                    <Route path=path!("/lead") view=projects::ProjectsPage />
-                    <Route path=path!("/lead/projects/:name") view=projects::ProjectPage />
-                    <Route path=path!("/lead/projects/:name/claims/:claim") view=pool::ClaimPage />
-                    <Route path=path!("/lead/projects/:name/releases") view=release::ReleasesPage />
-                    <Route path=path!("/lead/projects/:name/releases/diff") view=release_diff::ReleaseDiffPage />
-                    <Route path=path!("/lead/projects/:name/report") view=report::ReportPage />
-                    <Route path=path!("/admin/users") view=admin::UsersPage />
+                    <Route path=path!("/lead") view={Lazy::<lazy_pages::Projects>::new()} />
+                    <Route path=path!("/lead/projects/:name") view={Lazy::<lazy_pages::Project>::new()} />
+                    <Route path=path!("/lead/projects/:name/claims/:claim") view={Lazy::<lazy_pages::Claim>::new()} />
+                    <Route path=path!("/lead/projects/:name/releases") view={Lazy::<lazy_pages::Releases>::new()} />
+                    <Route path=path!("/lead/projects/:name/releases/diff") view={Lazy::<lazy_pages::ReleaseDiff>::new()} />
+                    <Route path=path!("/lead/projects/:name/report") view={Lazy::<lazy_pages::Report>::new()} />
+                    <Route path=path!("/admin/users") view={Lazy::<lazy_pages::Users>::new()} />
                     <Route path=path!("/account") view=account::AccountPage />
                     <Route path=path!("/work/:project") view=annotate::WorkPage />
-                    <Route path=path!("/lead/projects/:name/annotation") view=annotate::AnnotationPage />
-                    <Route path=path!("/lead/projects/:name/gold") view=gold::GoldPage />
-                    <Route path=path!("/lead/projects/:name/adjudicate/:entry") view=annotate::AdjudicatePage />
+                    <Route path=path!("/work/:project/history") view=history::HistoryPage />
+                    <Route path=path!("/lead/projects/:name/annotation") view={Lazy::<lazy_pages::Annotation>::new()} />
+                    <Route path=path!("/lead/projects/:name/gold") view={Lazy::<lazy_pages::Gold>::new()} />
+                    <Route path=path!("/lead/projects/:name/adjudicate/:entry") view={Lazy::<lazy_pages::Adjudicate>::new()} />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -27,6 +27,7 @@ pub mod error;
 pub mod export;
 pub mod gold;
 pub mod guidelines;
+pub mod history;
 pub mod import;
 pub mod jobs;
 pub mod login;

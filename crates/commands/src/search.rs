@@ -293,6 +293,8 @@ pub async fn search(
     };
     let (judged, pooled) =
         store::search::marks(db, project_id, claim, AnnotatorId(caller.user().id)).await?;
+    let doc_ids: Vec<&str> = page_result.hits.iter().map(|h| h.doc_id.as_str()).collect();
+    let mut papers = store::search::papers(db, project_id, &doc_ids).await?;
     let pages = page_result.page_count();
     Ok(SearchAnswer::Results(SearchResults {
         claim_id: claim_id.as_str().to_owned(),
@@ -305,6 +307,7 @@ pub async fn search(
             .into_iter()
             .map(|hit| SearchResult {
                 rank: hit.rank,
+                paper: papers.remove(hit.doc_id.as_str()).unwrap_or_default(),
                 judged_by_you: judged.contains(hit.doc_id.as_str()),
                 in_pool: pooled.contains(hit.doc_id.as_str()),
                 doc_id: hit.doc_id.as_str().to_owned(),

@@ -4,6 +4,8 @@ pub mod agreement;
 pub mod annotate;
 pub mod gold;
 pub mod guidelines;
+pub mod history;
+pub mod paper;
 pub mod release_diff;
 pub mod search;
 pub mod significance;

@@ -9,7 +9,8 @@ use super::audit::AuditEvent;
 use super::{now_ms, Constraint, Db, OnConstraint as _, StoreError, StoreResult};
 use domain::annotation::{AnnotatorId, PoolEntryId, Stage};
 use domain::ids::{ClaimId, DocId};
-use std::collections::HashSet;
+use domain::model::paper::PaperMeta;
+use std::collections::{HashMap, HashSet};
 
 /// Name the pairs found by search go by in the reports, as a system of their own.
 pub const SEARCH_SYSTEM: &str = "search";
@@ -71,6 +72,38 @@ pub async fn marks(
     .fetch_all(db)
     .await?;
     Ok((judged.into_iter().collect(), pooled.into_iter().collect()))
+}
+
+/// What the corpus lines of `doc_ids` (a page of results) tell of their papers, by document id;
+/// a document whose line has nothing to tell is left out.
+pub async fn papers(
+    db: &Db,
+    project_id: i64,
+    doc_ids: &[&str],
+) -> StoreResult<HashMap<String, PaperMeta>> {
+    if doc_ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let marks: Vec<String> = (0..doc_ids.len()).map(|i| format!("${}", i + 2)).collect();
+    let sql = format!(
+        "SELECT doc_id, extra FROM documents
+         WHERE project_id = $1 AND extra IS NOT NULL AND doc_id IN ({})",
+        marks.join(", ")
+    );
+    let mut query = sqlx::query_as::<_, (String, String)>(&sql).bind(project_id);
+    for id in doc_ids {
+        query = query.bind(*id);
+    }
+    let mut papers = HashMap::new();
+    for (doc_id, extra) in query.fetch_all(db).await? {
+        let extra = serde_json::from_str(&extra)
+            .map_err(|e| StoreError::Corrupt(format!("document {doc_id}: extra: {e}")))?;
+        let paper = PaperMeta::from_extra(&extra);
+        if !paper.is_empty() {
+            papers.insert(doc_id, paper);
+        }
+    }
+    Ok(papers)
 }
 
 /// Whether `annotator` may get the project's real items: what the queue and the assignment

@@ -3,11 +3,12 @@
 
 use crate::common;
 mod gold;
+mod history;
 mod import_rules;
 mod live_cal;
 mod live_order;
 mod reannotation;
-mod search;
+pub(crate) mod search;
 mod suggestions;
 
 use app::domain::account::Role;
@@ -27,6 +28,19 @@ async fn setup(app: &TestApp, annotators: &[&str], pairs: usize) -> i64 {
 
 /// [`setup`] with the pool built at `depth` of the run's `pairs`.
 async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, depth: usize) -> i64 {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    setup_from(app, annotators, pairs, depth, &demo.join("corpus.jsonl")).await
+}
+
+/// [`setup_with_depth`] with the corpus file `corpus` (the demo sample's documents, in its
+/// order, perhaps with more fields).
+async fn setup_from(
+    app: &TestApp,
+    annotators: &[&str],
+    pairs: usize,
+    depth: usize,
+    corpus_file: &std::path::Path,
+) -> i64 {
     let project = store::projects::create(&app.db, PROJECT, "", None)
         .await
         .unwrap();
@@ -34,7 +48,7 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
     commands::import::corpus(
         &app.db,
         &crate::common::operator_lead(&app.db, project).await,
-        &demo.join("corpus.jsonl"),
+        corpus_file,
         None,
     )
     .await
@@ -63,7 +77,7 @@ async fn setup_with_depth(app: &TestApp, annotators: &[&str], pairs: usize, dept
     )
     .await
     .unwrap();
-    let corpus = std::fs::read_to_string(demo.join("corpus.jsonl")).unwrap();
+    let corpus = std::fs::read_to_string(corpus_file).unwrap();
     let docs: Vec<String> = corpus
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["doc_id"].to_string())

@@ -69,6 +69,10 @@ const ARGUMENTS: &[(&str, Body)] = &[
         ),
     ),
     ("work/undo", Body::Form("project=B")),
+    (
+        "work/history",
+        Body::Json(r#"{"project": "B", "filter": {"label": "NEI"}, "page": 0}"#),
+    ),
     ("work/skip", Body::Form("project=B&assignment_id=999999")),
     (
         "work/flag",

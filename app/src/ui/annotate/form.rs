@@ -2,6 +2,7 @@
 //! the protocol shows them, the discussion, and the form with its keys.
 
 use super::keys::{self, Command, BINDINGS};
+use super::paper::PaperLine;
 use super::text::{claim_keys, highlight};
 use crate::api::annotate::add_comment;
 use crate::domain::annotation::{rule_text, Annotation, Specificity};
@@ -274,6 +275,7 @@ fn ItemText(item: ItemView, state: FormState) -> AnyView {
         {item.suggestion.clone().map(|l| view! { <p class="muted" data-testid="suggestion">"A model suggests: " {l}</p> }.into_any())}
         <article class="abstract">
             <h2 class="doc-title">{item.title.clone()} <span class="muted">" · doc " {item.doc_id.clone()}</span></h2>
+            <PaperLine paper=item.paper.clone() />
             {(!pass_marks.is_empty()).then(|| view! {
                 <p class="muted pass-legend" data-testid="pass-legend">"Rationales marked: "
                     {pass_marks.iter().map(|m| view! { <span class="pass-tag">{m.tag}</span> " " {m.who.clone()} " " }).collect_view()}

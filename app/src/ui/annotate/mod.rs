@@ -6,6 +6,7 @@ mod form;
 mod judging;
 pub mod keys;
 mod lead;
+mod paper;
 mod qualification;
 mod search;
 mod suggestions;
@@ -344,6 +345,7 @@ fn Workbench(
                     <span class="muted">{format!("{} done · {} open", format_count(h.done), format_count(h.open))}</span>
                 }
             }}
+            <a href=format!("/work/{project}/history") data-testid="history-link">"Your judgments"</a>
             <crate::ui::guidelines::GuidelinesPanel project=project.clone() to_confirm=to_confirm.into()
                 guidelines=guidelines changed=guidelines_changed
                 on_confirmed=Callback::new(move |()| run.run("reload")) />

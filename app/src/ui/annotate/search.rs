@@ -5,6 +5,7 @@
 //! and makes it your current item (a first pass). Nothing here shows a system, a score or
 //! another person's label.
 
+use super::paper::PaperLine;
 use crate::api::search::{judge_found, search_corpus};
 use crate::error::ApiError;
 use crate::model::annotate::QueueHead;
@@ -217,6 +218,7 @@ fn ResultItem(result: SearchResult, judge: Callback<SearchResult>) -> AnyView {
             <p class="muted">"doc " {doc}
                 {badge.map(|(text, class)| view! { " · " <span class=class>{text}</span> })}
             </p>
+            <PaperLine paper=result.paper.clone() />
             <p class="search-snippet">{marked_view(&result.snippet)}</p>
             {(!terms.is_empty()).then(|| view! { <p class="muted">"matched: " {terms}</p> })}
             {can_judge.then(|| view! {

@@ -57,6 +57,9 @@ pub struct ItemView {
     pub doc_id: String,
     pub title: String,
     pub sentences: Vec<String>,
+    /// The paper's venue, year, authors and links, as far as the corpus line says.
+    #[serde(default)]
+    pub paper: super::paper::PaperMeta,
     /// Second pass in confirm mode (or after one's own submission): the first annotation.
     pub first: Option<OpinionView>,
     /// Adjudication: both annotations, side by side.

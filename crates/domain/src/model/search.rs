@@ -60,6 +60,9 @@ pub struct SearchResult {
     pub snippet: Marked,
     /// The query's words the abstract or title holds, each once, in the query's order.
     pub matched_terms: Vec<String>,
+    /// The paper's venue, year, authors and links, as far as the corpus line says.
+    #[serde(default)]
+    pub paper: super::paper::PaperMeta,
     /// The caller judged this pair already.
     pub judged_by_you: bool,
     /// The pair is in the pool (found before, or ranked by the pooled runs): it comes through

@@ -3,6 +3,7 @@
 use super::super::{StoreError, StoreResult};
 use domain::annotation::{AnnotatorId, Judged, PairState, SecondPassMode, Stage, Verdict};
 use domain::label::Label;
+use domain::model::paper::PaperMeta;
 use sqlx::AnyConnection;
 use std::collections::HashMap;
 
@@ -285,13 +286,15 @@ pub(crate) struct Entry {
     pub doc_ext: String,
     pub title: String,
     pub sentences: Vec<String>,
+    /// What the corpus line tells of the paper (venue, year, authors, links).
+    pub paper: PaperMeta,
 }
 
 /// The columns of an [`EntryRow`], for a query joining `pool_entries e`, `claims c` and
 /// `documents d`.
 pub(crate) const ENTRY_COLUMNS: &str =
     "e.id AS entry_id, e.project_id, e.claim_id, e.doc_id, c.claim_id AS claim_ext, \
-     c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences";
+     c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences, d.extra";
 
 /// The pool entry `entry_id`, if it exists.
 pub(crate) async fn entry(conn: &mut AnyConnection, entry_id: i64) -> StoreResult<Option<Entry>> {
@@ -345,7 +348,7 @@ pub(crate) async fn gold_entry(
         "SELECT COALESCE((SELECT e.id FROM pool_entries e WHERE e.project_id = g.project_id
                             AND e.claim_id = g.claim_id AND e.doc_id = g.doc_id), g.id) AS entry_id,
                 g.project_id, g.claim_id, g.doc_id, c.claim_id AS claim_ext,
-                c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences
+                c.text AS claim_text, d.doc_id AS doc_ext, d.title, d.sentences, d.extra
          FROM gold_items g JOIN claims c ON c.id = g.claim_id
          JOIN documents d ON d.id = g.doc_id WHERE g.id = $1",
         gold_item_id,
@@ -365,6 +368,7 @@ pub(crate) struct EntryRow {
     doc_ext: String,
     title: String,
     sentences: String,
+    extra: Option<String>,
 }
 
 impl EntryRow {
@@ -372,6 +376,13 @@ impl EntryRow {
     pub(crate) fn parse(self) -> StoreResult<Entry> {
         let sentences: Vec<String> = serde_json::from_str(&self.sentences)
             .map_err(|e| corrupt(format!("document {}: sentences: {e}", self.doc_ext)))?;
+        let paper = match &self.extra {
+            Some(extra) => PaperMeta::from_extra(
+                &serde_json::from_str(extra)
+                    .map_err(|e| corrupt(format!("document {}: extra: {e}", self.doc_ext)))?,
+            ),
+            None => PaperMeta::default(),
+        };
         Ok(Entry {
             id: self.entry_id,
             project_id: self.project_id,
@@ -382,6 +393,7 @@ impl EntryRow {
             doc_ext: self.doc_ext,
             title: self.title,
             sentences,
+            paper,
         })
     }
 }

@@ -10,6 +10,7 @@ mod history;
 pub mod import;
 mod judging;
 mod lead;
+mod own_history;
 mod queue;
 mod stopping;
 mod submit;
@@ -17,7 +18,10 @@ mod submit;
 pub use assign::assign_pending;
 pub use judging::{judging, judging_view, set_judging, JudgingChange};
 pub use lead::{overview, reassign_item, set_active, set_mode};
-pub use queue::{add_comment, check_comment, flag, has_judged, item_for_lead, queue_head, skip};
+pub use own_history::{own_history, OwnHistoryQuery};
+pub use queue::{
+    add_comment, check_comment, flag, has_judged, item_for_lead, last_submission, queue_head, skip,
+};
 pub use stopping::{draw_stop_sample, DrawnStopSample};
 pub use submit::{submit, undo_last, Submitted, Target};
 

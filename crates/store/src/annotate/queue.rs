@@ -152,6 +152,7 @@ async fn item_view(
         doc_id: entry.doc_ext,
         title: entry.title,
         sentences: entry.sentences,
+        paper: entry.paper,
         first,
         opinions,
         comments,
@@ -246,6 +247,26 @@ impl LastJudgment {
             feedback: None,
         }
     }
+}
+
+/// The caller's latest real judgment in the project while it may still be undone, as the queue
+/// shows it (the one [`super::undo_last`] undoes): what their history page offers to undo.
+pub async fn last_submission(
+    db: &Db,
+    annotator: AnnotatorId,
+    project_id: i64,
+) -> StoreResult<Option<LastSubmission>> {
+    let mut conn = db.acquire().await?;
+    let Some(last) = LastJudgment::read(&mut conn, annotator, project_id).await? else {
+        return Ok(None);
+    };
+    let mode = history::mode(&mut conn, project_id).await?;
+    let histories =
+        history::pair_histories(&mut conn, project_id, &[(last.claim, last.doc)]).await?;
+    let hist = histories
+        .get(&(last.claim, last.doc))
+        .ok_or_else(|| StoreError::Fault(format!("judgment {}: history not read", last.id)))?;
+    Ok(Some(last.shown(hist, mode)))
 }
 
 /// The newer of the caller's latest real judgment and gold answer that may still be undone.

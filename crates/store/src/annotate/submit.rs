@@ -131,8 +131,8 @@ pub enum Submitted {
 /// nothing written on any error.
 ///
 /// With a `key`, the judgment is stored once per key and annotator: a submission whose key has
-/// stored a judgment already writes nothing and is [`Submitted::Repeated`]. (A qualification
-/// item's answer keeps no key.)
+/// stored a judgment (or a qualification item's answer) already writes nothing and is
+/// [`Submitted::Repeated`].
 pub async fn submit(
     db: &Db,
     annotator: AnnotatorId,
@@ -151,7 +151,10 @@ pub async fn submit(
     let mut tx = begin_write(db).await?;
     if let Some(key) = key {
         let stored: Option<i64> = sqlx::query_scalar(
-            "SELECT judgment_id FROM submission_keys WHERE annotator_id = $1 AND submission_key = $2",
+            "SELECT judgment_id FROM submission_keys WHERE annotator_id = $1 AND submission_key = $2
+             UNION ALL
+             SELECT gold_answer_id FROM gold_submission_keys
+             WHERE annotator_id = $1 AND submission_key = $2",
         )
         .bind(annotator.0)
         .bind(key.as_str())
@@ -164,6 +167,27 @@ pub async fn submit(
     let (assignment, stage, entry_id) = match resolve(&mut tx, annotator, target).await? {
         Resolved::Gold(gold) => {
             let shown = super::gold::submit(&mut tx, annotator, gold, draft, seconds_spent).await?;
+            if let Some(key) = key {
+                let recorded = sqlx::query(
+                    "INSERT INTO gold_submission_keys (annotator_id, submission_key, gold_answer_id,
+                                                       created_at)
+                     VALUES ($1, $2, $3, $4)",
+                )
+                .bind(annotator.0)
+                .bind(key.as_str())
+                .bind(shown.judgment_id)
+                .bind(now_ms())
+                .execute(&mut *tx)
+                .await;
+                match recorded {
+                    Ok(_) => {}
+                    // As for a pair's key below: a concurrent request stored it first.
+                    Err(e) if super::super::is_unique_violation(&e) => {
+                        return Ok(Submitted::Repeated)
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
             tx.commit().await?;
             return Ok(Submitted::Stored(Box::new(shown)));
         }

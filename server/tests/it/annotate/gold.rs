@@ -524,3 +524,53 @@ async fn members_before_the_qualification_keep_their_items_and_newcomers_qualify
         .await
         .is_some());
 }
+
+#[tokio::test]
+async fn a_gold_answer_sent_again_under_its_key_is_stored_once() {
+    let app = TestApp::spawn().await;
+    setup(&app, &["a1"], 160, ["2", "0", "0", ""]).await;
+    let a1 = app.logged_in("a1").await;
+    let keyed = |assignment: i64, key: &str| {
+        let body = json!({ "project": PROJECT, "assignment_id": assignment,
+            "form": answer("NEI"), "seconds_spent": 2.0, "submission_key": key });
+        let request = a1.post(app.url("/api/work/submit")).json(&body);
+        async move { request.send().await.unwrap() }
+    };
+    // Work, each answer under its own key, until the current item is a gold check.
+    let mut check = None;
+    for n in 0..4 {
+        let id = queue(&app, &a1)
+            .await
+            .current
+            .unwrap()
+            .assignment_id
+            .unwrap();
+        if gold_of(&app, id).await.is_some() {
+            check = Some(id);
+            break;
+        }
+        assert_eq!(keyed(id, &format!("19c30-{n:04}")).await.status(), 200);
+    }
+    let check = check.expect("a check within two blocks");
+    let answers = || count(&app, "SELECT COUNT(*) FROM gold_answers");
+    assert_eq!(answers().await, 0);
+    let res = keyed(check, "19c30-9999").await;
+    assert_eq!(res.status(), 200);
+    let after: QueueHead = res.json().await.unwrap();
+    assert_eq!(answers().await, 1);
+    // The same answer again (its reply was lost): 200, the queue as it is, nothing written.
+    let res = keyed(check, "19c30-9999").await;
+    assert_eq!(res.status(), 200);
+    let again: QueueHead = res.json().await.unwrap();
+    assert_eq!(
+        again.current.and_then(|c| c.assignment_id),
+        after.current.and_then(|c| c.assignment_id)
+    );
+    assert_eq!(answers().await, 1);
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM gold_submission_keys").await,
+        1
+    );
+    // Another key for the check already answered is another submission, refused as before.
+    assert_eq!(keyed(check, "19c30-aaaa").await.status(), 409);
+}

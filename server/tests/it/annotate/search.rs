@@ -25,7 +25,7 @@ async fn ok(res: reqwest::Response) -> reqwest::Response {
 }
 
 /// Searches until the index is built (each server builds it on the first search).
-async fn search(
+pub(super) async fn search(
     app: &TestApp,
     client: &reqwest::Client,
     query: &str,
