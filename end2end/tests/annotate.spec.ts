@@ -189,6 +189,15 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
       `AND c.claim_id = '${toNei.claim}' AND d.doc_id = '${toNei.doc}'`,
   ).trim();
   expect(stored).toBe("NEI|[]|-|-");
+  // And it says what the second annotator changed: every field (the first was a CONTRADICT with
+  // a rationale, "closely related" and a revised claim).
+  const confirmed = query(
+    server,
+    "SELECT cf.kept || '|' || cf.edited FROM confirmations cf JOIN judgment_rows j ON j.id = cf.judgment_id " +
+      "JOIN users u ON u.id = j.annotator_id JOIN claims c ON c.id = j.claim_id JOIN documents d ON d.id = j.doc_id " +
+      `WHERE u.username = '${neiSecond}' AND c.claim_id = '${toNei.claim}' AND d.doc_id = '${toNei.doc}'`,
+  ).trim();
+  expect(confirmed).toBe('[]|["label","rationale","specificity","revised_claim"]');
 
   // 6. The adjudicator sees both annotations, comments, and decides.
   const adjudicator = await holder(lead, disputed, "adjudication");

@@ -152,9 +152,13 @@ test("undo brings the answer back; Undo is offered only while it can work", asyn
   // Two rows: the one undone (retracted) and the one saved again.
   expect(judgments("ann3", claim, doc)).toBe(2);
 
-  // The window passes: Undo is no longer offered, and u says why instead of failing.
-  await expect(page.getByTestId("undo")).toBeVisible();
-  await page.clock.fastForward(61_000);
+  // The window passes: Undo shows the seconds left, counting down; then it is no longer
+  // offered, and u says why instead of failing.
+  const undo = page.getByTestId("undo");
+  await expect(undo).toHaveText(/^Undo \(u\) · (59|60) s left$/);
+  await page.clock.fastForward(10_000);
+  await expect(undo).toHaveText(/^Undo \(u\) · (49|50) s left$/);
+  await page.clock.fastForward(51_000);
   await expect(page.getByTestId("undo")).toHaveCount(0);
   await expect(page.getByTestId("no-undo")).toContainText("have passed");
   await page.keyboard.press("u");

@@ -6,7 +6,7 @@ use crate::api::annotate::{own_history, undo_last};
 use crate::error::ApiError;
 use crate::model::history::{HistoryFilter, HistoryPage, HistoryRow};
 use crate::ui::guidelines::utc_minute;
-use crate::ui::widgets::{format_count, ErrorNote};
+use crate::ui::widgets::{format_count, ErrorNote, Pager};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -181,10 +181,7 @@ fn HistoryTable(
                 </div>
             }.into_any()
         }}
-        <nav class="search-pages" aria-label="History pages">
-            <button class="secondary" disabled={at == 0} on:click=move |_| page.set(at.saturating_sub(1))>"Previous"</button>
-            <button class="secondary" disabled={at + 1 >= pages} on:click=move |_| page.set(at + 1)>"Next"</button>
-        </nav>
+        <Pager at=at pages=pages label="History pages" go=Callback::new(move |p| page.set(p)) />
     }
     .into_any()
 }

@@ -25,6 +25,19 @@ pub fn ErrorNote(error: ApiError) -> AnyView {
     view! { <p class="error" role="alert">{text}</p> }.into_any()
 }
 
+/// Previous and Next for page `at` (0-based) of `pages`, in a navigation landmark named
+/// `label`; `go` gets the page to show.
+#[component]
+pub fn Pager(at: usize, pages: usize, label: &'static str, go: Callback<usize>) -> AnyView {
+    view! {
+        <nav class="search-pages" aria-label=label>
+            <button class="secondary" disabled={at == 0} on:click=move |_| go.run(at.saturating_sub(1))>"Previous"</button>
+            <button class="secondary" disabled={at + 1 >= pages} on:click=move |_| go.run(at + 1)>"Next"</button>
+        </nav>
+    }
+    .into_any()
+}
+
 /// A figure with its label, for count strips.
 #[component]
 pub fn Stat(label: &'static str, value: i64) -> AnyView {

@@ -500,6 +500,22 @@ async fn confirm_mode_shows_the_first_annotation_to_the_second_annotator() {
     .await
     .unwrap();
     assert_eq!(finals, [("SUPPORT".into(), "pooling".into())]);
+    // The judgment says the first annotation was confirmed as it was, field by field.
+    let confirmed: Vec<(String, String)> = sqlx::query_as(
+        "SELECT c.kept, c.edited FROM confirmations c JOIN judgment_rows j ON j.id = c.judgment_id
+         JOIN judgment_rows f ON f.id = c.first_judgment_id
+         WHERE j.stage = 'second' AND f.stage = 'first' AND f.claim_id = j.claim_id AND f.doc_id = j.doc_id",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        confirmed,
+        [(
+            r#"["label","rationale","specificity","revised_claim"]"#.into(),
+            "[]".into()
+        )]
+    );
 }
 
 #[tokio::test]

@@ -257,6 +257,14 @@ fn Workbench(
     // the window the server gave ends (measured on the server's clock, so a browser clock that
     // is off does not matter), so that Undo is offered only while it can work.
     let undo_open = RwSignal::new(None::<i64>);
+    // The seconds left to undo, counted down in the browser, shown beside Undo.
+    let undo_left = RwSignal::new(0i64);
+    let ticker = StoredValue::new(None::<IntervalHandle>);
+    on_cleanup(move || {
+        if let Some(t) = ticker.try_get_value().flatten() {
+            t.clear();
+        }
+    });
     Effect::new(move |_| {
         let open = head.with(|h| {
             h.last
@@ -264,9 +272,17 @@ fn Workbench(
                 .filter(|l| l.undoable)
                 .map(|l| (l.judgment_id, l.undo_until_ms.saturating_sub(h.server_ms)))
         });
+        if let Some(t) = ticker.get_value() {
+            t.clear();
+        }
         match open {
             Some((id, left)) if left > 0 => {
                 undo_open.set(Some(id));
+                undo_left.set(left.div_euclid(1000));
+                let tick = move || undo_left.update(|s| *s = (*s - 1).max(0));
+                ticker.set_value(
+                    set_interval_with_handle(tick, std::time::Duration::from_secs(1)).ok(),
+                );
                 set_timeout(
                     move || {
                         if undo_open.get_untracked() == Some(id) {
@@ -363,7 +379,7 @@ fn Workbench(
                 {if last.undoable {
                     let id = last.judgment_id;
                     (move || if undo_open.get() == Some(id) {
-                        view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u)"</button> }.into_any()
+                        view! { <button class="link" on:click=move |_| run.run("undo") data-testid="undo">"Undo (u) · " {move || undo_left.get()} " s left"</button> }.into_any()
                     } else {
                         view! { <span class="muted" data-testid="no-undo">{format!("Saved for good: the {UNDO_SECONDS} s to undo have passed.")}</span> }.into_any()
                     }).into_any()

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::model::annotate::QueueHead;
 use crate::model::search::{FoundPair, Marked, SearchAnswer, SearchResult, SearchResults};
 use crate::ui::guidelines::in_field;
-use crate::ui::widgets::{format_count, ErrorNote};
+use crate::ui::widgets::{format_count, ErrorNote, Pager};
 use leptos::prelude::*;
 
 /// How often a search asks again while the index is being built.
@@ -191,10 +191,7 @@ fn results_view(
         <ol class="search-results" start=(page * crate::model::search::PAGE_SIZE + 1).to_string()>
             {results.results.into_iter().map(|r| view! { <ResultItem result=r judge=judge /> }).collect_view()}
         </ol>
-        <nav class="search-pages" aria-label="Result pages">
-            <button class="secondary" disabled={page == 0} on:click=move |_| run.run(page.saturating_sub(1))>"Previous"</button>
-            <button class="secondary" disabled={page + 1 >= pages} on:click=move |_| run.run(page + 1)>"Next"</button>
-        </nav>
+        <Pager at=page pages=pages label="Result pages" go=run />
     }
     .into_any()
 }

@@ -19,6 +19,7 @@
 
 #[cfg(feature = "server")]
 pub mod assign;
+pub mod confirmation;
 pub mod fever;
 pub mod form;
 pub mod keys;

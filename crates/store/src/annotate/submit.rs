@@ -5,11 +5,12 @@ use super::super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, Stor
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
 use super::{begin_write, not_yours, LATEST_OWN_JUDGMENT, UNDO_WINDOW_MS};
+use domain::annotation::confirmation::{Answer, AnswerField, Confirmation};
 use domain::annotation::{
     check_new_judgment, check_not_revealed, plan_undo, reveals_on_submit, Annotation,
     AnnotationDraft, Judged, PairState, PoolEntryId, Stage, Verdict,
 };
-use domain::annotation::{AnnotatorId, SubmissionKey};
+use domain::annotation::{AnnotatorId, SecondPassMode, SubmissionKey};
 use domain::model::annotate::LastSubmission;
 use sqlx::AnyConnection;
 
@@ -307,6 +308,45 @@ pub async fn submit(
     };
     // A re-annotation shows the two labels it was asked to settle: final for its author.
     let reannotation = stage == Stage::Second && hist.state.may_reannotate();
+    // Confirm mode: what the second annotator kept of the first annotation shown to them, and
+    // what they changed.
+    let confirmation = (stage == Stage::Second && mode == SecondPassMode::Confirm && !reannotation)
+        .then(|| hist.rows.iter().find(|r| r.stage == Stage::First))
+        .flatten()
+        .map(|first| {
+            let shown = Answer {
+                label: first.label,
+                sentences: first.rationale.iter().flatten().copied().collect(),
+                specificity: first.specificity.as_deref(),
+                revised_claim: first.revised_claim.as_deref(),
+            };
+            let given = Answer {
+                label: annotation.label(),
+                sentences: annotation
+                    .rationale()
+                    .iter()
+                    .flat_map(|set| set.sentences().iter().copied())
+                    .collect(),
+                specificity: annotation.specificity().map(|s| s.as_str()),
+                revised_claim: annotation.revised_claim(),
+            };
+            (first.id, Confirmation::of(&shown, &given))
+        });
+    if let Some((first_id, confirmed)) = &confirmation {
+        let names = |fields: &[AnswerField]| {
+            serde_json::to_string(fields).map_err(|e| StoreError::Fault(format!("fields: {e}")))
+        };
+        sqlx::query(
+            "INSERT INTO confirmations (judgment_id, first_judgment_id, kept, edited)
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(judgment_id)
+        .bind(first_id)
+        .bind(names(&confirmed.kept)?)
+        .bind(names(&confirmed.edited)?)
+        .execute(&mut *tx)
+        .await?;
+    }
     let first_label = match stage {
         Stage::First => None,
         _ => hist.state.first().map(|o| o.label.as_str().to_owned()),
@@ -327,6 +367,7 @@ pub async fn submit(
             "rationale": annotation.rationale_json(),
             "specificity": annotation.specificity().map(|s| s.as_str()),
             "revised_claim": annotation.revised_claim(),
+            "confirmation": confirmation.as_ref().map(|(_, c)| c),
             "note": annotation.note(),
             "seconds_spent": seconds_spent,
             "state": outcome,
