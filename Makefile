@@ -53,8 +53,9 @@ setup-models:
 # What the full-stack build needs: the wasm target and the npm packages of end2end/ (binaryen's
 # wasm-opt for release builds, Playwright and axe-core for browser tests). No build tool is
 # installed: the site is built by the workspace's own xtask (xtask/, `cargo xtask site`), which
-# runs wasm-bindgen as a library at the version the app pins. `cargo leptos watch` still works for
-# those who install cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130 themselves.
+# runs wasm-bindgen as a library at the version the app pins, after splitting the module at its lazy
+# point (xtask/src/split.rs). Those who install cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130
+# themselves would run `cargo leptos watch --split` (not tried here).
 setup-build:
 	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
