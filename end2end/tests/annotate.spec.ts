@@ -87,8 +87,13 @@ async function holder(lead: Page, pair: Pair, stage: string): Promise<string> {
   return (await row.locator("td").nth(5).innerText()).trim();
 }
 
-async function lastSays(page: Page, text: string) {
-  await expect(page.getByTestId("last-submission")).toContainText(text);
+/// The last-submission line names `pair` and says `text`: the server has stored that submission
+/// (the item on screen moves on before it answers, and the line may still tell of an earlier
+/// submission of the same annotator, made on another page).
+async function lastSays(page: Page, pair: Pair, text: string) {
+  const last = page.getByTestId("last-submission");
+  await expect(last).toContainText(`claim ${pair.claim} / doc ${pair.doc}`);
+  await expect(last).toContainText(text);
 }
 
 test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudication", async ({ browser }) => {
@@ -103,7 +108,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await ann1.keyboard.press("0");
   await ann1.keyboard.press("Enter");
   await movedOn(ann1, nei, "first");
-  await lastSays(ann1, "final: NEI");
+  await lastSays(ann1, nei, "final: NEI");
 
   // 2. First pass with label, rationale, specificity and a revised claim.
   const full = await current(ann1);
@@ -118,7 +123,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await expect(ann1.getByTestId("rationale")).toContainText("sentences 1, 2");
   await ann1.keyboard.press("Enter");
   await movedOn(ann1, full, "first");
-  await lastSays(ann1, "waiting for a second annotator");
+  await lastSays(ann1, full, "waiting for a second annotator");
 
   // 3. Another first pass (SUPPORT, sentence 1, matches), to be disputed.
   const disputed = await current(ann1);
@@ -127,7 +132,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await ann1.keyboard.press("m");
   await ann1.keyboard.press("Enter");
   await movedOn(ann1, disputed, "first");
-  await lastSays(ann1, "waiting for a second annotator");
+  await lastSays(ann1, disputed, "waiting for a second annotator");
 
   // 3b. A first pass with a specificity and a revised claim, which the second annotator will
   // call NEI.
@@ -139,7 +144,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await ann1.keyboard.type("A closely related claim.");
   await ann1.keyboard.press("Enter");
   await movedOn(ann1, toNei, "first");
-  await lastSays(ann1, "waiting for a second annotator");
+  await lastSays(ann1, toNei, "waiting for a second annotator");
 
   // 4. The second annotator (never ann1) sees the first annotation and agrees: final.
   const second = await holder(lead, full, "second");
@@ -149,7 +154,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await expect(s.getByTestId("first-label")).toContainText("SUPPORT");
   await s.keyboard.press("Enter"); // the form starts from the first annotation
   await movedOn(s, full, "second");
-  await lastSays(s, "final: SUPPORT");
+  await lastSays(s, full, "final: SUPPORT");
 
   // 5. A second pass that disagrees → adjudication.
   const second2 = await holder(lead, disputed, "second");
@@ -164,7 +169,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await d.keyboard.press("m");
   await d.keyboard.press("Enter");
   await movedOn(d, disputed, "second");
-  await lastSays(d, "adjudication");
+  await lastSays(d, disputed, "adjudication");
 
   // 5b. A second pass that changes the first annotator's CONTRADICT to NEI stores none of the
   // first annotator's fields under the second annotator's name.
@@ -179,7 +184,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await expect(n.getByTestId("revised-claim")).toHaveCount(0);
   await n.keyboard.press("Enter");
   await movedOn(n, toNei, "second");
-  await lastSays(n, "adjudication");
+  await lastSays(n, toNei, "adjudication");
   const stored = query(
     server,
     "SELECT j.label || '|' || j.rationale || '|' || COALESCE(j.specificity, '-') || '|' || " +
@@ -219,7 +224,7 @@ test("confirm mode: NEI, a full first pass, agreement, disagreement and adjudica
   await a.keyboard.press("m");
   await a.keyboard.press("Enter");
   await movedOn(a, disputed, "adjudication");
-  await lastSays(a, "final: CONTRADICT");
+  await lastSays(a, disputed, "final: CONTRADICT");
 
   // 7. The lead sees the final labels, specificity and revision.
   await lead.goto(`${server.url}/lead/projects/${PROJECT}/claims/${full.claim}`);
@@ -265,7 +270,7 @@ test("search and judge: an annotator's find is confirmed by a second annotator a
   await ann1.keyboard.press("m"); // matches
   await ann1.keyboard.press("Enter");
   await movedOn(ann1, found, "first");
-  await lastSays(ann1, "waiting for a second annotator");
+  await lastSays(ann1, found, "waiting for a second annotator");
 
   // A second annotator confirms it (confirm mode): final SUPPORT.
   const second = await holder(lead, found, "second");
@@ -275,7 +280,7 @@ test("search and judge: an annotator's find is confirmed by a second annotator a
   await expect(s.getByTestId("first-label")).toContainText("SUPPORT");
   await s.keyboard.press("Enter");
   await movedOn(s, found, "second");
-  await lastSays(s, "final: SUPPORT");
+  await lastSays(s, found, "final: SUPPORT");
 
   // The lead's report has the system search; the claim page names the find's rank.
   await lead.goto(`${server.url}/lead/projects/${PROJECT}/report`);
@@ -332,7 +337,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
   await p1.keyboard.type("The general case fails.");
   await p1.keyboard.press("Enter");
   await movedOn(p1, agree, "second");
-  await lastSays(p1, "final: CONTRADICT");
+  await lastSays(p1, agree, "final: CONTRADICT");
   await expect(p1.getByTestId("revealed-first")).toHaveText("CONTRADICT");
 
   // Blind second pass that disagrees → adjudication, decided by the lead with a comment.
@@ -343,7 +348,7 @@ test("blind mode: the second annotator labels unseen; the lead adjudicates a dis
   await p2.keyboard.press("3"); // NEI
   await p2.keyboard.press("Enter");
   await movedOn(p2, disagree, "second");
-  await lastSays(p2, "adjudication");
+  await lastSays(p2, disagree, "adjudication");
   await expect(p2.getByTestId("revealed-first")).toHaveText("CONTRADICT");
 
   await lead.goto(`${server.url}/lead/projects/${PROJECT}/annotation`);
