@@ -23,8 +23,19 @@ pub struct Cli {
     /// 15 or later) [default: ./claimpool.db; for `demo`: ./claimpool-demo.db]
     #[arg(long, global = true, env = "CLAIMPOOL_DB", value_name = "DB")]
     db: Option<DbTarget>,
+    /// How log lines are written to standard error: text, or json (one object per line, for a
+    /// log collector)
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "CLAIMPOOL_LOG_FORMAT")]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The log lines' format (`--log-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -318,6 +329,18 @@ struct ServeArgs {
     /// temporary directory, so each start builds them again when first searched
     #[arg(long, value_name = "DIR")]
     search_cache: Option<PathBuf>,
+    /// How long a job's lease lasts unrenewed, in seconds: should this server die while it runs
+    /// a job, another server of the database fails the job this long after the last renewal
+    #[arg(long, default_value_t = crate::jobs::DEFAULT_LEASE.as_secs(), value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    job_lease_secs: u64,
+    /// How long a stopping server (SIGTERM, Ctrl-C) lets running requests finish, and then its
+    /// running job stop and go back to the queue, in seconds each
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=3600))]
+    drain_secs: u64,
+    /// Run no background jobs here (imports of uploads, pipeline runs): another server of the
+    /// database runs them. This one still receives uploads and queues jobs
+    #[arg(long)]
+    no_jobs: bool,
 }
 
 impl ServeArgs {
@@ -345,6 +368,12 @@ impl ServeArgs {
             },
             heavy: app::state::HeavyWork::default(),
             search_cache: self.search_cache.clone(),
+            lifecycle: http::Lifecycle {
+                job_lease: std::time::Duration::from_secs(self.job_lease_secs),
+                drain: std::time::Duration::from_secs(self.drain_secs),
+                jobs: !self.no_jobs,
+                ..Default::default()
+            },
         })
     }
 

@@ -65,6 +65,33 @@ pub struct ServeOptions {
     /// Where the corpus search indexes are kept (None: a temporary directory of the server's,
     /// removed when it stops, so each start builds them again when first searched).
     pub search_cache: Option<std::path::PathBuf>,
+    /// Jobs' leases, and how the server stops.
+    pub lifecycle: Lifecycle,
+}
+
+/// How a server shares the job queue with others and how it stops.
+#[derive(Clone, Debug)]
+pub struct Lifecycle {
+    /// How long a job's lease lasts unrenewed (`serve --job-lease-secs`).
+    pub job_lease: std::time::Duration,
+    /// How long a stopping server waits for its requests and its job (`serve --drain-secs`).
+    pub drain: std::time::Duration,
+    /// Set once the server is stopping: `/readyz` then answers 503, so a load balancer sends
+    /// no more requests here.
+    pub draining: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether this server runs background jobs (`serve --no-jobs`: another server does).
+    pub jobs: bool,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Lifecycle {
+            job_lease: crate::jobs::DEFAULT_LEASE,
+            drain: std::time::Duration::from_secs(30),
+            draining: Arc::default(),
+            jobs: true,
+        }
+    }
 }
 
 /// How long a connection may keep the server waiting (issue 35: 200 connections that sent half
@@ -110,6 +137,7 @@ pub async fn router_with(
         timeouts: _,
         heavy,
         search_cache,
+        lifecycle,
     } = options;
     let searches = Arc::new(match search_cache {
         Some(dir) => commands::search::Searches::in_dir(dir),
@@ -149,6 +177,10 @@ pub async fn router_with(
     }
     let router = router
         .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
+        .merge(crate::health::router(crate::health::Health {
+            db: state.db.clone(),
+            draining: lifecycle.draining.clone(),
+        }))
         .merge(crate::api_v1::router(&state))
         .leptos_routes_with_context(
             &state,
@@ -224,7 +256,14 @@ fn page_access(path: &str) -> PageAccess {
             .decode_utf8_lossy()
             .into_owned()
     };
-    if path == "/login" || under("/pkg") || under("/v") || under("/api") || path == "/favicon.ico" {
+    if path == "/login"
+        || under("/pkg")
+        || under("/v")
+        || under("/api")
+        || path == "/favicon.ico"
+        || path == "/healthz"
+        || path == "/readyz"
+    {
         PageAccess::Open
     } else if under("/admin") {
         PageAccess::Role(Role::Admin)
@@ -588,7 +627,10 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
             );
         }
     }
-    crate::jobs::spawn(db.clone(), options.pipeline.clone()).await?;
+    let lifecycle = options.lifecycle.clone();
+    let worker = lifecycle
+        .jobs
+        .then(|| crate::jobs::spawn(db.clone(), options.pipeline.clone(), lifecycle.job_lease));
     let timeouts = options.timeouts;
     let app = router_with(db.clone(), bound, options).await?;
     // One store (and its connection pool) for every purge, opened once.
@@ -604,11 +646,54 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
         }
     });
     println!("claimpool is serving on http://{bound}");
-    serve_connections(listener, app, timeouts, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await;
+    let draining = lifecycle.draining.clone();
+    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = serve_connections(listener, app, timeouts, async move {
+        stop_signal().await;
+        draining.store(true, std::sync::atomic::Ordering::SeqCst);
+        tracing::info!("stopping: no new connections; finishing requests and the running job");
+        let _ = stopping.send(());
+    });
+    // Requests still running when the drain time is over are cut off.
+    let drain = lifecycle.drain;
+    tokio::select! {
+        () = serving => {}
+        () = async move {
+            let _ = stopped.await;
+            tokio::time::sleep(drain).await;
+        } => tracing::warn!(seconds = drain.as_secs(), "requests still running after the drain time are cut off"),
+    }
+    // The requests have ended (or the drain time ran out, below); the job goes back to the
+    // queue for another server.
+    if let Some(worker) = worker {
+        worker.drain(lifecycle.drain).await;
+    }
+    tracing::info!("stopped");
     Ok(())
+}
+
+/// Resolves at Ctrl-C or, on Unix, SIGTERM (what service managers and orchestrators send).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM; Ctrl-C still stops");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Serves `app` on the connections `listener` accepts (HTTP/1.1, with each request's

@@ -23,6 +23,11 @@ enum Stopped {
     Cancelled(u64, u64, &'static str),
     /// It ran longer than the server allows.
     TimedOut(Duration),
+    /// The server is stopping (SIGTERM): the job goes back to the queue for another server.
+    Draining,
+    /// The job's lease is no longer this server's: it could not be renewed in time, and
+    /// another server failed the job.
+    LeaseLost,
 }
 
 impl std::fmt::Display for Stopped {
@@ -43,6 +48,8 @@ impl std::fmt::Display for Stopped {
                     "stopped after {after}, the server's limit for a job (serve --job-timeout-min)"
                 )
             }
+            Stopped::Draining => write!(f, "stopped: the server is stopping; back in the queue"),
+            Stopped::LeaseLost => write!(f, "stopped: the job's lease was lost"),
         }
     }
 }
@@ -52,23 +59,78 @@ impl std::error::Error for Stopped {}
 /// How often the worker looks for queued jobs, and writes a running job's progress.
 const TICK: Duration = Duration::from_millis(300);
 
-/// Starts the worker on the current tokio runtime. Jobs left running by a previous server are
-/// failed first (their work died with it).
-pub async fn spawn(
-    db: Db,
-    settings: Arc<PipelineSettings>,
-) -> anyhow::Result<tokio::task::JoinHandle<()>> {
-    let interrupted = worker::fail_interrupted(&db).await?;
-    if interrupted > 0 {
-        tracing::warn!(
-            interrupted,
-            "jobs left running by a stopped server are failed"
-        );
+/// How long a job's lease lasts unrenewed by default (`serve --job-lease-secs`): a server that
+/// dies leaves its job to be failed by another server this long after its last renewal.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// The running worker: [`Worker::drain`] stops it.
+pub struct Worker {
+    task: tokio::task::JoinHandle<()>,
+    draining: Arc<AtomicBool>,
+}
+
+impl Worker {
+    /// Stops taking jobs and stops the running job's work, which goes back to the queue for
+    /// another server; waits for that (at most `within`: a pipeline job's last step, its
+    /// import, is not stopped midway; should it outlast `within`, its lease expires and
+    /// another server fails it).
+    pub async fn drain(self, within: Duration) {
+        self.draining.store(true, Ordering::SeqCst);
+        if tokio::time::timeout(within, self.task).await.is_err() {
+            tracing::warn!(
+                seconds = within.as_secs(),
+                "the job worker did not stop in time; its job's lease will expire"
+            );
+        }
     }
-    Ok(tokio::spawn(async move {
-        loop {
-            match worker::claim_next(&db).await {
-                Ok(Some(job)) => run(&db, &settings, job).await,
+}
+
+/// This server's name in the leases of the jobs it runs: the host, the process and the moment
+/// the worker started, so that two servers never share one.
+fn lease_owner() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{host}:{}:{started:x}", std::process::id())
+}
+
+/// Starts the worker on the current tokio runtime, its jobs under leases of `lease` length.
+/// Every so often it fails the running jobs whose lease expired (their server died); jobs
+/// other servers are running are never touched, also when this server has just started.
+pub fn spawn(db: Db, settings: Arc<PipelineSettings>, lease: Duration) -> Worker {
+    let lease = worker::Lease {
+        owner: lease_owner(),
+        ttl_ms: i64::try_from(lease.as_millis()).unwrap_or(i64::MAX).max(1),
+    };
+    tracing::info!(owner = %lease.owner, "job worker started");
+    let draining = Arc::new(AtomicBool::new(false));
+    let stop = draining.clone();
+    let task = tokio::spawn(async move {
+        let expiry_period = Duration::from_millis((lease.ttl_ms / 2).max(1) as u64);
+        let mut expired_at: Option<Instant> = None;
+        while !stop.load(Ordering::SeqCst) {
+            if expired_at.is_none_or(|at| at.elapsed() >= expiry_period) {
+                expired_at = Some(Instant::now());
+                match worker::expire_leases(&db).await {
+                    Ok(ids) if !ids.is_empty() => {
+                        tracing::warn!(
+                            ?ids,
+                            "failed the jobs whose server stopped renewing their lease"
+                        )
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "job worker: cannot expire leases"),
+                }
+            }
+            match worker::claim_next(&db, &lease).await {
+                Ok(Some(job)) => run(&db, &settings, job, &stop).await,
                 Ok(None) => tokio::time::sleep(TICK).await,
                 Err(e) => {
                     tracing::error!(error = %e, "job worker: cannot read the jobs table");
@@ -76,33 +138,106 @@ pub async fn spawn(
                 }
             }
         }
-    }))
+    });
+    Worker { task, draining }
 }
 
-/// Runs one claimed job and records how it ended.
-async fn run(db: &Db, settings: &Arc<PipelineSettings>, job: ClaimedJob) {
+/// Renews a running job's lease every third of its length until dropped; sets `lost` when
+/// the lease is no longer this server's.
+fn heartbeat(db: &Db, job: &ClaimedJob, lost: &Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
+    let (db, job, lost) = (db.clone(), job.clone(), lost.clone());
+    tokio::spawn(async move {
+        let every = Duration::from_millis((job.lease_ms() / 3).max(1) as u64);
+        loop {
+            tokio::time::sleep(every).await;
+            match job.renew(&db).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    lost.store(true, Ordering::SeqCst);
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(job = job.id(), error = %e, "cannot renew the job's lease")
+                }
+            }
+        }
+    })
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Runs one claimed job, its lease renewed all along, and records how it ended.
+async fn run(
+    db: &Db,
+    settings: &Arc<PipelineSettings>,
+    job: ClaimedJob,
+    draining: &Arc<AtomicBool>,
+) {
     let id = job.id();
+    let lost = Arc::new(AtomicBool::new(false));
+    let _heartbeat = AbortOnDrop(heartbeat(db, &job, &lost));
+    let signals = Signals {
+        draining,
+        lost: &lost,
+    };
     let outcome = match job.job().kind.as_str() {
-        PIPELINE => pipeline(db, settings, &job).await,
+        PIPELINE => pipeline(db, settings, &job, signals).await,
         commands::import::IMPORT => {
-            import(db, settings.job_timeout.unwrap_or(JOB_TIMEOUT), &job).await
+            import(
+                db,
+                settings.job_timeout.unwrap_or(JOB_TIMEOUT),
+                &job,
+                signals,
+            )
+            .await
         }
         other => Err(anyhow::anyhow!("unknown job kind {other:?}")),
     };
     let recorded = match outcome {
         Ok(result) => job.finish(db, &result).await,
-        Err(e) if matches!(e.downcast_ref::<Stopped>(), Some(Stopped::Cancelled(..))) => {
-            tracing::info!(job = id, "job cancelled");
-            job.cancelled(db, &e.to_string()).await
-        }
-        Err(e) => {
-            tracing::warn!(job = id, error = %format!("{e:#}"), "job failed");
-            job.fail(db, &format!("{e:#}")).await
-        }
+        Err(e) => match e.downcast_ref::<Stopped>() {
+            Some(Stopped::Cancelled(..)) => {
+                tracing::info!(job = id, "job cancelled");
+                job.cancelled(db, &e.to_string()).await
+            }
+            Some(Stopped::Draining) => {
+                tracing::info!(
+                    job = id,
+                    "job put back in the queue: the server is stopping"
+                );
+                job.release(db).await
+            }
+            Some(Stopped::LeaseLost) => Ok(false),
+            _ => {
+                tracing::warn!(job = id, error = %format!("{e:#}"), "job failed");
+                job.fail(db, &format!("{e:#}")).await
+            }
+        },
     };
-    if let Err(e) = recorded {
-        tracing::error!(job = id, error = %e, "cannot record the end of a job");
+    match recorded {
+        Ok(true) => {}
+        Ok(false) => tracing::error!(
+            job = id,
+            "the job's lease was lost (not renewed in time): another server failed the job, and this server's outcome is not recorded"
+        ),
+        Err(e) => tracing::error!(job = id, error = %e, "cannot record the end of a job"),
     }
+}
+
+/// What besides a lead's cancel and the time limit stops a running job's work.
+#[derive(Clone, Copy)]
+struct Signals<'a> {
+    /// The server is stopping.
+    draining: &'a AtomicBool,
+    /// The job's lease is lost.
+    lost: &'a AtomicBool,
 }
 
 /// How a running job's work is followed: how much of it is done, and how to stop it.
@@ -116,6 +251,8 @@ struct Progress<'a> {
     done: &'a (dyn Fn() -> u64 + Sync),
     /// Asks the work to stop early (it then ends with an error).
     stop: &'a (dyn Fn() + Sync),
+    /// The server stopping, the lease lost.
+    signals: Signals<'a>,
 }
 
 /// Runs `work` to its end, writing its progress into the job's row every [`TICK`], and asks it
@@ -186,6 +323,20 @@ async fn watch(
         if asked {
             continue;
         }
+        if progress.signals.lost.load(Ordering::SeqCst) {
+            if let Ok(mut s) = stopped.lock() {
+                *s = Some(Stopped::LeaseLost);
+            }
+            (progress.stop)();
+            continue;
+        }
+        if progress.signals.draining.load(Ordering::SeqCst) {
+            if let Ok(mut s) = stopped.lock() {
+                *s = Some(Stopped::Draining);
+            }
+            (progress.stop)();
+            continue;
+        }
         let why = match job.cancel_requested(db).await {
             Ok(true) => Stopped::Cancelled(now, progress.total, progress.unit),
             Ok(false) if started.elapsed() > progress.timeout => {
@@ -211,11 +362,21 @@ async fn import(
     db: &Db,
     timeout: Duration,
     claimed: &ClaimedJob,
+    signals: Signals<'_>,
 ) -> anyhow::Result<serde_json::Value> {
     let job = claimed.job();
     let params: commands::import::ImportJob =
         serde_json::from_str(&job.params).context("the job's parameters")?;
-    let _upload = RemoveUpload(&params);
+    // An upload kept in the database is written to this machine first (the removal below
+    // takes that copy; the kept one goes with the job's end).
+    let params = params
+        .fetched(db)
+        .await
+        .context("reading the upload from the database")?;
+    let upload = RemoveUpload {
+        job: &params,
+        keep: AtomicBool::new(false),
+    };
     let project = job.project_id.context("the job has no project")?;
     let lead = Lead::of_job_starter(db, job.created_by, project).await?;
     let command = params.command();
@@ -229,11 +390,18 @@ async fn import(
         timeout,
         done: &|| watch.bytes_read().min(total),
         stop: &|| watch.cancel(),
+        signals,
     };
     let (finished, stopped) = supervise(db, claimed, progress, work).await;
     match (finished, stopped) {
-        // Stopped, and the import failed because it was: say why it stopped.
-        (Err(_), Some(why)) => Err(why.into()),
+        // Stopped, and the import failed because it was: say why it stopped. A job back in
+        // the queue keeps its upload.
+        (Err(_), Some(why)) => {
+            if matches!(why, Stopped::Draining) && params.upload.is_none() {
+                upload.keep.store(true, Ordering::SeqCst);
+            }
+            Err(why.into())
+        }
         // Messages name the uploaded file, never a server's directory for an upload.
         (Err(e), None) => Err(anyhow::anyhow!(params.shown(&e.to_string()))),
         (Ok(report), _) => {
@@ -249,12 +417,18 @@ async fn import(
     }
 }
 
-/// Removes an import job's upload when the job ends, however it ends.
-struct RemoveUpload<'a>(&'a commands::import::ImportJob);
+/// Removes an import job's upload when the job ends, however it ends, unless the job goes
+/// back to the queue (`keep`).
+struct RemoveUpload<'a> {
+    job: &'a commands::import::ImportJob,
+    keep: AtomicBool,
+}
 
 impl Drop for RemoveUpload<'_> {
     fn drop(&mut self) {
-        self.0.remove_upload();
+        if !self.keep.load(Ordering::SeqCst) {
+            self.job.remove_upload();
+        }
     }
 }
 
@@ -263,6 +437,7 @@ async fn pipeline(
     db: &Db,
     settings: &Arc<PipelineSettings>,
     claimed: &ClaimedJob,
+    signals: Signals<'_>,
 ) -> anyhow::Result<serde_json::Value> {
     let job = claimed.job();
     let params: PipelineJobParams =
@@ -309,6 +484,7 @@ async fn pipeline(
         timeout: settings.job_timeout.unwrap_or(JOB_TIMEOUT),
         done: &|| done.load(Ordering::Relaxed),
         stop: &|| stop.store(true, Ordering::Relaxed),
+        signals,
     };
     let (finished, stopped) = supervise(db, claimed, progress, work).await;
     let finished = finished.context("the pipeline stopped")?;
@@ -318,6 +494,9 @@ async fn pipeline(
     let pairs = finished?;
     if claimed.cancel_requested(db).await? {
         return Err(Stopped::Cancelled(total, total, "claims").into());
+    }
+    if signals.draining.load(Ordering::SeqCst) {
+        return Err(Stopped::Draining.into());
     }
     claimed.progress(db, total as i64, None).await?;
 
@@ -372,10 +551,20 @@ mod tests {
         let slot = store::jobs::reserve(&db)
             .await
             .expect("a place in the queue");
-        store::jobs::create(&db, slot, project, "import", &serde_json::json!({}), None)
-            .await
-            .expect("a job");
-        let job = worker::claim_next(&db)
+        let params = serde_json::json!({});
+        let new = store::jobs::NewJob {
+            project_id: project,
+            kind: "import",
+            params: &params,
+            created_by: None,
+            upload_id: None,
+        };
+        store::jobs::create(&db, slot, new).await.expect("a job");
+        let lease = worker::Lease {
+            owner: "test".into(),
+            ttl_ms: 60_000,
+        };
+        let job = worker::claim_next(&db, &lease)
             .await
             .expect("claimed")
             .expect("the job");
@@ -392,6 +581,10 @@ mod tests {
             timeout: Duration::from_secs(600),
             done: &|| done.load(Ordering::Relaxed),
             stop: &|| {},
+            signals: Signals {
+                draining: &AtomicBool::new(false),
+                lost: &AtomicBool::new(false),
+            },
         };
         let started = Instant::now();
         let (finished, stopped) = supervise(&db, &job, progress, work).await;

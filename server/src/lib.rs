@@ -9,6 +9,7 @@ pub mod demo;
 pub mod estimate_cmd;
 pub mod eval_cmd;
 pub mod gold_cmd;
+pub mod health;
 pub mod http;
 pub mod jobs;
 pub mod openapi;
@@ -25,14 +26,17 @@ use std::process::ExitCode;
 
 /// The `claimpool` binary's entry point: logging, the command line, the async runtime.
 pub fn main() -> ExitCode {
-    tracing_subscriber::fmt()
+    let args = cli::Cli::parse();
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,sqlx=error,tower_sessions=warn".into()),
         )
-        .with_writer(std::io::stderr)
-        .init();
-    let args = cli::Cli::parse();
+        .with_writer(std::io::stderr);
+    match args.log_format {
+        cli::LogFormat::Text => logs.init(),
+        cli::LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
     args.yield_cpu_unless_serving();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -49,10 +49,11 @@ pub struct SimulateArgs {
     /// Instead of replaying orders: leave each pooled system out in turn and give its F1 with
     /// the truth as known to depth pooling of the others at DEPTH, to cal (over the others'
     /// candidates and the corpus retrievals of --candidates and --retriever, --seed) at as
-    /// many judgments, and to depth pooling of every system (SciFact-Open Table 6); --json
-    /// prints {"systems": [{"system", "judgments", "f1_truth", "f1_pooled", "f1_depth",
-    /// "f1_cal", "drop_depth", "drop_cal", ...}], "mean_drop_depth", "mean_drop_cal",
-    /// "mean_error_depth", "mean_error_cal", ...}
+    /// many judgments, to depth pooling of every system, and to cal over every system at as
+    /// many judgments as that pool (SciFact-Open Table 6); --json prints {"systems":
+    /// [{"system", "judgments", "f1_truth", "f1_pooled", "f1_depth", "f1_pooled_cal",
+    /// "f1_cal", "drop_depth", "drop_cal", "drop_cal_from_depth_pool", ...}],
+    /// "mean_drop_depth", "mean_drop_cal", "mean_error_depth", "mean_error_cal", ...}
     #[arg(long, value_name = "DEPTH", conflicts_with_all = ["stop_recall", "budget"])]
     leave_one_out: Option<u32>,
     /// cal only: also judge with a stopping rule until it stops, at this target recall of the
@@ -264,27 +265,29 @@ fn left_out_table(project: &str, table: &LeaveOneOut) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Each pooled system left out, project {project} ({} ranking, depth {}; {} evidence pairs as truth, {} of them in the depth-{} pool of every system's {} pairs)",
+        "Each pooled system left out, project {project} ({} ranking, depth {}; {} evidence pairs as truth, {} of them in the depth-{} pool of every system's {} pairs, {} among cal's as many judgments over every system)",
         table.strategy,
         table.depth,
         table.evidence_pairs,
         table.pooled_evidence,
         table.depth,
-        table.pooled_pairs
+        table.pooled_pairs,
+        table.pooled_cal_evidence
     );
     let _ = writeln!(
         out,
-        "cal: the others' candidates and each claim's top {} {} retrievals, seed {}; F1 against the truth each way of judging knows",
+        "cal: the candidates and each claim's top {} {} retrievals, seed {}; F1 against the truth each way of judging knows; a drop is F1 with the system pooled minus F1 without, each way its own",
         table.candidates_per_claim, table.retriever, table.seed
     );
     let _ = writeln!(
         out,
-        "{:<16}{:>10}{:>9}{:>9}{:>9}{:>9}{:>11}{:>9}{:>13}",
+        "{:<16}{:>10}{:>9}{:>9}{:>9}{:>11}{:>9}{:>11}{:>9}{:>13}",
         "system",
         "judgments",
         "F1 true",
         "pooled",
         "depth",
+        "pooled cal",
         "cal",
         "drop depth",
         "drop cal",
@@ -293,12 +296,13 @@ fn left_out_table(project: &str, table: &LeaveOneOut) -> String {
     for row in &table.systems {
         let _ = writeln!(
             out,
-            "{:<16}{:>10}{:>9.4}{:>9.4}{:>9.4}{:>9.4}{:>11.4}{:>9.4}{:>13}",
+            "{:<16}{:>10}{:>9.4}{:>9.4}{:>9.4}{:>11.4}{:>9.4}{:>11.4}{:>9.4}{:>13}",
             row.system,
             row.judgments,
             row.f1_truth,
             row.f1_pooled,
             row.f1_depth,
+            row.f1_pooled_cal,
             row.f1_cal,
             row.drop_depth,
             row.drop_cal,
@@ -307,8 +311,12 @@ fn left_out_table(project: &str, table: &LeaveOneOut) -> String {
     }
     let _ = writeln!(
         out,
-        "mean drop: depth {:.4}, cal {:.4}; mean distance from the true F1: depth {:.4}, cal {:.4}",
-        table.mean_drop_depth, table.mean_drop_cal, table.mean_error_depth, table.mean_error_cal
+        "mean drop: depth {:.4}, cal {:.4} (cal without the system against depth pooling with it: {:.4}); mean distance from the true F1: depth {:.4}, cal {:.4}",
+        table.mean_drop_depth,
+        table.mean_drop_cal,
+        table.mean_drop_cal_from_depth_pool,
+        table.mean_error_depth,
+        table.mean_error_cal
     );
     out
 }

@@ -153,10 +153,8 @@ pub(crate) async fn queue_saved(
     limits: &crate::state::UploadLimits,
 ) -> Result<JobRow, ApiError> {
     let job = saved.job(what, limits)?;
-    let params = serde_json::to_value(&job)
-        .map_err(|e| ApiError::Internal(format!("the job's parameters: {e}")))?;
     let dir = saved.dir.keep();
-    match commands::jobs::create_import(db, &saved.caller, saved.slot, &params).await {
+    match commands::jobs::create_import(db, &saved.caller, saved.slot, job).await {
         Ok(id) => one(db, &saved.caller, id).await,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);

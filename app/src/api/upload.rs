@@ -61,6 +61,7 @@ impl SavedUpload {
                 max_sentences: limits.max_sentences,
             },
             what,
+            upload: None,
         })
     }
 }

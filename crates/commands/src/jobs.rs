@@ -15,22 +15,51 @@ pub async fn reserve(db: &Db, caller: &ProjectCaller) -> CommandResult<Slot> {
     Ok(store::jobs::reserve(db).await?)
 }
 
-/// Records the import job with `params` in the held place; returns its id.
+/// Records the import `job` in the held place; returns its id. On PostgreSQL, whose servers
+/// may run on several machines, the upload is first kept in the database (in parts, each in a
+/// write transaction of its own) and its saved file removed: whichever server's worker takes
+/// the job reads it from there. On SQLite it stays where it was saved, on the database's one
+/// machine.
 pub async fn create_import(
     db: &Db,
     caller: &ProjectCaller,
     slot: Slot,
-    params: &serde_json::Value,
+    mut job: crate::import::ImportJob,
 ) -> CommandResult<i64> {
-    Ok(store::jobs::create(
+    let upload = match store::engine(db) {
+        store::Engine::Postgres => Some(store::uploads::keep(db, &job.path).await?),
+        store::Engine::Sqlite => None,
+    };
+    job.upload = upload;
+    let params = serde_json::to_value(&job)
+        .map_err(|e| CommandError::Internal(format!("the job's parameters: {e}")))?;
+    let created = store::jobs::create(
         db,
         slot,
-        caller.project_id(),
-        crate::import::IMPORT,
-        params,
-        Some(caller.user().id),
+        store::jobs::NewJob {
+            project_id: caller.project_id(),
+            kind: crate::import::IMPORT,
+            params: &params,
+            created_by: Some(caller.user().id),
+            upload_id: upload,
+        },
     )
-    .await?)
+    .await;
+    match (created, upload) {
+        (Ok(id), Some(_)) => {
+            job.remove_upload();
+            Ok(id)
+        }
+        (Ok(id), None) => Ok(id),
+        (Err(e), upload) => {
+            if let Some(upload) = upload {
+                if let Err(removing) = store::uploads::remove(db, upload).await {
+                    tracing::warn!(error = %removing, "cannot remove the kept upload of a job not recorded");
+                }
+            }
+            Err(e.into())
+        }
+    }
 }
 
 /// Records the pipeline job `params` of the caller's project and returns it: refused when the
@@ -57,7 +86,18 @@ pub async fn start_pipeline(
     let json = serde_json::to_value(params)
         .map_err(|e| CommandError::Internal(format!("job parameters: {e}")))?;
     let slot = store::jobs::reserve(db).await?;
-    let job = store::jobs::create(db, slot, id, PIPELINE, &json, Some(caller.user().id)).await?;
+    let job = store::jobs::create(
+        db,
+        slot,
+        store::jobs::NewJob {
+            project_id: id,
+            kind: PIPELINE,
+            params: &json,
+            created_by: Some(caller.user().id),
+            upload_id: None,
+        },
+    )
+    .await?;
     Ok(store::jobs::get(db, id, job).await?)
 }
 

@@ -373,12 +373,20 @@ pub struct LeftOutRow {
     pub f1_pooled: f64,
     /// F1 against the truth in the others' depth pool.
     pub f1_depth: f64,
+    /// F1 against the truth among `cal`'s judgments over every pooled system's candidates
+    /// (the system included), as many judgments as the depth pool of every system: `cal`'s
+    /// counterpart of `f1_pooled`.
+    pub f1_pooled_cal: f64,
     /// F1 against the truth among `cal`'s judgments over the others' candidates.
     pub f1_cal: f64,
     /// `f1_pooled − f1_depth`: what leaving it out of depth pooling costs it.
     pub drop_depth: f64,
-    /// `f1_pooled − f1_cal`.
+    /// `f1_pooled_cal − f1_cal`: what leaving it out of `cal` costs it, each side at the
+    /// judgments of depth pooling's side (SciFact-Open Table 6's drop, for qrels from `cal`).
     pub drop_cal: f64,
+    /// `f1_pooled − f1_cal`: `cal` without the system against depth pooling with it. Finding
+    /// evidence the depth pool missed counts here as a drop (or a rise) though it is no bias.
+    pub drop_cal_from_depth_pool: f64,
     /// Evidence each way found: in the others' depth pool, among cal's judgments, and of
     /// those outside every other system's ranking.
     pub evidence_depth: usize,
@@ -402,9 +410,12 @@ pub struct LeaveOneOut {
     /// The depth pool of every pooled system, and the evidence in it.
     pub pooled_pairs: usize,
     pub pooled_evidence: usize,
+    /// The evidence `cal` over every pooled system finds at as many judgments.
+    pub pooled_cal_evidence: usize,
     pub systems: Vec<LeftOutRow>,
     pub mean_drop_depth: f64,
     pub mean_drop_cal: f64,
+    pub mean_drop_cal_from_depth_pool: f64,
     /// Mean |f1_truth − f1_depth| and |f1_truth − f1_cal|: how far each way of judging puts
     /// a left-out system's F1 from its F1 against the whole truth.
     pub mean_error_depth: f64,
@@ -465,6 +476,16 @@ pub async fn leave_one_out(
         let whole = gold_of(&mut labels.keys().cloned())?;
         let all_pool = domain::judging::pool_of(&loaded.ranking, 0..left.len(), depth);
         let pooled = gold_of(&mut all_pool.iter().filter_map(&ids))?;
+        let (all_cal, _) = domain::judging::cal_pool(
+            &loaded.ranking,
+            0..left.len(),
+            &retrieved,
+            &truth,
+            all_pool.len(),
+            seed,
+        )
+        .map_err(|e| corrupt("cal over every system", &e))?;
+        let pooled_cal = gold_of(&mut all_cal.iter().filter_map(&ids))?;
         let mut systems = Vec::with_capacity(left.len());
         for out in &left {
             let run = snapshot
@@ -490,15 +511,18 @@ pub async fn leave_one_out(
             let by_depth = gold_of(&mut out.depth_pool.iter().filter_map(&ids))?;
             let by_cal = gold_of(&mut out.cal.iter().filter_map(&ids))?;
             let (f1_pooled, f1_depth, f1_cal) = (f1(&pooled)?, f1(&by_depth)?, f1(&by_cal)?);
+            let f1_pooled_cal = f1(&pooled_cal)?;
             systems.push(LeftOutRow {
                 system: out.system.clone(),
                 judgments: out.depth_pool.len(),
                 f1_truth: f1(&whole)?,
                 f1_pooled,
                 f1_depth,
+                f1_pooled_cal,
                 f1_cal,
                 drop_depth: f1_pooled - f1_depth,
-                drop_cal: f1_pooled - f1_cal,
+                drop_cal: f1_pooled_cal - f1_cal,
+                drop_cal_from_depth_pool: f1_pooled - f1_cal,
                 evidence_depth: by_depth.evidence_count(),
                 evidence_cal: by_cal.evidence_count(),
                 cal_outside_runs: out.cal_outside_runs,
@@ -520,8 +544,10 @@ pub async fn leave_one_out(
             evidence_pairs: truth.len(),
             pooled_pairs: all_pool.len(),
             pooled_evidence: pooled.evidence_count(),
+            pooled_cal_evidence: pooled_cal.evidence_count(),
             mean_drop_depth: mean(&|r| r.drop_depth),
             mean_drop_cal: mean(&|r| r.drop_cal),
+            mean_drop_cal_from_depth_pool: mean(&|r| r.drop_cal_from_depth_pool),
             mean_error_depth: mean(&|r| (r.f1_truth - r.f1_depth).abs()),
             mean_error_cal: mean(&|r| (r.f1_truth - r.f1_cal).abs()),
             systems,

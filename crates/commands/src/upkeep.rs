@@ -18,3 +18,9 @@ pub async fn reclaim_abandoned_pool_builds(db: &Db) -> StoreResult<usize> {
 pub async fn reclaim_abandoned_releases(db: &Db) -> StoreResult<usize> {
     store::release_parts::reclaim_abandoned(db).await
 }
+
+/// Whether the database can serve: it answers, and every migration of this build is applied
+/// (`/readyz`).
+pub async fn readiness(db: &Db) -> StoreResult<()> {
+    store::db::readiness(db).await
+}

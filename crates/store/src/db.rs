@@ -170,6 +170,36 @@ async fn open_postgres(url: &PgUrl) -> StoreResult<Db> {
         .map_err(open_error)
 }
 
+/// Whether `db` can serve: it answers, and every migration this build knows is applied
+/// (a server of a newer version may have applied more; that is fine). The error says which.
+pub async fn readiness(db: &Db) -> StoreResult<()> {
+    let migrator = match engine(db) {
+        Engine::Sqlite => sqlx::migrate!("../../migrations/sqlite"),
+        Engine::Postgres => sqlx::migrate!("../../migrations/postgres"),
+    };
+    let applied: Vec<i64> =
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success = TRUE")
+            .fetch_all(db)
+            .await?;
+    let missing: Vec<i64> = migrator
+        .iter()
+        .map(|m| m.version)
+        .filter(|v| !applied.contains(v))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(StoreError::Fault(format!(
+            "migrations not applied: {}",
+            missing
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+}
+
 /// Milliseconds since the Unix epoch, the unit of every timestamp column.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()

@@ -140,25 +140,38 @@ pub async fn reserve(db: &Db) -> StoreResult<Slot> {
     Ok(slot)
 }
 
+/// What a new job is.
+#[derive(Clone, Copy, Debug)]
+pub struct NewJob<'a> {
+    pub project_id: i64,
+    pub kind: &'a str,
+    pub params: &'a serde_json::Value,
+    pub created_by: Option<i64>,
+    /// The upload it imports, kept in the database ([`super::uploads`]): removed when the job
+    /// ends.
+    pub upload_id: Option<i64>,
+}
+
 /// Records a queued job in the place `slot` held ([`reserve`]); returns its id.
-pub async fn create(
-    db: &Db,
-    slot: Slot,
-    project_id: i64,
-    kind: &str,
-    params: &serde_json::Value,
-    created_by: Option<i64>,
-) -> StoreResult<i64> {
+pub async fn create(db: &Db, slot: Slot, job: NewJob<'_>) -> StoreResult<i64> {
+    let NewJob {
+        project_id,
+        kind,
+        params,
+        created_by,
+        upload_id,
+    } = job;
     let mut tx = super::write_gate::begin(db).await?;
     let id = sqlx::query_scalar::<_, i64>(
-        "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at) \
-         VALUES ($1, $2, $3, 'queued', $4, $5) RETURNING id",
+        "INSERT INTO jobs (project_id, kind, params, status, created_by, created_at, upload_id) \
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6) RETURNING id",
     )
     .bind(project_id)
     .bind(kind)
     .bind(params.to_string())
     .bind(created_by)
     .bind(now_ms())
+    .bind(upload_id)
     .fetch_one(&mut *tx)
     .await?;
     let value = serde_json::json!({ "kind": kind, "params": params });
@@ -200,6 +213,7 @@ pub async fn cancel(db: &Db, project_id: i64, id: i64, actor_id: Option<i64>) ->
             .bind(id)
             .execute(&mut *tx)
             .await?;
+            remove_upload(&mut tx, id).await?;
         }
         Some("running") => {
             sqlx::query(
@@ -282,55 +296,116 @@ pub async fn listed(
         .collect()
 }
 
-/// Takes the oldest queued job and marks it running (one statement, so two workers cannot take
-/// the same job).
-pub async fn claim_next(db: &Db) -> StoreResult<Option<Job>> {
+/// A server's claim on the jobs it runs: who it is (unique among the servers of a database)
+/// and how long a claim lasts unrenewed. A running job whose lease expired belongs to nobody:
+/// its server stopped, or lost the database, and any server may fail it ([`expire_leases`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub owner: String,
+    pub ttl_ms: i64,
+}
+
+/// Takes the oldest queued job and marks it running under `lease` (one statement, so two
+/// workers cannot take the same job; on PostgreSQL the row is locked `SKIP LOCKED`, so
+/// workers of several servers do not queue behind each other's claim).
+pub async fn claim_next(db: &Db, lease: &Lease) -> StoreResult<Option<Job>> {
+    let lock = match super::db::engine(db) {
+        super::db::Engine::Postgres => " FOR UPDATE SKIP LOCKED",
+        super::db::Engine::Sqlite => "",
+    };
+    let now = now_ms();
     let row = sqlx::query(&format!(
-        "UPDATE jobs SET status = 'running', started_at = $1 \
-         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) \
+        "UPDATE jobs SET status = 'running', started_at = $1, lease_owner = $2, \
+         lease_expires_at = $3 \
+         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1{lock}) \
          RETURNING {COLUMNS}"
     ))
-    .bind(now_ms())
+    .bind(now)
+    .bind(&lease.owner)
+    .bind(now.saturating_add(lease.ttl_ms))
     .fetch_optional(db)
     .await?;
     row.as_ref().map(from_row).transpose()
 }
 
+/// Renews `lease` on running job `id`: false when the lease is no longer this server's (it
+/// expired and another server failed the job, or the job ended).
+pub async fn renew(db: &Db, id: i64, lease: &Lease) -> StoreResult<bool> {
+    let renewed = sqlx::query(
+        "UPDATE jobs SET lease_expires_at = $1 \
+         WHERE id = $2 AND status = 'running' AND lease_owner = $3",
+    )
+    .bind(now_ms().saturating_add(lease.ttl_ms))
+    .bind(id)
+    .bind(&lease.owner)
+    .execute(db)
+    .await?
+    .rows_affected();
+    Ok(renewed == 1)
+}
+
 /// Sets a running job's progress.
-pub async fn progress(db: &Db, id: i64, done: i64, total: Option<i64>) -> StoreResult<()> {
+pub async fn progress(
+    db: &Db,
+    id: i64,
+    lease: &Lease,
+    done: i64,
+    total: Option<i64>,
+) -> StoreResult<()> {
     sqlx::query(
         "UPDATE jobs SET done_units = $1, total_units = COALESCE($2, total_units) \
-         WHERE id = $3 AND status = 'running'",
+         WHERE id = $3 AND status = 'running' AND lease_owner = $4",
     )
     .bind(done)
     .bind(total)
     .bind(id)
+    .bind(&lease.owner)
     .execute(db)
     .await?;
     Ok(())
 }
 
-/// Ends a job (`from` the given states) with a status, a message or a result, and records it.
+/// Which running job an end applies to.
+enum Holder<'a> {
+    /// The job the lease's owner runs.
+    Owner(&'a Lease),
+    /// A job whose lease expired before this time (ms), or that has none.
+    ExpiredBefore(i64),
+}
+
+/// Ends running job `id` held as `holder` says with a status, a message or a result, and
+/// records it; false when no such job was running.
 async fn end(
     db: &Db,
     id: i64,
-    from: &str,
+    holder: Holder<'_>,
     status: &str,
     message: Option<&str>,
     result: Option<&serde_json::Value>,
-) -> StoreResult<()> {
+) -> StoreResult<bool> {
     let mut tx = super::write_gate::begin(db).await?;
-    let project: Option<Option<i64>> = sqlx::query_scalar(&format!(
-        "UPDATE jobs SET status = $1, message = COALESCE($2, message), result = $3, finished_at = $4 \
-         WHERE id = $5 AND status IN ({from}) RETURNING project_id"
-    ))
-    .bind(status)
-    .bind(message)
-    .bind(result.map(serde_json::Value::to_string))
-    .bind(now_ms())
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await?;
+    let held = match holder {
+        Holder::Owner(_) => "lease_owner = $6",
+        Holder::ExpiredBefore(_) => "(lease_expires_at IS NULL OR lease_expires_at < $6)",
+    };
+    let query = format!(
+        "UPDATE jobs SET status = $1, message = COALESCE($2, message), result = $3, finished_at = $4, \
+         lease_expires_at = NULL WHERE id = $5 AND status = 'running' AND {held} RETURNING project_id"
+    );
+    let query = sqlx::query_scalar(&query)
+        .bind(status)
+        .bind(message)
+        .bind(result.map(serde_json::Value::to_string))
+        .bind(now_ms())
+        .bind(id);
+    let query = match holder {
+        Holder::Owner(lease) => query.bind(lease.owner.clone()),
+        Holder::ExpiredBefore(at) => query.bind(at),
+    };
+    let project: Option<Option<i64>> = query.fetch_optional(&mut *tx).await?;
+    if project.is_some() {
+        remove_upload(&mut tx, id).await?;
+    }
     if let Some(project) = project {
         let value = serde_json::json!({ "status": status, "message": message, "result": result });
         audit(
@@ -344,36 +419,105 @@ async fn end(
         .await?;
     }
     tx.commit().await?;
+    Ok(project.is_some())
+}
+
+/// Removes the upload job `id` imports, kept in the database, once the job has ended.
+async fn remove_upload(conn: &mut sqlx::AnyConnection, id: i64) -> StoreResult<()> {
+    let upload: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT upload_id FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    if let Some(Some(upload)) = upload {
+        super::uploads::remove_in(conn, upload).await?;
+    }
     Ok(())
 }
 
-/// Marks a running job done with its result.
-pub async fn finish(db: &Db, id: i64, result: &serde_json::Value) -> StoreResult<()> {
-    end(db, id, "'running'", "done", None, Some(result)).await
+/// Marks the running job `lease` holds done with its result; false when the lease was lost.
+pub async fn finish(
+    db: &Db,
+    id: i64,
+    lease: &Lease,
+    result: &serde_json::Value,
+) -> StoreResult<bool> {
+    end(db, id, Holder::Owner(lease), "done", None, Some(result)).await
 }
 
-/// Marks a queued or running job failed with the reason.
-pub async fn fail(db: &Db, id: i64, message: &str) -> StoreResult<()> {
-    end(db, id, "'queued', 'running'", "failed", Some(message), None).await
+/// Marks the running job `lease` holds failed with the reason; false when the lease was lost.
+pub async fn fail(db: &Db, id: i64, lease: &Lease, message: &str) -> StoreResult<bool> {
+    end(db, id, Holder::Owner(lease), "failed", Some(message), None).await
 }
 
-/// Marks a running job cancelled (its worker stopped it), with what it did.
-pub async fn cancelled(db: &Db, id: i64, message: &str) -> StoreResult<()> {
-    end(db, id, "'running'", "cancelled", Some(message), None).await
-}
-
-/// Fails the jobs left running by a server that stopped; returns how many. Call before a
-/// worker starts.
-pub async fn fail_interrupted(db: &Db) -> StoreResult<u64> {
-    Ok(sqlx::query(
-        "UPDATE jobs SET status = 'failed', finished_at = $1, \
-         message = 'the server stopped while the job ran; start it again' \
-         WHERE status = 'running'",
+/// Marks the running job `lease` holds cancelled (its worker stopped it), with what it did;
+/// false when the lease was lost.
+pub async fn cancelled(db: &Db, id: i64, lease: &Lease, message: &str) -> StoreResult<bool> {
+    end(
+        db,
+        id,
+        Holder::Owner(lease),
+        "cancelled",
+        Some(message),
+        None,
     )
-    .bind(now_ms())
-    .execute(db)
-    .await?
-    .rows_affected())
+    .await
+}
+
+/// Puts the running job `lease` holds back in the queue, unstarted (its server is stopping
+/// and stopped its work, which wrote nothing): another server, or this one when it is back,
+/// runs it from the start. False when the lease was lost.
+pub async fn release(db: &Db, id: i64, lease: &Lease) -> StoreResult<bool> {
+    let mut tx = super::write_gate::begin(db).await?;
+    let project: Option<Option<i64>> = sqlx::query_scalar(
+        "UPDATE jobs SET status = 'queued', started_at = NULL, done_units = 0, \
+         lease_owner = NULL, lease_expires_at = NULL \
+         WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING project_id",
+    )
+    .bind(id)
+    .bind(&lease.owner)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(project) = project {
+        let value = serde_json::json!({ "server": lease.owner });
+        audit(&mut tx, project, None, "job-requeued", id, Some(value)).await?;
+    }
+    tx.commit().await?;
+    Ok(project.is_some())
+}
+
+/// Fails the running jobs whose lease expired (their server stopped renewing it: it died, or
+/// lost the database), or that have none (a server of a version before leases ran them);
+/// returns their ids. A job whose lease is live is never touched, whoever asks.
+pub async fn expire_leases(db: &Db) -> StoreResult<Vec<i64>> {
+    let now = now_ms();
+    let expired: Vec<(i64, Option<String>)> = sqlx::query_as(
+        "SELECT id, lease_owner FROM jobs WHERE status = 'running' \
+         AND (lease_expires_at IS NULL OR lease_expires_at < $1) ORDER BY id",
+    )
+    .bind(now)
+    .fetch_all(db)
+    .await?;
+    let mut failed = Vec::with_capacity(expired.len());
+    for (id, owner) in expired {
+        let who = owner.map_or_else(|| "the server".to_owned(), |o| format!("server {o}"));
+        let message = format!(
+            "{who} running it stopped renewing its lease (it stopped or lost the database); start the job again"
+        );
+        if end(
+            db,
+            id,
+            Holder::ExpiredBefore(now),
+            "failed",
+            Some(&message),
+            None,
+        )
+        .await?
+        {
+            failed.push(id);
+        }
+    }
+    Ok(failed)
 }
 
 /// A write of an export that failed.

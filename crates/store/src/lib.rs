@@ -35,6 +35,7 @@ pub mod target;
 #[cfg(test)]
 mod test_db;
 pub mod transfer;
+pub mod uploads;
 pub mod users;
 mod values;
 pub mod work;

@@ -16,6 +16,10 @@ pub enum Sessions {
 
 const TABLE: &str = "sessions";
 
+/// The PostgreSQL advisory-lock key servers take while they create the sessions table ("clstart"
+/// in ASCII; the write transactions' key and the writers' keys differ from it).
+const STARTUP_LOCK_KEY: i64 = 0x0063_6c73_7461_7274;
+
 impl Sessions {
     /// The store of `db`'s sessions, its table created when missing.
     pub async fn open(db: &Db) -> StoreResult<Sessions> {
@@ -39,11 +43,26 @@ impl Sessions {
                     .max_connections(4)
                     .connect(url.as_str())
                     .await?;
-                let store = PostgresStore::new(pool)
+                let store = PostgresStore::new(pool.clone())
                     .with_schema_name("public")
                     .and_then(|s| s.with_table_name(TABLE))
                     .map_err(|e| StoreError::Fault(format!("session table name: {e}")))?;
-                store.migrate().await?;
+                // Servers started together would create the table at once, and one of them
+                // fail on the catalog's unique index (CREATE TABLE IF NOT EXISTS is not safe
+                // against itself): one at a time, under a lock every server of the database
+                // sees. The lock is the connection's; it ends with it, also on an error.
+                let mut conn = pool.acquire().await?;
+                sqlx::query("SELECT pg_advisory_lock($1)")
+                    .bind(STARTUP_LOCK_KEY)
+                    .execute(&mut *conn)
+                    .await?;
+                let migrated = store.migrate().await;
+                let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
+                    .bind(STARTUP_LOCK_KEY)
+                    .execute(&mut *conn)
+                    .await;
+                migrated?;
+                unlocked?;
                 Sessions::Postgres(store)
             }
         };

@@ -9,6 +9,7 @@ mod live_cal;
 mod live_order;
 mod reannotation;
 pub(crate) mod search;
+mod shared_service;
 mod suggestions;
 
 use app::domain::account::Role;

@@ -307,9 +307,11 @@ async fn a_job_runs_only_while_its_starter_still_leads_the_project() {
         "{}",
         common::error_message(res).await
     );
-    server::jobs::spawn(app.db.clone(), Default::default())
-        .await
-        .expect("job worker");
+    let _worker = server::jobs::spawn(
+        app.db.clone(),
+        Default::default(),
+        server::jobs::DEFAULT_LEASE,
+    );
     let ended = app
         .wait_for_job(
             &admin,

@@ -433,7 +433,34 @@ fn leaving_each_system_out_scores_it_against_what_the_others_judged() {
         let cal = row["evidence_cal"].as_u64().unwrap() as usize;
         assert!(cal <= others.len() && cal <= truth.len(), "{left}: {row}");
         assert!(row["cal_outside_runs"].as_u64().unwrap() as usize <= cal);
+        // cal's drop is against cal over every system, not against the depth pool.
+        let value = |key: &str| row[key].as_f64().unwrap();
+        assert!(
+            close(&row["drop_cal"], value("f1_pooled_cal") - value("f1_cal")),
+            "{left}: {row}"
+        );
+        assert!(
+            close(
+                &row["drop_cal_from_depth_pool"],
+                value("f1_pooled") - value("f1_cal")
+            ),
+            "{left}: {row}"
+        );
     }
+    let mean = |key: &str| {
+        systems
+            .iter()
+            .map(|r| r[key].as_f64().unwrap())
+            .sum::<f64>()
+            / 2.0
+    };
+    assert!(close(&table["mean_drop_cal"], mean("drop_cal")), "{table}");
+    assert!(
+        close(&table["mean_drop_depth"], mean("drop_depth")),
+        "{table}"
+    );
+    let pooled_cal = table["pooled_cal_evidence"].as_u64().unwrap() as usize;
+    assert!(pooled_cal <= pooled.len().min(truth.len()), "{table}");
     let said = failed(claimpool(
         &db,
         &["simulate", "--project", "demo", "--order", "cal"],

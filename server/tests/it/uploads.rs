@@ -314,10 +314,13 @@ async fn queue_jobs(app: &TestApp, project: i64, n: usize) -> Vec<i64> {
             jobs::create(
                 &app.db,
                 slot,
-                project,
-                "import",
-                &serde_json::json!({}),
-                None,
+                jobs::NewJob {
+                    project_id: project,
+                    kind: "import",
+                    params: &serde_json::json!({}),
+                    created_by: None,
+                    upload_id: None,
+                },
             )
             .await
             .unwrap(),

@@ -329,6 +329,10 @@ pub struct ImportJob {
     pub limits: ReadLimits,
     #[serde(flatten)]
     pub what: ImportKind,
+    /// The upload as kept in the database (on PostgreSQL, [`crate::jobs::create_import`]):
+    /// the job reads it from there, on whichever server runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload: Option<i64>,
 }
 
 impl ImportJob {
@@ -350,6 +354,31 @@ impl ImportJob {
     /// upload's directory (an earlier import's, which "imported already" quotes) taken out.
     pub fn shown(&self, message: &str) -> String {
         hide_upload_dirs(&message.replace(&self.path.display().to_string(), &self.file))
+    }
+
+    /// The job as the worker runs it: an upload kept in the database written first to a new
+    /// upload directory of this machine's (its file named as the saved one), and the job's
+    /// path that file; a job whose upload stayed on disk as it is.
+    pub async fn fetched(mut self, db: &store::Db) -> crate::CommandResult<ImportJob> {
+        let Some(upload) = self.upload else {
+            return Ok(self);
+        };
+        let dir = tempfile::Builder::new()
+            .prefix(UPLOAD_DIR_PREFIX)
+            .tempdir()
+            .map_err(|e| crate::CommandError::Internal(format!("a directory for the upload: {e}")))?
+            .keep();
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(|| std::ffi::OsString::from("upload"), ToOwned::to_owned);
+        let path = dir.join(name);
+        if let Err(e) = store::uploads::write_to(db, upload, &path).await {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e.into());
+        }
+        self.path = path;
+        Ok(self)
     }
 
     /// Removes the upload's directory (only a directory the upload form made: its name says
@@ -416,6 +445,7 @@ mod tests {
                 max_sentences: 100,
             },
             what: ImportKind::try_from(what).expect("valid options"),
+            upload: None,
         }
     }
 

@@ -46,6 +46,33 @@ pub fn pool_of<C: Key, D: Key>(
     pool.into_iter().collect()
 }
 
+/// The pairs the `cal` order (seeded) judges, `budget` of them (fewer only if the candidates
+/// run out), over the full rankings of the pooled runs at positions `members` and `retrieved`,
+/// judged against `truth`; in the order judged, with the evidence among them no member ranked.
+pub fn cal_pool<C: Key, D: Key>(
+    ranking: &Ranking<C, D>,
+    members: impl IntoIterator<Item = usize>,
+    retrieved: &[Retrieved<C, D>],
+    truth: &impl PairSet<C, D>,
+    budget: usize,
+    seed: u64,
+) -> Result<(Vec<Pair<C, D>>, usize), JudgingError> {
+    let pooled: Vec<_> = ranking.pooled().map(|(_, run)| run).collect();
+    let rankings: Vec<Vec<Pair<C, D>>> = members
+        .into_iter()
+        .filter_map(|m| pooled.get(m))
+        .map(|run| run.top(u32::MAX).map(|(_, scored)| scored.pair).collect())
+        .collect();
+    let candidates = CalCandidates::new(&rankings, retrieved)?;
+    let replayed = replay_cal(&candidates, truth, budget, seed);
+    let judged = replayed
+        .judged
+        .iter()
+        .map(|&row| candidates.pairs()[row])
+        .collect();
+    Ok((judged, replayed.outside_runs))
+}
+
 /// Leaves each pooled system of `ranking` out in turn: the others' depth-`depth` pool, and as
 /// many judgments of the `cal` order (seeded) over the others' full rankings and `retrieved`,
 /// judged against `truth`.
@@ -61,27 +88,14 @@ pub fn leave_one_out<C: Key, D: Key>(
     for (member, run) in pooled.iter().enumerate() {
         let others = (0..pooled.len()).filter(|&m| m != member);
         let depth_pool = pool_of(ranking, others.clone(), depth);
-        let rankings: Vec<Vec<Pair<C, D>>> = others
-            .map(|m| {
-                pooled[m]
-                    .top(u32::MAX)
-                    .map(|(_, scored)| scored.pair)
-                    .collect()
-            })
-            .collect();
-        let candidates = CalCandidates::new(&rankings, retrieved)?;
-        let replayed = replay_cal(&candidates, truth, depth_pool.len(), seed);
-        let cal = replayed
-            .judged
-            .iter()
-            .map(|&row| candidates.pairs()[row])
-            .collect();
+        let (cal, cal_outside_runs) =
+            cal_pool(ranking, others, retrieved, truth, depth_pool.len(), seed)?;
         left_out.push(LeftOut {
             member,
             system: run.name().to_owned(),
             depth_pool,
             cal,
-            cal_outside_runs: replayed.outside_runs,
+            cal_outside_runs,
         });
     }
     Ok(left_out)

@@ -55,7 +55,7 @@ pub use cal_stop::{replay_cal_stopping, CalStop};
 pub use error::JudgingError;
 pub use estimate::{Estimate, Estimator, SystemEstimate, Z_95};
 pub use hedge::HEDGE_BETA;
-pub use leave_one_out::{leave_one_out, pool_of, LeftOut};
+pub use leave_one_out::{cal_pool, leave_one_out, pool_of, LeftOut};
 pub use live::{
     label_so_far, FirstPasses, JudgingSettings, LivePlan, LiveSelector, DEFAULT_CAL_CANDIDATES,
 };

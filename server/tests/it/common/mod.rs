@@ -114,9 +114,12 @@ impl TestApp {
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
         if jobs {
-            server::jobs::spawn(db.clone(), options.pipeline.clone())
-                .await
-                .expect("job worker");
+            // Runs until the test's runtime ends.
+            let _worker = server::jobs::spawn(
+                db.clone(),
+                options.pipeline.clone(),
+                options.lifecycle.job_lease,
+            );
         }
         let router = server::http::router_with(db.clone(), addr, options)
             .await

@@ -2,7 +2,7 @@
 //! and `cal`'s judgments against a replay over candidates built by hand.
 
 use super::p;
-use crate::judging::{leave_one_out, pool_of, replay_cal, CalCandidates, Retrieved};
+use crate::judging::{cal_pool, leave_one_out, pool_of, replay_cal, CalCandidates, Retrieved};
 use crate::pool::{Pair, Ranking, Role, Score, ScoredPair, Strategy, SystemRun};
 use rand::Rng;
 use rand::SeedableRng;
@@ -60,6 +60,22 @@ fn the_others_pool_is_the_pool_of_the_others_alone() {
             })
             .collect();
         let left = leave_one_out(&ranking, depth, &retrieved, &truth, 7).unwrap();
+        // cal over every pooled system: the replay over all their candidates.
+        let every: Vec<Vec<Pair<u32, u32>>> = ranking
+            .pooled()
+            .map(|(_, run)| run.top(u32::MAX).map(|(_, s)| s.pair).collect())
+            .collect();
+        let candidates = CalCandidates::new(&every, &retrieved).unwrap();
+        let replay = replay_cal(&candidates, &truth, whole.len(), 7);
+        let (judged, outside) =
+            cal_pool(&ranking, 0..3, &retrieved, &truth, whole.len(), 7).unwrap();
+        let expected: Vec<Pair<u32, u32>> = replay
+            .judged
+            .iter()
+            .map(|&row| candidates.pairs()[row])
+            .collect();
+        assert_eq!(judged, expected);
+        assert_eq!(outside, replay.outside_runs);
         let names: Vec<&str> = left.iter().map(|l| l.system.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         for out in &left {
