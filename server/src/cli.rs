@@ -341,6 +341,10 @@ struct ServeArgs {
     /// database runs them. This one still receives uploads and queues jobs
     #[arg(long)]
     no_jobs: bool,
+    /// An address or network (IP/CIDR; repeatable) that may scrape /metrics [default:
+    /// loopback only]
+    #[arg(long = "metrics-allow", value_name = "IP/CIDR")]
+    metrics_allow: Vec<String>,
 }
 
 impl ServeArgs {
@@ -368,6 +372,12 @@ impl ServeArgs {
             },
             heavy: app::state::HeavyWork::default(),
             search_cache: self.search_cache.clone(),
+            metrics_allow: if self.metrics_allow.is_empty() {
+                crate::metrics::MetricsAccess::default()
+            } else {
+                crate::metrics::MetricsAccess::parse_all(&self.metrics_allow)
+                    .map_err(|e| anyhow::anyhow!("--metrics-allow {e}"))?
+            },
             lifecycle: http::Lifecycle {
                 job_lease: std::time::Duration::from_secs(self.job_lease_secs),
                 drain: std::time::Duration::from_secs(self.drain_secs),

@@ -67,6 +67,8 @@ pub struct ServeOptions {
     pub search_cache: Option<std::path::PathBuf>,
     /// Jobs' leases, and how the server stops.
     pub lifecycle: Lifecycle,
+    /// Who may scrape `/metrics`.
+    pub metrics_allow: crate::metrics::MetricsAccess,
 }
 
 /// How a server shares the job queue with others and how it stops.
@@ -138,12 +140,14 @@ pub async fn router_with(
         heavy,
         search_cache,
         lifecycle,
+        metrics_allow,
     } = options;
     let searches = Arc::new(match search_cache {
         Some(dir) => commands::search::Searches::in_dir(dir),
         None => commands::search::Searches::temporary()
             .context("a temporary directory for the search indexes")?,
     });
+    let metrics = crate::metrics::Metrics::new(db.clone(), metrics_allow)?;
     let session_store = session_store(&db).await?;
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("claimpool_session")
@@ -177,6 +181,10 @@ pub async fn router_with(
     }
     let router = router
         .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
+        .route(
+            "/metrics",
+            get(crate::metrics::scrape).with_state(metrics.clone()),
+        )
         .merge(crate::health::router(crate::health::Health {
             db: state.db.clone(),
             draining: lifecycle.draining.clone(),
@@ -206,6 +214,10 @@ pub async fn router_with(
             security::refuse_cross_site,
         ))
         .layer(middleware::from_fn(security::headers))
+        .layer(middleware::from_fn_with_state(
+            metrics,
+            crate::metrics::track,
+        ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
         ))
@@ -263,6 +275,7 @@ fn page_access(path: &str) -> PageAccess {
         || path == "/favicon.ico"
         || path == "/healthz"
         || path == "/readyz"
+        || path == "/metrics"
     {
         PageAccess::Open
     } else if under("/admin") {

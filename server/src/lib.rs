@@ -12,6 +12,7 @@ pub mod gold_cmd;
 pub mod health;
 pub mod http;
 pub mod jobs;
+pub mod metrics;
 pub mod openapi;
 pub mod release_cmd;
 pub mod release_diff_cmd;

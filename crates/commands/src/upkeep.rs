@@ -24,3 +24,20 @@ pub async fn reclaim_abandoned_releases(db: &Db) -> StoreResult<usize> {
 pub async fn readiness(db: &Db) -> StoreResult<()> {
     store::db::readiness(db).await
 }
+
+/// What `/metrics` reads from the database at each scrape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceCounts {
+    /// Jobs by state (states without a job left out).
+    pub jobs: Vec<(String, i64)>,
+    /// Judgments stored, of every project.
+    pub judgments: i64,
+}
+
+/// The database's [`ServiceCounts`].
+pub async fn service_counts(db: &Db) -> StoreResult<ServiceCounts> {
+    Ok(ServiceCounts {
+        jobs: store::jobs::count_by_status(db).await?,
+        judgments: store::annotate::judgments_stored(db).await?,
+    })
+}

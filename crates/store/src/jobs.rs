@@ -578,3 +578,12 @@ pub async fn export_claims(
     out.flush().map_err(export_error("claims"))?;
     Ok(count)
 }
+
+/// How many jobs of the database are in each state (states without a job left out).
+pub async fn count_by_status(db: &Db) -> StoreResult<Vec<(String, i64)>> {
+    Ok(
+        sqlx::query_as("SELECT status, COUNT(*) FROM jobs GROUP BY status ORDER BY status")
+            .fetch_all(db)
+            .await?,
+    )
+}

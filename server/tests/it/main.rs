@@ -23,6 +23,7 @@ mod fuzz_imports;
 mod give_way;
 mod guidelines;
 mod import_jobs;
+mod operations;
 mod page_titles;
 mod pipeline_jobs;
 mod pool;

@@ -91,3 +91,11 @@ pub async fn open_items(
     let mut conn = db.acquire().await?;
     lead::open_items(&mut conn, project_id, false).await
 }
+
+/// How many judgments the database holds, of every project (judgments are append-only: the
+/// count only grows, and its rate is the annotation throughput).
+pub async fn judgments_stored(db: &super::Db) -> super::StoreResult<i64> {
+    Ok(sqlx::query_scalar("SELECT COUNT(*) FROM judgment_rows")
+        .fetch_one(db)
+        .await?)
+}

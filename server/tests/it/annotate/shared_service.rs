@@ -8,107 +8,13 @@
 
 use super::{clearly_nei, setup, PROJECT};
 use crate::common::{self, postgres, TestApp};
-use crate::support::cli::command;
+use crate::support::serve::Server;
 use app::model::annotate::QueueHead;
 use serde_json::json;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// One `claimpool serve` process, killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    /// Its temporary directory (TMPDIR): where it saves uploads, its own.
-    tmp: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// Starts a server on `db` with `args`, its temporary directory `tmp` (made if missing).
-    fn start(db: &str, tmp: &Path, args: &[&str]) -> Server {
-        std::fs::create_dir_all(tmp).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log = std::fs::File::create(tmp.with_extension("log")).unwrap();
-        let child = command()
-            .args(["serve", "--db", db, "--addr"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(args)
-            .env("TMPDIR", tmp)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        Server {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            tmp: tmp.to_owned(),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    /// The server's log so far.
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.tmp.with_extension("log")).unwrap_or_default()
-    }
-
-    /// Waits (60 s at most) until `/readyz` answers 200; false if the process exited first.
-    async fn ready(&mut self) -> bool {
-        let client = common::client_builder().build().unwrap();
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return false;
-            }
-            if let Ok(res) = client.get(self.url("/readyz")).send().await {
-                if res.status() == 200 {
-                    return true;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        false
-    }
-
-    async fn logged_in(&self, name: &str) -> reqwest::Client {
-        let client = common::client_builder().cookie_store(true).build().unwrap();
-        let res = client
-            .post(self.url("/api/login"))
-            .form(&[
-                ("username", name),
-                ("password", common::PASSWORD),
-                ("next", "/"),
-            ])
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            res.status().is_success(),
-            "login of {name}: {}",
-            res.status()
-        );
-        client
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
 
 /// Two servers started at the same moment on a fresh database: both come up, 10 times out of 10
 /// (the sessions table used to be created by both at once, and one exited).

@@ -4,5 +4,6 @@
 //! application's rows.
 
 pub mod cli;
+pub mod serve;
 pub use testdata::postgres;
 pub mod snapshot_db;

@@ -1,0 +1,127 @@
+//! A `claimpool serve` process of the binary under test, as an operator starts it: its own
+//! temporary directory, its log in a file beside it, ready once `/readyz` answers.
+
+#![allow(dead_code)]
+
+use super::cli::command;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// One `claimpool serve` process, killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    /// Its temporary directory (TMPDIR): where it saves uploads, its own.
+    pub tmp: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts a server on `db` with `args`, its temporary directory `tmp` (made if missing).
+    pub fn start(db: &str, tmp: &Path, args: &[&str]) -> Server {
+        std::fs::create_dir_all(tmp).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = std::fs::File::create(tmp.with_extension("log")).unwrap();
+        let child = command()
+            .args(["serve", "--db", db, "--addr"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(args)
+            .env("TMPDIR", tmp)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Server {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            tmp: tmp.to_owned(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.tmp.with_extension("log")).unwrap_or_default()
+    }
+
+    /// Waits (60 s at most) until `/readyz` answers 200; false if the process exited first.
+    pub async fn ready(&mut self) -> bool {
+        let client = crate::common::client_builder().build().unwrap();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return false;
+            }
+            if let Ok(res) = client.get(self.url("/readyz")).send().await {
+                if res.status() == 200 {
+                    return true;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    pub async fn logged_in(&self, name: &str) -> reqwest::Client {
+        let client = crate::common::client_builder()
+            .cookie_store(true)
+            .build()
+            .unwrap();
+        let res = client
+            .post(self.url("/api/login"))
+            .form(&[
+                ("username", name),
+                ("password", crate::common::PASSWORD),
+                ("next", "/"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            res.status().is_success(),
+            "login of {name}: {}",
+            res.status()
+        );
+        client
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Server {
+    /// Sends SIGTERM (what a service manager sends to stop it) and waits (at most `within`) for
+    /// the process to exit; its exit status.
+    pub fn terminate(&mut self, within: Duration) -> std::process::ExitStatus {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
+        // SAFETY: kill(2) on the test's own child process.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the child") {
+                return status;
+            }
+            assert!(
+                start.elapsed() < within,
+                "the server did not stop in {within:?}: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
