@@ -26,6 +26,10 @@
 //! `cargo build --release -p server`), or the one `--claimpool PATH` names.
 //!
 //! `--engine postgres` (or `--db postgres://…`) runs it on PostgreSQL: see support/database.rs.
+//!
+//! With `--servers N` (N > 1) the annotators are split among N servers on the one database, as
+//! behind a load balancer: this process's, and N − 1 `claimpool serve` processes of the release
+//! binary (`--claimpool PATH`, as for `--import-process`); the times are also given per server.
 
 #[path = "support/database.rs"]
 mod database;
@@ -247,10 +251,23 @@ async fn main() -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     let router = server::http::router(db.clone(), addr).await?;
     tokio::spawn(async move { axum::serve(listener, router).await });
-    let base = format!("http://{addr}");
+    let mut bases = vec![format!("http://{addr}")];
+    // The other servers: processes of the binary on the same database, killed at the end.
+    let servers = arg(&args, "--servers", 1).max(1);
+    let mut others = Vec::new();
+    if servers > 1 {
+        let binary = claimpool_binary(&args)?;
+        for _ in 1..servers {
+            let (child, base) = serve_process(&binary, &db_target).await?;
+            others.push(KillOnDrop(child));
+            bases.push(base);
+        }
+        println!("{servers} servers: {}", bases.join(", "));
+    }
 
     let mut clients = Vec::new();
     for i in 0..sessions {
+        let base = &bases[i % bases.len()];
         let client = reqwest::Client::builder().cookie_store(true).build()?;
         let res = client
             .post(format!("{base}/api/login"))
@@ -262,7 +279,7 @@ async fn main() -> anyhow::Result<()> {
             .send()
             .await?;
         anyhow::ensure!(res.status().is_success(), "login ann{i}: {}", res.status());
-        clients.push(client);
+        clients.push((client, base.clone()));
     }
 
     // The lead's imports: (start, end) of each, from the start of the sessions.
@@ -307,8 +324,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for (i, client) in clients.into_iter().enumerate() {
-        let base = base.clone();
+    for (i, (client, base)) in clients.into_iter().enumerate() {
         tasks.push(tokio::spawn(async move {
             let mut times = Vec::with_capacity(submits);
             let head: serde_json::Value = client
@@ -352,8 +368,11 @@ async fn main() -> anyhow::Result<()> {
         }));
     }
     let mut timed = Vec::new();
-    for t in tasks {
-        timed.extend(t.await??);
+    let mut by_server: Vec<Vec<Duration>> = vec![Vec::new(); bases.len()];
+    for (i, t) in tasks.into_iter().enumerate() {
+        let times = t.await??;
+        by_server[i % bases.len()].extend(times.iter().map(|t| t.1));
+        timed.extend(times);
     }
     let wall = start.elapsed().as_secs_f64();
     sessions_done.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -416,6 +435,19 @@ async fn main() -> anyhow::Result<()> {
         percentile(&all, 0.99),
         percentile(&all, 1.0)
     );
+    if bases.len() > 1 {
+        for (base, times) in bases.iter().zip(&mut by_server) {
+            times.sort_unstable();
+            println!(
+                "  server {base}: {} submissions, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+                times.len(),
+                percentile(times, 0.5),
+                percentile(times, 0.99),
+                percentile(times, 1.0)
+            );
+        }
+    }
+    drop(others);
     println!("load average: {}", machine::load_average());
     anyhow::ensure!(
         judgments == all.len() as i64,
@@ -440,11 +472,54 @@ const USAGE: &str = "cargo bench -p server --bench annotate -- [OPTIONS]
   --import-lines N    a lead imports runs of N lines back to back meanwhile (0: none)
   --import-process    ... each by a second process: `claimpool import run` on the same database
   --claimpool PATH    the binary of --import-process (target/release/claimpool)
+  --servers N         split the annotators among N servers on the database (1): this process's
+                      and N - 1 `claimpool serve` processes of the --claimpool binary
   --engine E          sqlite (default) or postgres (a throwaway cluster)
   --db URL            postgres://USER@HOST/DB: an empty database of your own";
 
-/// The `claimpool` binary that `--import-process` runs: `--claimpool PATH`, or the workspace's
-/// release build.
+/// A child process killed when dropped.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `claimpool serve` of `binary` on `db` at a free local port; waits until `/readyz`
+/// answers 200. The process and its base URL.
+async fn serve_process(
+    binary: &std::path::Path,
+    db: &str,
+) -> anyhow::Result<(std::process::Child, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let mut child = std::process::Command::new(binary)
+        .args(["--db", db, "serve", "--addr", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()?;
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    for _ in 0..600 {
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!("the server process exited: {status}");
+        }
+        if let Ok(res) = client.get(format!("{base}/readyz")).send().await {
+            if res.status().is_success() {
+                return Ok((child, base));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    anyhow::bail!("the server process did not get ready in 30 s")
+}
+
+/// The `claimpool` binary that `--import-process` and `--servers` run: `--claimpool PATH`, or
+/// the workspace's release build.
 fn claimpool_binary(args: &[String]) -> anyhow::Result<std::path::PathBuf> {
     let given = args
         .iter()

@@ -630,6 +630,10 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
             "releases",
             commands::upkeep::reclaim_abandoned_releases(&db).await,
         ),
+        (
+            "uploads never imported",
+            commands::upkeep::remove_stale_uploads(&db).await,
+        ),
     ] {
         let abandoned = reclaimed
             .with_context(|| format!("removing the rows of {what} a crashed process left"))?;

@@ -27,7 +27,7 @@ pub async fn create_import(
     mut job: crate::import::ImportJob,
 ) -> CommandResult<i64> {
     let upload = match store::engine(db) {
-        store::Engine::Postgres => Some(store::uploads::keep(db, &job.path).await?),
+        store::Engine::Postgres => Some(crate::uploads::keep(db, &job.path).await?),
         store::Engine::Sqlite => None,
     };
     job.upload = upload;

@@ -43,6 +43,7 @@ pub mod sessions;
 pub mod simulate;
 pub mod tokens;
 pub mod upkeep;
+pub mod uploads;
 pub mod work;
 pub mod worker;
 

@@ -41,3 +41,9 @@ pub async fn service_counts(db: &Db) -> StoreResult<ServiceCounts> {
         judgments: store::annotate::judgments_stored(db).await?,
     })
 }
+
+/// Removes the uploads kept in the database a day ago or more that no queued or running job
+/// imports (their server died before it recorded the job); returns how many.
+pub async fn remove_stale_uploads(db: &Db) -> StoreResult<usize> {
+    Ok(usize::try_from(store::uploads::remove_stale(db).await?).unwrap_or(usize::MAX))
+}

@@ -154,6 +154,17 @@ async fn metrics_are_refused_to_addresses_not_allowed() {
     assert_eq!(res.status(), 403);
 }
 
+/// Polls `status` every 50 ms until it says `running` (30 s at most).
+async fn until_running<F: std::future::Future<Output = String>>(status: &impl Fn() -> F) {
+    for _ in 0..600 {
+        if status().await == "running" {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status().await, "running");
+}
+
 /// `serve --log-format json` writes one JSON object per line; SIGTERM stops the server
 /// cleanly, and the job it was running goes back to the queue, where another server takes it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,27 +193,7 @@ async fn sigterm_puts_the_running_job_back_in_the_queue_for_another_server() {
     let mut first = Server::start(&app.db_arg, &app.dir.path().join("first"), &args);
     assert!(first.ready().await, "{}", first.log());
     let client = first.logged_in("lead").await;
-    let res = client
-        .post(first.url("/api/pipeline/start"))
-        .form(&[
-            ("project", "demo"),
-            ("retriever", "bm25"),
-            ("k", "5"),
-            ("scorer", "external"),
-            ("command", "hang"),
-            ("system", "hanging"),
-            ("role", "pooled"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        res.status().is_success(),
-        "{}",
-        common::error_message(res).await
-    );
-    let job: serde_json::Value = res.json().await.unwrap();
-    let id = job["id"].as_i64().unwrap();
+    let id = first.start_hanging_job(&client, "demo").await;
     let status = || async {
         sqlx::query_scalar::<_, String>("SELECT status FROM jobs WHERE id = $1")
             .bind(id)
@@ -210,13 +201,7 @@ async fn sigterm_puts_the_running_job_back_in_the_queue_for_another_server() {
             .await
             .unwrap()
     };
-    for _ in 0..600 {
-        if status().await == "running" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(status().await, "running");
+    until_running(&status).await;
     let exit = tokio::task::block_in_place(|| first.terminate(Duration::from_secs(30)));
     assert!(exit.success(), "{exit:?}: {}", first.log());
     assert_eq!(status().await, "queued", "back in the queue");
@@ -240,13 +225,7 @@ async fn sigterm_puts_the_running_job_back_in_the_queue_for_another_server() {
     // Another server takes it.
     let mut second = Server::start(&app.db_arg, &app.dir.path().join("second"), &args);
     assert!(second.ready().await, "{}", second.log());
-    for _ in 0..600 {
-        if status().await == "running" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(status().await, "running");
+    until_running(&status).await;
     let owner: String = sqlx::query_scalar("SELECT lease_owner FROM jobs WHERE id = $1")
         .bind(id)
         .fetch_one(&app.db)

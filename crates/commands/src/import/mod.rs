@@ -373,9 +373,9 @@ impl ImportJob {
             .file_name()
             .map_or_else(|| std::ffi::OsString::from("upload"), ToOwned::to_owned);
         let path = dir.join(name);
-        if let Err(e) = store::uploads::write_to(db, upload, &path).await {
+        if let Err(e) = crate::uploads::write_to(db, upload, &path).await {
             let _ = std::fs::remove_dir_all(&dir);
-            return Err(e.into());
+            return Err(e);
         }
         self.path = path;
         Ok(self)

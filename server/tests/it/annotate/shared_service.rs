@@ -222,27 +222,7 @@ async fn servers_share_annotators_uploads_and_jobs_and_a_dead_servers_job_waits_
     );
 
     // A pipeline job that never ends (its command sleeps) runs on B, the only worker.
-    let res = lead
-        .post(a.url("/api/pipeline/start"))
-        .form(&[
-            ("project", PROJECT),
-            ("retriever", "bm25"),
-            ("k", "5"),
-            ("scorer", "external"),
-            ("command", "hang"),
-            ("system", "hanging"),
-            ("role", "pooled"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        res.status().is_success(),
-        "{}",
-        common::error_message(res).await
-    );
-    let hanging: serde_json::Value = res.json().await.unwrap();
-    let hanging = hanging["id"].as_i64().expect("the job's id");
+    let hanging = a.start_hanging_job(&lead, PROJECT).await;
     job_until(&a, &lead, hanging, |j| j.status == "running").await;
     // Killed mid-job (SIGKILL), B cannot renew its lease; C starts at once.
     b.child.kill().unwrap();

@@ -125,3 +125,31 @@ impl Server {
         }
     }
 }
+
+impl Server {
+    /// Starts, through this server as `lead`, a pipeline job of `project` whose external
+    /// command never ends (the servers must offer `--pipeline-command hang=sleep 600`); its id.
+    pub async fn start_hanging_job(&self, lead: &reqwest::Client, project: &str) -> i64 {
+        let res = lead
+            .post(self.url("/api/pipeline/start"))
+            .form(&[
+                ("project", project),
+                ("retriever", "bm25"),
+                ("k", "5"),
+                ("scorer", "external"),
+                ("command", "hang"),
+                ("system", "hanging"),
+                ("role", "pooled"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            res.status().is_success(),
+            "{}",
+            crate::common::error_message(res).await
+        );
+        let job: serde_json::Value = res.json().await.unwrap();
+        job["id"].as_i64().expect("the job's id")
+    }
+}
