@@ -171,12 +171,32 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: 
     response
 }
 
+/// Who asks for the metrics: the peer, or, for a request a proxy forwarded, the client the
+/// trusted proxy names. A forwarded request from a proxy that is not trusted has no known client
+/// (a proxy on the server's own machine would otherwise pass as loopback): None.
+fn scraper(
+    peer: SocketAddr,
+    headers: &axum::http::HeaderMap,
+    client: Option<std::net::IpAddr>,
+) -> Option<std::net::IpAddr> {
+    let forwarded = ["x-forwarded-for", "forwarded", "x-real-ip"]
+        .iter()
+        .any(|h| headers.contains_key(*h));
+    if !forwarded {
+        return Some(peer.ip());
+    }
+    client.filter(|c| *c != peer.ip())
+}
+
 /// `GET /metrics`.
 pub async fn scrape(
     State(metrics): State<Arc<Metrics>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: Option<axum::Extension<app::auth::ClientAddress>>,
+    headers: axum::http::HeaderMap,
 ) -> Response {
-    if !metrics.allowed.allows(peer.ip()) {
+    let asker = scraper(peer, &headers, client.map(|c| c.0 .0));
+    if !asker.is_some_and(|ip| metrics.allowed.allows(ip)) {
         return (
             StatusCode::FORBIDDEN,
             "metrics are not served to this address\n",

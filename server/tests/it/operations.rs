@@ -154,6 +154,44 @@ async fn metrics_are_refused_to_addresses_not_allowed() {
     assert_eq!(res.status(), 403);
 }
 
+/// Through a reverse proxy on the server's own machine every request comes from loopback: a
+/// forwarded scrape is judged by the client a trusted proxy names, and refused when the proxy is
+/// not trusted.
+#[tokio::test]
+async fn a_forwarded_scrape_is_judged_by_its_client() {
+    let scrape = |app: &TestApp, forwarded_for: &str| {
+        let request = app
+            .client()
+            .get(app.url("/metrics"))
+            .header("X-Forwarded-For", forwarded_for.to_owned());
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    // No trusted proxy: the loopback default does not let a forwarded request through.
+    let app = TestApp::spawn().await;
+    assert_eq!(scrape(&app, "127.0.0.1").await, 403);
+    assert_eq!(scrape(&app, "203.0.113.9").await, 403);
+    assert_eq!(
+        app.client()
+            .get(app.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // A trusted proxy on loopback: the client it names must be allowed.
+    let app = TestApp::spawn_with(server::http::ServeOptions {
+        trusted_proxies: server::security::TrustedProxies::parse_all(&["127.0.0.1".to_owned()])
+            .unwrap(),
+        metrics_allow: server::metrics::MetricsAccess::parse_all(&["10.9.0.0/16".to_owned()])
+            .unwrap(),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(scrape(&app, "10.9.1.2").await, 200);
+    assert_eq!(scrape(&app, "203.0.113.9").await, 403);
+}
+
 /// Polls `status` every 50 ms until it says `running` (30 s at most).
 async fn until_running<F: std::future::Future<Output = String>>(status: &impl Fn() -> F) {
     for _ in 0..600 {
