@@ -323,29 +323,21 @@ async fn watch(
         if asked {
             continue;
         }
-        if progress.signals.lost.load(Ordering::SeqCst) {
-            if let Ok(mut s) = stopped.lock() {
-                *s = Some(Stopped::LeaseLost);
-            }
-            (progress.stop)();
-            continue;
-        }
-        if progress.signals.draining.load(Ordering::SeqCst) {
-            if let Ok(mut s) = stopped.lock() {
-                *s = Some(Stopped::Draining);
-            }
-            (progress.stop)();
-            continue;
-        }
-        let why = match job.cancel_requested(db).await {
-            Ok(true) => Stopped::Cancelled(now, progress.total, progress.unit),
-            Ok(false) if started.elapsed() > progress.timeout => {
-                Stopped::TimedOut(progress.timeout)
-            }
-            Ok(false) => continue,
-            Err(e) => {
-                tracing::warn!(job = job_id, error = %e, "cannot read whether the job is cancelled");
-                continue;
+        let why = if progress.signals.lost.load(Ordering::SeqCst) {
+            Stopped::LeaseLost
+        } else if progress.signals.draining.load(Ordering::SeqCst) {
+            Stopped::Draining
+        } else {
+            match job.cancel_requested(db).await {
+                Ok(true) => Stopped::Cancelled(now, progress.total, progress.unit),
+                Ok(false) if started.elapsed() > progress.timeout => {
+                    Stopped::TimedOut(progress.timeout)
+                }
+                Ok(false) => continue,
+                Err(e) => {
+                    tracing::warn!(job = job_id, error = %e, "cannot read whether the job is cancelled");
+                    continue;
+                }
             }
         };
         if let Ok(mut s) = stopped.lock() {

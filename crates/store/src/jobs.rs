@@ -390,9 +390,10 @@ async fn end(
     };
     let query = format!(
         "UPDATE jobs SET status = $1, message = COALESCE($2, message), result = $3, finished_at = $4, \
-         lease_expires_at = NULL WHERE id = $5 AND status = 'running' AND {held} RETURNING project_id"
+         lease_expires_at = NULL WHERE id = $5 AND status = 'running' AND {held} \
+         RETURNING project_id, upload_id"
     );
-    let query = sqlx::query_scalar(&query)
+    let query = sqlx::query_as(&query)
         .bind(status)
         .bind(message)
         .bind(result.map(serde_json::Value::to_string))
@@ -402,10 +403,11 @@ async fn end(
         Holder::Owner(lease) => query.bind(lease.owner.clone()),
         Holder::ExpiredBefore(at) => query.bind(at),
     };
-    let project: Option<Option<i64>> = query.fetch_optional(&mut *tx).await?;
-    if project.is_some() {
-        remove_upload(&mut tx, id).await?;
+    let ended: Option<(Option<i64>, Option<i64>)> = query.fetch_optional(&mut *tx).await?;
+    if let Some((_, Some(upload))) = ended {
+        super::uploads::remove_in(&mut tx, upload).await?;
     }
+    let project = ended.map(|(project, _)| project);
     if let Some(project) = project {
         let value = serde_json::json!({ "status": status, "message": message, "result": result });
         audit(
