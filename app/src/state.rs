@@ -18,6 +18,8 @@ pub struct AppState {
     pub heavy: HeavyWork,
     /// The corpus search indexes of this server (search and judge, issue 38).
     pub searches: std::sync::Arc<commands::search::Searches>,
+    /// Single sign-on through an OpenID provider, if the server was given one.
+    pub sso: Option<std::sync::Arc<commands::sso::Sso>>,
 }
 
 /// How many heavy computations — a lead report (bootstrap, permutations), a release diff, the

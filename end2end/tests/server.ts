@@ -39,11 +39,35 @@ export function query(server: Server, sql: string): string {
   return out.trim();
 }
 
-export async function startDemo(): Promise<Server> {
+/// What a test gives the demo's server besides its database: more `serve` options, a port of
+/// its own choosing (0: any free one), more environment.
+export interface DemoOptions {
+  args?: string[];
+  port?: number;
+  env?: Record<string, string>;
+}
+
+/// A free port of the loopback interface, for a server that must know its own URL before it
+/// starts (the OpenID provider's redirect URI names it).
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((ok, fail) => {
+    const probe = createServer();
+    probe.once("error", fail);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? ok(address.port) : fail(new Error("no port"))));
+    });
+  });
+}
+
+export async function startDemo(options: DemoOptions = {}): Promise<Server> {
   const bin = process.env.CLAIMPOOL_BIN ?? resolve(__dirname, "../../target/debug/claimpool");
   const db = newDatabase();
+  const addr = `127.0.0.1:${options.port ?? 0}`;
+  const extra = options.args ?? [];
   if (!postgres) {
-    const { child, url } = await serving(bin, ["demo", "--db", db, "--addr", "127.0.0.1:0"]);
+    const { child, url } = await serving(bin, ["demo", "--db", db, "--addr", addr, ...extra], options.env);
     return { url, db, bin, stop: () => child.kill("SIGTERM") };
   }
   // The demo writes a SQLite file: made, then copied into the new PostgreSQL database, which a
@@ -54,15 +78,15 @@ export async function startDemo(): Promise<Server> {
   seed.child.kill("SIGTERM");
   await ended;
   execFileSync(bin, ["db", "copy", "--from", file, "--to", db], { stdio: ["ignore", "ignore", "pipe"] });
-  const { child, url } = await serving(bin, ["serve", "--db", db, "--addr", "127.0.0.1:0"]);
+  const { child, url } = await serving(bin, ["serve", "--db", db, "--addr", addr, ...extra], options.env);
   return { url, db, bin, stop: () => child.kill("SIGTERM") };
 }
 
 /// Starts `bin args` and waits until it says where it serves.
-async function serving(bin: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
+async function serving(bin: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child: ChildProcess = spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, RUST_LOG: "warn" },
+    env: { ...process.env, RUST_LOG: "warn", ...env },
   });
   let stderr = "";
   child.stderr?.on("data", (chunk) => (stderr += chunk));

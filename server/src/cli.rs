@@ -345,6 +345,48 @@ struct ServeArgs {
     /// loopback only]
     #[arg(long = "metrics-allow", value_name = "IP/CIDR")]
     metrics_allow: Vec<String>,
+    /// Single sign-on: the OpenID provider's issuer URL (its discovery document is
+    /// <URL>/.well-known/openid-configuration). Needs --public-url (the redirect URI to register
+    /// at the provider is <public URL>/auth/sso/callback) and --oidc-client-id
+    #[arg(long, value_name = "URL", requires_all = ["oidc_client_id", "public_url"])]
+    oidc_issuer: Option<String>,
+    /// The client id claimpool is registered under at the provider
+    #[arg(long, value_name = "ID", requires = "oidc_issuer")]
+    oidc_client_id: Option<String>,
+    /// The client's secret (better given in the environment than on the command line, where
+    /// other users of the machine can read it)
+    #[arg(
+        long,
+        env = "CLAIMPOOL_OIDC_CLIENT_SECRET",
+        hide_env_values = true,
+        value_name = "SECRET"
+    )]
+    oidc_client_secret: Option<String>,
+    /// The claim that carries the claimpool user name (preferred_username, nickname, sub, email
+    /// when verified, or any claim of the user info)
+    #[arg(long, default_value = "preferred_username", value_name = "CLAIM")]
+    oidc_username_claim: String,
+    /// What a first sign-in of a user name with no account does: create an annotator's account
+    /// (annotator), or refuse until an administrator creates it (refuse)
+    #[arg(long, default_value = "refuse", value_name = "annotator|refuse")]
+    oidc_new_users: String,
+    /// A scope to ask for besides openid (repeatable)
+    #[arg(long = "oidc-scope", value_name = "SCOPE", default_values_t = ["profile".to_owned(), "email".to_owned()])]
+    oidc_scopes: Vec<String>,
+    /// The sign-in button's words on the login page
+    #[arg(
+        long,
+        default_value = "Sign in with single sign-on",
+        value_name = "TEXT"
+    )]
+    oidc_label: String,
+    /// How many times a webhook delivery is attempted before it is shown failed
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=50))]
+    webhook_attempts: u32,
+    /// The wait before a failed webhook delivery's first retry, in seconds; each next wait is
+    /// twice the one before, at most an hour
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    webhook_retry_secs: u64,
 }
 
 impl ServeArgs {
@@ -378,6 +420,15 @@ impl ServeArgs {
                 crate::metrics::MetricsAccess::parse_all(&self.metrics_allow)
                     .map_err(|e| anyhow::anyhow!("--metrics-allow {e}"))?
             },
+            sso: self.sso()?.map(std::sync::Arc::new),
+            webhooks: commands::webhooks::DeliverySettings {
+                retry: app::domain::webhooks::RetryPolicy {
+                    attempts: self.webhook_attempts,
+                    base_ms: i64::try_from(self.webhook_retry_secs * 1000).unwrap_or(i64::MAX),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
             lifecycle: http::Lifecycle {
                 job_lease: std::time::Duration::from_secs(self.job_lease_secs),
                 drain: std::time::Duration::from_secs(self.drain_secs),
@@ -385,6 +436,32 @@ impl ServeArgs {
                 ..Default::default()
             },
         })
+    }
+
+    /// The single sign-on's provider, when --oidc-issuer names one.
+    fn sso(&self) -> anyhow::Result<Option<commands::sso::Sso>> {
+        let Some(issuer) = &self.oidc_issuer else {
+            return Ok(None);
+        };
+        let public_origin =
+            crate::security::PublicOrigin::parse(self.public_url.as_deref().unwrap_or_default())
+                .map_err(|e| anyhow::anyhow!("--public-url {e}"))?
+                .0
+                .unwrap_or_default();
+        let config = commands::sso::SsoConfig {
+            issuer: issuer.clone(),
+            client_id: self.oidc_client_id.clone().unwrap_or_default(),
+            client_secret: self.oidc_client_secret.clone().filter(|s| !s.is_empty()),
+            public_origin,
+            username_claim: self.oidc_username_claim.trim().to_owned(),
+            new_users: app::domain::sso::NewUsers::parse(&self.oidc_new_users)
+                .map_err(|e| anyhow::anyhow!("--oidc-new-users: {e}"))?,
+            scopes: self.oidc_scopes.clone(),
+            label: self.oidc_label.clone(),
+        };
+        commands::sso::Sso::new(config)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!(e))
     }
 
     fn pipeline(&self) -> anyhow::Result<app::pipeline::job::PipelineSettings> {
@@ -966,7 +1043,9 @@ fn option(field: Field) -> Option<&'static str> {
         | Field::FlagNote
         | Field::Comment
         | Field::SecondsSpent
-        | Field::Search => return None,
+        | Field::Search
+        | Field::Url
+        | Field::Events => return None,
     })
 }
 

@@ -69,6 +69,10 @@ pub struct ServeOptions {
     pub lifecycle: Lifecycle,
     /// Who may scrape `/metrics`.
     pub metrics_allow: crate::metrics::MetricsAccess,
+    /// Single sign-on through an OpenID provider (`serve --oidc-issuer`), if configured.
+    pub sso: Option<Arc<commands::sso::Sso>>,
+    /// How webhook deliveries are sent and retried.
+    pub webhooks: commands::webhooks::DeliverySettings,
 }
 
 /// How a server shares the job queue with others and how it stops.
@@ -141,6 +145,9 @@ pub async fn router_with(
         search_cache,
         lifecycle,
         metrics_allow,
+        sso,
+        // Used by serve's delivery task, not the router.
+        webhooks: _,
     } = options;
     let searches = Arc::new(match search_cache {
         Some(dir) => commands::search::Searches::in_dir(dir),
@@ -167,6 +174,7 @@ pub async fn router_with(
         limits,
         heavy,
         searches,
+        sso,
     };
     let routes = generate_route_list(app::App);
     let app_state = state.clone();
@@ -181,6 +189,8 @@ pub async fn router_with(
     }
     let router = router
         .route("/lead/projects/{name}/report/csv/{table}", get(report_csv))
+        .route(commands::sso::START_PATH, get(crate::sso_http::start))
+        .route(commands::sso::CALLBACK_PATH, get(crate::sso_http::callback))
         .route(
             "/metrics",
             get(crate::metrics::scrape).with_state(metrics.clone()),
@@ -276,6 +286,7 @@ fn page_access(path: &str) -> PageAccess {
         || path == "/healthz"
         || path == "/readyz"
         || path == "/metrics"
+        || under("/auth/sso")
     {
         PageAccess::Open
     } else if under("/admin") {
@@ -648,6 +659,25 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
     let worker = lifecycle
         .jobs
         .then(|| crate::jobs::spawn(db.clone(), options.pipeline.clone(), lifecycle.job_lease));
+    let deliveries = if lifecycle.jobs {
+        Some(crate::webhooks::spawn(
+            db.clone(),
+            options.webhooks.clone(),
+            lifecycle.draining.clone(),
+        )?)
+    } else {
+        None
+    };
+    if let Some(sso) = &options.sso {
+        match sso.check().await {
+            Ok(()) => {
+                tracing::info!(issuer = %sso.config().issuer, redirect_uri = %sso.redirect_uri(), "single sign-on ready")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "single sign-on: the identity provider cannot be reached now; sign-ins will try again")
+            }
+        }
+    }
     let timeouts = options.timeouts;
     let app = router_with(db.clone(), bound, options).await?;
     // One store (and its connection pool) for every purge, opened once.
@@ -684,6 +714,15 @@ pub async fn serve(db: Db, addr: SocketAddr, options: ServeOptions) -> anyhow::R
     // queue for another server.
     if let Some(worker) = worker {
         worker.drain(lifecycle.drain).await;
+    }
+    if let Some(deliveries) = deliveries {
+        // It stops after the attempts in hand (each at most the delivery timeout).
+        if tokio::time::timeout(lifecycle.drain, deliveries)
+            .await
+            .is_err()
+        {
+            tracing::warn!("webhook deliveries still being sent after the drain time are cut off");
+        }
     }
     tracing::info!("stopped");
     Ok(())

@@ -87,7 +87,7 @@ impl Worker {
 
 /// This server's name in the leases of the jobs it runs: the host, the process and the moment
 /// the worker started, so that two servers never share one.
-fn lease_owner() -> String {
+pub(crate) fn lease_owner() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())

@@ -20,7 +20,9 @@ pub mod release_http;
 pub mod report_cmd;
 pub mod security;
 pub mod simulate_cmd;
+pub mod sso_http;
 pub mod token_cmd;
+pub mod webhooks;
 
 use clap::Parser;
 use std::process::ExitCode;

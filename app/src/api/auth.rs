@@ -73,6 +73,19 @@ pub async fn change_password(current: String, new: String) -> Result<(), ApiErro
     )
 }
 
+/// The words of the single sign-on's button, when the server has an OpenID provider.
+#[server(endpoint = "sign-in-options")]
+pub async fn sign_in_options() -> Result<Option<String>, ApiError> {
+    crate::api::respond(
+        async {
+            let state = leptos::prelude::use_context::<crate::state::AppState>()
+                .ok_or_else(|| ApiError::Internal("no application state".into()))?;
+            Ok(state.sso.map(|sso| sso.config().label.clone()))
+        }
+        .await,
+    )
+}
+
 /// The logged-in user, or None.
 #[server(endpoint = "whoami")]
 pub async fn whoami() -> Result<Option<User>, ApiError> {

@@ -20,6 +20,7 @@ pub mod suggestions;
 pub mod tokens;
 #[cfg(feature = "ssr")]
 pub mod upload;
+pub mod webhooks;
 pub mod work;
 
 use crate::domain::account::{ProjectRole, Role};
@@ -62,6 +63,7 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("login", Access::Public),
     ("logout", Access::Public),
     ("whoami", Access::Public),
+    ("sign-in-options", Access::Public),
     ("admin/users", Access::Role(Role::Admin)),
     ("admin/user/create", Access::Role(Role::Admin)),
     ("admin/user/reset", Access::Role(Role::Admin)),
@@ -125,6 +127,9 @@ pub const ENDPOINTS: &[(&str, Access)] = &[
     ("pipeline/job", LEAD),
     ("pipeline/jobs", LEAD),
     ("pipeline/cancel", LEAD),
+    ("lead/webhooks", LEAD),
+    ("lead/webhook/create", LEAD),
+    ("lead/webhook/remove", LEAD),
     ("release/overview", LEAD),
     ("release/create", LEAD),
     ("release/diff", LEAD),

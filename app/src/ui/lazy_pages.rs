@@ -22,6 +22,7 @@ enum LeadPage {
     Annotation,
     Gold,
     Adjudicate,
+    Webhooks,
 }
 
 /// The page's view; its code, and what only it uses, is the split module.
@@ -38,6 +39,7 @@ fn lead_page(page: LeadPage) -> AnyView {
         LeadPage::Annotation => view! { <super::annotate::AnnotationPage /> }.into_any(),
         LeadPage::Gold => view! { <super::gold::GoldPage /> }.into_any(),
         LeadPage::Adjudicate => view! { <super::annotate::AdjudicatePage /> }.into_any(),
+        LeadPage::Webhooks => view! { <super::webhooks::WebhooksPage /> }.into_any(),
     }
 }
 
@@ -75,3 +77,4 @@ lazy_page!(Users);
 lazy_page!(Annotation);
 lazy_page!(Gold);
 lazy_page!(Adjudicate);
+lazy_page!(Webhooks);

@@ -1,6 +1,7 @@
 //! The login page.
 
-use crate::api::auth::Login;
+use crate::api::auth::{sign_in_options, Login};
+use crate::api::report::encode_path_segment;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -31,6 +32,28 @@ pub fn LoginPage() -> AnyView {
                 <button type="submit" disabled=move || login.pending().get()>"Log in"</button>
             </ActionForm>
             {move || error().map(|text| view! { <p class="error" role="alert" data-testid="login-error">{text}</p> })}
+            <SingleSignOn next=Signal::derive(next) />
         </main>
     }.into_any()
+}
+
+/// The single sign-on's button, when the server has an OpenID provider: a plain link to the
+/// server's route (not the router's), which sends the browser to the provider.
+#[component]
+fn SingleSignOn(next: Signal<String>) -> AnyView {
+    let options = Resource::new(|| (), |_| sign_in_options());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                options.await.ok().flatten().map(|label| {
+                    let href = move || format!("/auth/sso/start?next={}", encode_path_segment(&next.get()));
+                    view! {
+                        <p class="sso-divider" aria-hidden="true">"or"</p>
+                        <a class="button sso" rel="external" href=href data-testid="sso">{label}</a>
+                    }
+                })
+            })}
+        </Suspense>
+    }
+    .into_any()
 }

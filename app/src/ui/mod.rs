@@ -24,6 +24,7 @@ mod report_agreement;
 mod report_judging;
 mod report_significance;
 mod sample;
+mod webhooks;
 mod widgets;
 
 use leptos::prelude::*;
@@ -106,6 +107,7 @@ pub fn App() -> AnyView {
                     <Route path=path!("/lead/projects/:name/annotation") view={Lazy::<lazy_pages::Annotation>::new()} />
                     <Route path=path!("/lead/projects/:name/gold") view={Lazy::<lazy_pages::Gold>::new()} />
                     <Route path=path!("/lead/projects/:name/adjudicate/:entry") view={Lazy::<lazy_pages::Adjudicate>::new()} />
+                    <Route path=path!("/lead/projects/:name/webhooks") view={Lazy::<lazy_pages::Webhooks>::new()} />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -120,6 +120,7 @@ pub fn ProjectPage() -> AnyView {
                 <A href=move || format!("/lead/projects/{}/annotation", name())>"Annotation"</A>
                 <A href=move || format!("/lead/projects/{}/report", crate::api::report::encode_path_segment(&name())) attr:data-testid="report-link">"Report: is the pool deep and wide enough?"</A>
                 <A href=move || format!("/lead/projects/{}/releases", name())>"Releases: export the collection"</A>
+                <A href=move || format!("/lead/projects/{}/webhooks", crate::api::report::encode_path_segment(&name())) attr:data-testid="webhooks-link">"Webhooks"</A>
             </nav>
             <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {

@@ -41,9 +41,11 @@ pub mod report;
 pub mod search;
 pub mod sessions;
 pub mod simulate;
+pub mod sso;
 pub mod tokens;
 pub mod upkeep;
 pub mod uploads;
+pub mod webhooks;
 pub mod work;
 pub mod worker;
 

@@ -52,6 +52,10 @@ pub enum Field {
     Confidence,
     /// A stopping sample's size.
     SampleSize,
+    /// A webhook's URL.
+    Url,
+    /// A webhook's events.
+    Events,
 }
 
 impl Field {
@@ -91,6 +95,8 @@ impl Field {
             Field::TargetRecall => "target recall",
             Field::Confidence => "confidence",
             Field::SampleSize => "sample size",
+            Field::Url => "URL",
+            Field::Events => "events",
         }
     }
 }

@@ -19,7 +19,9 @@ pub mod field;
 pub mod hex;
 pub mod ids;
 pub mod label;
+pub mod sso;
 pub mod units;
+pub mod webhooks;
 
 pub mod annotation;
 #[cfg(feature = "server")]

@@ -391,7 +391,7 @@ async fn end(
     let query = format!(
         "UPDATE jobs SET status = $1, message = COALESCE($2, message), result = $3, finished_at = $4, \
          lease_expires_at = NULL WHERE id = $5 AND status = 'running' AND {held} \
-         RETURNING project_id, upload_id"
+         RETURNING project_id, upload_id, kind"
     );
     let query = sqlx::query_as(&query)
         .bind(status)
@@ -403,11 +403,14 @@ async fn end(
         Holder::Owner(lease) => query.bind(lease.owner.clone()),
         Holder::ExpiredBefore(at) => query.bind(at),
     };
-    let ended: Option<(Option<i64>, Option<i64>)> = query.fetch_optional(&mut *tx).await?;
-    if let Some((_, Some(upload))) = ended {
-        super::uploads::remove_in(&mut tx, upload).await?;
+    let ended: Option<(Option<i64>, Option<i64>, String)> = query.fetch_optional(&mut *tx).await?;
+    if let Some((_, Some(upload), _)) = &ended {
+        super::uploads::remove_in(&mut tx, *upload).await?;
     }
-    let project = ended.map(|(project, _)| project);
+    if let Some((Some(project), _, kind)) = &ended {
+        notify_end(&mut tx, *project, id, kind, status, message, result).await?;
+    }
+    let project = ended.map(|(project, _, _)| project);
     if let Some(project) = project {
         let value = serde_json::json!({ "status": status, "message": message, "result": result });
         audit(
@@ -422,6 +425,40 @@ async fn end(
     }
     tx.commit().await?;
     Ok(project.is_some())
+}
+
+/// The job kind of imports (a run, judgments, a corpus: `commands::import`).
+pub const IMPORT: &str = "import";
+
+/// The webhook events of a job's end: `job.failed` for any job, `import.finished` or
+/// `import.failed` for an import.
+async fn notify_end(
+    conn: &mut sqlx::AnyConnection,
+    project: i64,
+    id: i64,
+    kind: &str,
+    status: &str,
+    message: Option<&str>,
+    result: Option<&serde_json::Value>,
+) -> StoreResult<()> {
+    use domain::webhooks::Event;
+    let data = serde_json::json!({
+        "job": id,
+        "kind": kind,
+        "status": status,
+        "message": message,
+        "result": result,
+    });
+    let import = kind == IMPORT;
+    if status == "failed" {
+        super::webhooks::enqueue(conn, project, Event::JobFailed, data.clone()).await?;
+        if import {
+            super::webhooks::enqueue(conn, project, Event::ImportFailed, data).await?;
+        }
+    } else if status == "done" && import {
+        super::webhooks::enqueue(conn, project, Event::ImportFinished, data).await?;
+    }
+    Ok(())
 }
 
 /// Removes the upload job `id` imports, kept in the database, once the job has ended.

@@ -31,6 +31,7 @@ pub mod report;
 pub mod search;
 pub mod sessions;
 mod snapshot;
+pub mod sso;
 pub mod target;
 #[cfg(test)]
 mod test_db;
@@ -38,6 +39,7 @@ pub mod transfer;
 pub mod uploads;
 pub mod users;
 mod values;
+pub mod webhooks;
 pub mod work;
 pub(crate) mod write_gate;
 mod writer_lock;

@@ -562,7 +562,13 @@ pub async fn record(db: &Db, project_id: i64, new: NewArchive<'_>) -> StoreResul
         old_value: None,
         new_value: json(&new.audit),
     };
-    writing.finish(db, event).await
+    let notice = serde_json::json!({
+        "number": new.number,
+        "partial": new.partial,
+        "sha256": new.sha256,
+        "archive_bytes": new.archive.len(),
+    });
+    writing.finish(db, event, Some((project_id, notice))).await
 }
 
 const RELEASE_COLUMNS: &str = "number, partial, manifest, created_at, sha256, archive_bytes";

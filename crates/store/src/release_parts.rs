@@ -99,7 +99,13 @@ impl Writing {
     }
 
     /// Makes the release visible, with its audit event, in one transaction.
-    pub(super) async fn finish(self, db: &Db, event: AuditEvent<'_>) -> StoreResult<()> {
+    /// `notice`: the project and the data of its `release.made` webhook event.
+    pub(super) async fn finish(
+        self,
+        db: &Db,
+        event: AuditEvent<'_>,
+        notice: Option<(i64, serde_json::Value)>,
+    ) -> StoreResult<()> {
         let mut tx = write_gate::begin(db).await?;
         let updated = sqlx::query(
             "UPDATE release_rows SET state = 'done', lock_token = NULL
@@ -116,6 +122,10 @@ impl Writing {
             )));
         }
         event.record(&mut tx).await?;
+        if let Some((project, data)) = notice {
+            super::webhooks::enqueue(&mut tx, project, domain::webhooks::Event::ReleaseMade, data)
+                .await?;
+        }
         tx.commit().await?;
         self.lock.release();
         Ok(())
@@ -298,7 +308,7 @@ mod tests {
             ),
             "{second:?}"
         );
-        writing.finish(&db, event()).await.unwrap();
+        writing.finish(&db, event(), None).await.unwrap();
 
         let id: i64 = sqlx::query_scalar("SELECT id FROM releases")
             .fetch_one(&db)
@@ -338,7 +348,7 @@ mod tests {
         let writing = start(&db, &new_release(project, &archive)).await.unwrap();
         writing.write(&db, &archive).await.unwrap();
         let id = writing.id;
-        writing.finish(&db, event()).await.unwrap();
+        writing.finish(&db, event(), None).await.unwrap();
 
         let parts: Vec<Vec<u8>> = stream(db.clone(), id, archive.len() as i64)
             .try_collect()
@@ -387,7 +397,7 @@ mod tests {
         assert_eq!(count(&db, "SELECT COUNT(*) FROM release_rows").await, 0);
         let writing = start(&db, &new_release(project, &archive)).await.unwrap();
         writing.write(&db, &archive).await.unwrap();
-        writing.finish(&db, event()).await.unwrap();
+        writing.finish(&db, event(), None).await.unwrap();
         assert_eq!(count(&db, "SELECT COUNT(*) FROM releases").await, 1);
     }
 }

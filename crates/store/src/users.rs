@@ -27,6 +27,19 @@ pub async fn create(
     actor_id: Option<i64>,
 ) -> StoreResult<User> {
     let mut tx = super::write_gate::begin(db).await?;
+    let user = create_in(&mut tx, username, role, password_hash, actor_id).await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+/// [`create`] inside the caller's write transaction.
+pub(crate) async fn create_in(
+    tx: &mut sqlx::AnyConnection,
+    username: &Username,
+    role: Role,
+    password_hash: &str,
+    actor_id: Option<i64>,
+) -> StoreResult<User> {
     // Checked in the write transaction, so two look-alikes created at once cannot both pass.
     let names: Vec<String> = sqlx::query_scalar("SELECT username FROM users")
         .fetch_all(&mut *tx)
@@ -72,9 +85,8 @@ pub async fn create(
         old_value: None,
         new_value: json(&user),
     }
-    .record(&mut tx)
+    .record(&mut *tx)
     .await?;
-    tx.commit().await?;
     Ok(user)
 }
 

@@ -11,6 +11,7 @@ mod reannotation;
 pub(crate) mod search;
 mod shared_service;
 mod suggestions;
+mod webhooks;
 
 use app::domain::account::Role;
 use app::model::annotate::{AnnotationOverview, DraftForm, QueueHead};

@@ -35,6 +35,7 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ),
     ("logout", Body::Form("")),
     ("whoami", Body::Form("")),
+    ("sign-in-options", Body::Form("")),
     ("admin/users", Body::Form("")),
     (
         "admin/user/create",
@@ -185,6 +186,14 @@ const ARGUMENTS: &[(&str, Body)] = &[
     ("pipeline/job", Body::Form("project=B&id=999999")),
     ("pipeline/jobs", Body::Form("project=B")),
     ("pipeline/cancel", Body::Form("project=B&id=999999")),
+    ("lead/webhooks", Body::Form("project=B")),
+    (
+        "lead/webhook/create",
+        Body::Json(
+            r#"{"project": "B", "url": "http://127.0.0.1:9/matrix", "events": ["label.final"]}"#,
+        ),
+    ),
+    ("lead/webhook/remove", Body::Form("project=B&id=999999")),
     ("release/overview", Body::Form("project=B")),
     (
         "release/create",

@@ -31,7 +31,7 @@ pub use run::{run, RunImport};
 pub use store::import::{ImportReport, SystemSpec};
 
 /// The kind of an import job (`jobs.kind`).
-pub const IMPORT: &str = "import";
+pub const IMPORT: &str = store::jobs::IMPORT;
 
 /// The name every upload's directory starts with: what may be removed as an upload's.
 pub const UPLOAD_DIR_PREFIX: &str = "claimpool-upload-";

@@ -72,6 +72,9 @@ macro_rules! vocabulary {
     };
 }
 
+/// For the vocabularies declared outside this module (`crate::webhooks`).
+pub(crate) use vocabulary;
+
 vocabulary!(
     /// A step of the annotation protocol, as `judgments.stage` and `assignments.stage` spell it.
     Stage, "stage" {

@@ -1,6 +1,7 @@
 //! Submitting a judgment, and undoing one's last within the window.
 
 use super::super::audit::AuditEvent;
+use super::super::webhooks;
 use super::super::{now_ms, Constraint, Db, Field, OnConstraint, StoreError, StoreResult};
 use super::assign::assign_next;
 use super::history::{self, outcome_text, pair_history};
@@ -12,6 +13,7 @@ use domain::annotation::{
 };
 use domain::annotation::{AnnotatorId, SecondPassMode, SubmissionKey};
 use domain::model::annotate::LastSubmission;
+use domain::webhooks::Event;
 use sqlx::AnyConnection;
 
 /// What a submission is for.
@@ -293,8 +295,26 @@ pub async fn submit(
             .on_unique(Constraint::FinalLabel, || {
                 "the pair already has a final label".into()
             })?;
+            let data = serde_json::json!({
+                "claim": entry.claim_ext,
+                "doc": entry.doc_ext,
+                "label": done.label.as_str(),
+                "stage": stage.as_str(),
+                "judgment": judgment_id,
+            });
+            webhooks::enqueue(&mut tx, entry.project_id, Event::LabelFinal, data).await?;
         }
         state => {
+            if matches!(state, PairState::NeedsAdjudication { .. })
+                && !matches!(hist.state, PairState::NeedsAdjudication { .. })
+            {
+                let data = serde_json::json!({
+                    "claim": entry.claim_ext,
+                    "doc": entry.doc_ext,
+                    "judgment": judgment_id,
+                });
+                webhooks::enqueue(&mut tx, entry.project_id, Event::Disagreement, data).await?;
+            }
             assigned = assign_next(&mut tx, entry.project_id, PoolEntryId(entry.id), state)
                 .await?
                 .map(|(_, stage)| stage);
@@ -489,6 +509,15 @@ pub async fn undo_last(db: &Db, annotator: AnnotatorId, project_id: i64) -> Stor
     }
     let row = &hist.rows[position];
     let (claim_ext, doc_ext) = pair_ext(&mut tx, claim, doc).await?;
+    if plan.withdraws_final_label() {
+        let data = serde_json::json!({
+            "claim": claim_ext,
+            "doc": doc_ext,
+            "label": row.label.as_str(),
+            "judgment": judgment_id,
+        });
+        webhooks::enqueue(&mut tx, project_id, Event::LabelWithdrawn, data).await?;
+    }
     let what = format!(
         "undid your {} ({}) of claim {claim_ext} / doc {doc_ext}",
         row.stage.human().to_lowercase(),
