@@ -98,6 +98,7 @@ for (const size of SIZES) {
     await check(lead.page, lead.errors, `${lp}/report`, "report", size);
     await check(lead.page, lead.errors, `${lp}/releases`, "releases", size);
     await check(lead.page, lead.errors, `${lp}/releases/diff`, "release-diff", size);
+    await check(lead.page, lead.errors, `${lp}/webhooks`, "webhooks", size);
     const entry = query(server, "SELECT MIN(id) FROM pool_entries");
     await check(lead.page, lead.errors, `${lp}/adjudicate/${entry}`, "adjudicate", size);
     await check(lead.page, lead.errors, "/no/such/page", "not-found", size);

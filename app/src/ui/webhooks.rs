@@ -64,7 +64,7 @@ fn NewWebhook(project: Signal<String>, create: ServerAction<CreateWebhook>) -> A
     view! {
         <section class="card" aria-labelledby="new-webhook-heading">
             <h2 id="new-webhook-heading">"Add a webhook"</h2>
-            <form on:submit=move |ev| {
+            <form class="form-grid webhook-form" on:submit=move |ev| {
                 ev.prevent_default();
                 create.dispatch(CreateWebhook {
                     project: project.get_untracked(),
@@ -76,7 +76,7 @@ fn NewWebhook(project: Signal<String>, create: ServerAction<CreateWebhook>) -> A
                 <input id="webhook-url" type="url" required placeholder="https://hooks.example.org/claimpool"
                     data-testid="webhook-url" prop:value=move || url.get()
                     on:input=move |ev| url.set(event_target_value(&ev)) />
-                <fieldset>
+                <fieldset class="span-all">
                     <legend>"Events"</legend>
                     {Event::ALL.iter().map(|&event| view! {
                         <label class="check">
@@ -93,7 +93,9 @@ fn NewWebhook(project: Signal<String>, create: ServerAction<CreateWebhook>) -> A
                         </label>
                     }).collect_view()}
                 </fieldset>
-                <button type="submit" data-testid="webhook-add" disabled=move || create.pending().get()>"Add webhook"</button>
+                <div class="span-all">
+                    <button type="submit" data-testid="webhook-add" disabled=move || create.pending().get()>"Add webhook"</button>
+                </div>
             </form>
             {move || create.value().get().map(|r| match r {
                 Ok(made) => view! {

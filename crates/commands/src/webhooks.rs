@@ -17,7 +17,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use store::Db;
 
-pub use store::webhooks::{DeliveryRow, Hook};
+pub use domain::model::webhooks::{CreatedHook, DeliveryItem, HookRow, WebhooksView};
 
 /// The deliveries the page lists.
 const LISTED_DELIVERIES: i64 = 100;
@@ -62,7 +62,7 @@ impl CreateWebhook {
     }
 
     /// Registers the hook; returns it with its secret (shown once).
-    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<(Hook, String)> {
+    pub async fn run(self, db: &Db, lead: &Lead) -> CommandResult<CreatedHook> {
         let actor = lead
             .audit_id()
             .ok_or_else(|| CommandError::Forbidden("webhooks are registered by a user".into()))?;
@@ -76,15 +76,16 @@ impl CreateWebhook {
             actor,
         )
         .await?;
-        Ok((hook, secret))
+        Ok(CreatedHook { hook, secret })
     }
 }
 
 /// The project's hooks and latest deliveries.
-pub async fn list(db: &Db, lead: &Lead) -> CommandResult<(Vec<Hook>, Vec<DeliveryRow>)> {
-    let hooks = store::webhooks::list(db, lead.project_id()).await?;
-    let deliveries = store::webhooks::deliveries(db, lead.project_id(), LISTED_DELIVERIES).await?;
-    Ok((hooks, deliveries))
+pub async fn list(db: &Db, lead: &Lead) -> CommandResult<WebhooksView> {
+    Ok(WebhooksView {
+        hooks: store::webhooks::list(db, lead.project_id()).await?,
+        deliveries: store::webhooks::deliveries(db, lead.project_id(), LISTED_DELIVERIES).await?,
+    })
 }
 
 /// Removes hook `id` of the lead's project.

@@ -10,6 +10,7 @@ pub mod release_diff;
 pub mod search;
 pub mod significance;
 pub mod survey;
+pub mod webhooks;
 
 use serde::{Deserialize, Serialize};
 

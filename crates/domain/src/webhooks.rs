@@ -15,10 +15,11 @@ vocabulary!(
         LabelWithdrawn => "label.withdrawn", "A final label was withdrawn (undo)";
         /// The two passes over a pair disagree: the pair needs adjudication.
         Disagreement => "disagreement", "The two passes over a pair disagree";
-        /// An import job (runs, judgments, a corpus) finished.
+        /// An import (a corpus, claims, a run, judgments; from the page, the API or the shell)
+        /// finished.
         ImportFinished => "import.finished", "An import finished";
-        /// An import job failed.
-        ImportFailed => "import.failed", "An import failed";
+        /// An import job (an upload of the page or the API) failed.
+        ImportFailed => "import.failed", "An import job failed";
         /// Any job failed (imports, pipeline runs).
         JobFailed => "job.failed", "A job failed";
         /// A release was made.

@@ -204,11 +204,28 @@ pub async fn finish_import(
     actor_id: Option<i64>,
     report: &ImportReport,
 ) -> StoreResult<()> {
-    sqlx::query("UPDATE imports SET rows = $1, state = 'done', lock_token = NULL WHERE id = $2")
-        .bind(i64::try_from(report.rows).unwrap_or(i64::MAX))
-        .bind(import_id)
-        .execute(&mut *conn)
-        .await?;
+    let (kind, file): (String, String) = sqlx::query_as(
+        "UPDATE imports SET rows = $1, state = 'done', lock_token = NULL WHERE id = $2 \
+         RETURNING kind, file_name",
+    )
+    .bind(i64::try_from(report.rows).unwrap_or(i64::MAX))
+    .bind(import_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    // Every import ends here, the shell's and the jobs' alike.
+    let data = serde_json::json!({
+        "import": import_id,
+        "kind": kind,
+        "file": file,
+        "report": report,
+    });
+    super::webhooks::enqueue(
+        conn,
+        project_id,
+        domain::webhooks::Event::ImportFinished,
+        data,
+    )
+    .await?;
     AuditEvent {
         project_id: Some(project_id),
         actor_id,

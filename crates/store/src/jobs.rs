@@ -430,8 +430,8 @@ async fn end(
 /// The job kind of imports (a run, judgments, a corpus: `commands::import`).
 pub const IMPORT: &str = "import";
 
-/// The webhook events of a job's end: `job.failed` for any job, `import.finished` or
-/// `import.failed` for an import.
+/// The webhook events of a job's end: `job.failed` for any job, and `import.failed` for an
+/// import (an import that finished says so itself, `import::finish_import`, from the shell too).
 async fn notify_end(
     conn: &mut sqlx::AnyConnection,
     project: i64,
@@ -455,8 +455,6 @@ async fn notify_end(
         if import {
             super::webhooks::enqueue(conn, project, Event::ImportFailed, data).await?;
         }
-    } else if status == "done" && import {
-        super::webhooks::enqueue(conn, project, Event::ImportFinished, data).await?;
     }
     Ok(())
 }

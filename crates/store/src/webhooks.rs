@@ -9,29 +9,7 @@ use super::{now_ms, Db, StoreError, StoreResult};
 use domain::webhooks::{AfterFailure, DeliveryState, Event, EventSet, RetryPolicy};
 use sqlx::Row;
 
-/// A registered hook as its lead sees it (the secret only once, when it is made).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Hook {
-    pub id: i64,
-    pub url: String,
-    pub events: Vec<Event>,
-    pub created_at: i64,
-}
-
-/// A delivery as the lead's page lists it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DeliveryRow {
-    pub id: i64,
-    pub hook_id: i64,
-    pub event: String,
-    pub state: DeliveryState,
-    pub attempts: i64,
-    pub next_attempt_at: i64,
-    pub last_status: Option<i64>,
-    pub last_error: Option<String>,
-    pub created_at: i64,
-    pub ended_at: Option<i64>,
-}
+pub use domain::model::webhooks::{DeliveryItem, HookRow};
 
 /// A delivery taken for sending.
 #[derive(Clone, Debug)]
@@ -53,7 +31,7 @@ pub async fn create(
     events: &EventSet,
     secret: &str,
     actor_id: i64,
-) -> StoreResult<Hook> {
+) -> StoreResult<HookRow> {
     domain::webhooks::check_url(url)
         .map_err(|e| StoreError::invalid(domain::field::Field::Url, e))?;
     let now = now_ms();
@@ -70,11 +48,11 @@ pub async fn create(
     .bind(now)
     .fetch_one(&mut *tx)
     .await?;
-    let hook = Hook {
+    let hook = HookRow {
         id,
         url: url.trim().to_owned(),
         events: events.events().to_vec(),
-        created_at: now,
+        created_at_ms: now,
     };
     AuditEvent {
         project_id: Some(project_id),
@@ -130,21 +108,21 @@ pub async fn remove(db: &Db, project_id: i64, id: i64, actor_id: i64) -> StoreRe
     Ok(())
 }
 
-fn hook_from_row(row: &sqlx::any::AnyRow) -> StoreResult<Hook> {
+fn hook_from_row(row: &sqlx::any::AnyRow) -> StoreResult<HookRow> {
     let events: String = row.try_get("events")?;
-    Ok(Hook {
+    Ok(HookRow {
         id: row.try_get("id")?,
         url: row.try_get("url")?,
         events: EventSet::from_stored(&events)
             .map_err(StoreError::unreadable)?
             .events()
             .to_vec(),
-        created_at: row.try_get("created_at")?,
+        created_at_ms: row.try_get("created_at")?,
     })
 }
 
 /// The project's hooks (not removed), oldest first.
-pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<Hook>> {
+pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<HookRow>> {
     let rows = sqlx::query(
         "SELECT id, url, events, created_at FROM webhooks \
          WHERE project_id = $1 AND removed_at IS NULL ORDER BY id",
@@ -156,7 +134,7 @@ pub async fn list(db: &Db, project_id: i64) -> StoreResult<Vec<Hook>> {
 }
 
 /// The project's latest `limit` deliveries, newest first.
-pub async fn deliveries(db: &Db, project_id: i64, limit: i64) -> StoreResult<Vec<DeliveryRow>> {
+pub async fn deliveries(db: &Db, project_id: i64, limit: i64) -> StoreResult<Vec<DeliveryItem>> {
     let rows = sqlx::query(
         "SELECT d.id, d.webhook_id, d.event, d.state, d.attempts, d.next_attempt_at, \
                 d.last_status, d.last_error, d.created_at, d.ended_at \
@@ -170,7 +148,7 @@ pub async fn deliveries(db: &Db, project_id: i64, limit: i64) -> StoreResult<Vec
     rows.iter()
         .map(|row| {
             let state: String = row.try_get("state")?;
-            Ok(DeliveryRow {
+            Ok(DeliveryItem {
                 id: row.try_get("id")?,
                 hook_id: row.try_get("webhook_id")?,
                 event: row.try_get("event")?,
@@ -178,11 +156,11 @@ pub async fn deliveries(db: &Db, project_id: i64, limit: i64) -> StoreResult<Vec
                     StoreError::Fault(format!("unknown delivery state {state:?}"))
                 })?,
                 attempts: row.try_get("attempts")?,
-                next_attempt_at: row.try_get("next_attempt_at")?,
+                next_attempt_at_ms: row.try_get("next_attempt_at")?,
                 last_status: row.try_get("last_status")?,
                 last_error: row.try_get("last_error")?,
-                created_at: row.try_get("created_at")?,
-                ended_at: row.try_get("ended_at")?,
+                created_at_ms: row.try_get("created_at")?,
+                ended_at_ms: row.try_get("ended_at")?,
             })
         })
         .collect()

@@ -109,7 +109,12 @@ async fn signed_events_reach_the_receiver_and_a_receiver_that_is_down_is_retried
         &server,
         &lead,
         &url,
-        &["label.final", "disagreement", "release.made"],
+        &[
+            "label.final",
+            "disagreement",
+            "release.made",
+            "import.finished",
+        ],
     )
     .await;
     let down = down_url();
@@ -145,12 +150,49 @@ async fn signed_events_reach_the_receiver_and_a_receiver_that_is_down_is_retried
         got.lock().unwrap().len() >= 3
     })
     .await;
+    // An import from the lead's shell, beside the server, says it finished too.
+    let run = app.dir.path().join("shell-run.jsonl");
+    let (claim, doc): (String, String) = sqlx::query_as(
+        "SELECT c.claim_id, d.doc_id FROM claims c, documents d ORDER BY c.id, d.id LIMIT 1",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    std::fs::write(
+        &run,
+        format!("{{\"claim_id\": {claim}, \"doc_id\": {doc}, \"p_support\": 0.5, \"p_contradict\": 0.1}}\n"),
+    )
+    .unwrap();
+    crate::support::cli::ok(crate::support::cli::claimpool(
+        &app.db_arg,
+        &[
+            "import",
+            "run",
+            "--project",
+            PROJECT,
+            "--system",
+            "from-the-shell",
+            run.to_str().unwrap(),
+        ],
+    ));
+    until(Duration::from_secs(30), "four deliveries", || {
+        got.lock().unwrap().len() >= 4
+    })
+    .await;
     let received = got.lock().unwrap().clone();
     let events: Vec<&str> = received
         .iter()
         .map(|r| r.headers["claimpool-event"].to_str().unwrap())
         .collect();
-    assert_eq!(events, ["label.final", "disagreement", "release.made"]);
+    assert_eq!(
+        events,
+        [
+            "label.final",
+            "disagreement",
+            "release.made",
+            "import.finished"
+        ]
+    );
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -178,6 +220,11 @@ async fn signed_events_reach_the_receiver_and_a_receiver_that_is_down_is_retried
     assert_eq!(body(0)["data"]["stage"], "second");
     assert!(body(1)["data"]["claim"].is_string() || body(1)["data"]["claim"].is_number());
     assert_eq!(body(2)["data"]["number"], 1);
+    assert_eq!(body(3)["data"]["kind"], "run");
+    assert!(body(3)["data"]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("shell-run.jsonl"));
     // Tampering shows: another secret or another body does not verify.
     let ts = received[2].headers["claimpool-timestamp"].to_str().unwrap();
     assert_ne!(
@@ -236,11 +283,11 @@ async fn signed_events_reach_the_receiver_and_a_receiver_that_is_down_is_retried
         .iter()
         .filter(|d| d["state"] == "delivered")
         .collect();
-    assert_eq!(delivered.len(), 3);
+    assert_eq!(delivered.len(), 4);
     assert!(delivered
         .iter()
         .all(|d| d["attempts"] == 1 && d["last_status"] == 204));
-    assert_eq!(got.lock().unwrap().len(), 3, "nothing was sent twice");
+    assert_eq!(got.lock().unwrap().len(), 4, "nothing was sent twice");
     let exit = tokio::task::block_in_place(|| server.terminate(Duration::from_secs(30)));
     assert!(exit.success(), "{}", server.log());
 }
