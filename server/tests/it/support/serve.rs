@@ -14,6 +14,28 @@ pub struct Server {
     pub base: String,
     /// Its temporary directory (TMPDIR): where it saves uploads, its own.
     pub tmp: PathBuf,
+    db: String,
+    args: Vec<String>,
+}
+
+/// Spawns `claimpool serve` on a port free a moment ago; the process and its base URL.
+fn spawn(db: &str, tmp: &Path, args: &[String]) -> (Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(tmp.with_extension("log")).unwrap();
+    let child = command()
+        .args(["serve", "--db", db, "--addr"])
+        .arg(format!("127.0.0.1:{port}"))
+        .args(args)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    (child, format!("http://127.0.0.1:{port}"))
 }
 
 impl Drop for Server {
@@ -27,25 +49,14 @@ impl Server {
     /// Starts a server on `db` with `args`, its temporary directory `tmp` (made if missing).
     pub fn start(db: &str, tmp: &Path, args: &[&str]) -> Server {
         std::fs::create_dir_all(tmp).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log = std::fs::File::create(tmp.with_extension("log")).unwrap();
-        let child = command()
-            .args(["serve", "--db", db, "--addr"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(args)
-            .env("TMPDIR", tmp)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let (child, base) = spawn(db, tmp, &args);
         Server {
             child,
-            base: format!("http://127.0.0.1:{port}"),
+            base,
             tmp: tmp.to_owned(),
+            db: db.to_owned(),
+            args,
         }
     }
 
@@ -59,11 +70,19 @@ impl Server {
     }
 
     /// Waits (60 s at most) until `/readyz` answers 200; false if the process exited first.
+    /// A server whose port another process took between the test's pick and its own bind (the
+    /// tests run at once) starts again on another port.
     pub async fn ready(&mut self) -> bool {
         let client = crate::common::client_builder().build().unwrap();
         let start = Instant::now();
+        let mut respawns = 0;
         while start.elapsed() < Duration::from_secs(60) {
             if let Ok(Some(_)) = self.child.try_wait() {
+                if respawns < 5 && self.log().contains("Address already in use") {
+                    respawns += 1;
+                    (self.child, self.base) = spawn(&self.db, &self.tmp, &self.args);
+                    continue;
+                }
                 return false;
             }
             if let Ok(res) = client.get(self.url("/readyz")).send().await {
