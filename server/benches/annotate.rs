@@ -27,6 +27,11 @@
 //!
 //! `--engine postgres` (or `--db postgres://…`) runs it on PostgreSQL: see support/database.rs.
 //!
+//! At the end it prints, from every server's `/metrics`, how long the write transactions of the
+//! sessions' time waited before they could write: for their turn among their server's writers,
+//! and for the database's write lock (on PostgreSQL the one advisory lock that every server's
+//! writers take, whatever their project: what that lock costs at this load).
+//!
 //! With `--servers N` (N > 1) the annotators are split among N servers on the one database, as
 //! behind a load balancer: this process's, and N − 1 `claimpool serve` processes of the release
 //! binary (`--claimpool PATH`, as for `--import-process`); the times are also given per server.
@@ -322,6 +327,7 @@ async fn main() -> anyhow::Result<()> {
             anyhow::Ok(spans)
         })
     };
+    let waits_before = write_waits(&bases).await?;
     let start = Instant::now();
     let mut tasks = Vec::new();
     for (i, (client, base)) in clients.into_iter().enumerate() {
@@ -447,6 +453,21 @@ async fn main() -> anyhow::Result<()> {
             );
         }
     }
+    let waits = write_waits(&bases).await?;
+    for (stage, after) in &waits {
+        let before = waits_before
+            .iter()
+            .find(|(s, _)| s == stage)
+            .map(|(_, w)| w);
+        let during = after.minus(before);
+        println!(
+            "write transactions' wait for the {stage} (every server's /metrics): {} waits, mean {:.2} ms, 99% within {} ms, {:.1}% within 1 ms",
+            during.count,
+            during.mean_ms(),
+            during.bound_ms(0.99),
+            100.0 * during.share_within(0.001),
+        );
+    }
     drop(others);
     println!("load average: {}", machine::load_average());
     anyhow::ensure!(
@@ -455,6 +476,122 @@ async fn main() -> anyhow::Result<()> {
         all.len()
     );
     Ok(())
+}
+
+/// A histogram as scraped: cumulative counts by upper bound (seconds), its count and sum.
+#[derive(Clone, Debug, Default)]
+struct Waits {
+    buckets: Vec<(f64, f64)>,
+    count: f64,
+    sum: f64,
+}
+
+impl Waits {
+    /// What was observed since `before` (a scrape of the same servers).
+    fn minus(&self, before: Option<&Waits>) -> Waits {
+        let Some(before) = before else {
+            return self.clone();
+        };
+        Waits {
+            buckets: self
+                .buckets
+                .iter()
+                .map(|(le, n)| {
+                    let earlier = before.buckets.iter().find(|(b, _)| b == le);
+                    (*le, n - earlier.map_or(0.0, |(_, m)| *m))
+                })
+                .collect(),
+            count: self.count - before.count,
+            sum: self.sum - before.sum,
+        }
+    }
+
+    fn mean_ms(&self) -> f64 {
+        if self.count > 0.0 {
+            self.sum / self.count * 1000.0
+        } else {
+            0.0
+        }
+    }
+
+    /// The smallest bucket bound (ms) within which the share `q` of the waits fell.
+    fn bound_ms(&self, q: f64) -> String {
+        self.buckets
+            .iter()
+            .find(|(_, n)| *n >= q * self.count)
+            .map_or("?".into(), |(le, _)| {
+                if le.is_infinite() {
+                    "+Inf".into()
+                } else {
+                    format!("{}", le * 1000.0)
+                }
+            })
+    }
+
+    /// The share of the waits within the bucket bound `secs`.
+    fn share_within(&self, secs: f64) -> f64 {
+        let n = self
+            .buckets
+            .iter()
+            .find(|(le, _)| (*le - secs).abs() < 1e-12)
+            .map_or(0.0, |(_, n)| *n);
+        if self.count > 0.0 {
+            n / self.count
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Every server's `claimpool_write_wait_seconds` histograms, summed, by stage.
+async fn write_waits(bases: &[String]) -> anyhow::Result<Vec<(String, Waits)>> {
+    let mut total: Vec<(String, Waits)> = Vec::new();
+    for base in bases {
+        let text = reqwest::get(format!("{base}/metrics"))
+            .await?
+            .text()
+            .await?;
+        let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned())))?;
+        for sample in scrape.samples {
+            let Some(stage) = sample.labels.get("stage").map(str::to_owned) else {
+                continue;
+            };
+            let at = match total.iter().position(|(s, _)| *s == stage) {
+                Some(at) => at,
+                None => {
+                    total.push((stage, Waits::default()));
+                    total.len() - 1
+                }
+            };
+            let waits = &mut total[at].1;
+            match (sample.metric.as_str(), sample.value) {
+                ("claimpool_write_wait_seconds", prometheus_parse::Value::Histogram(buckets)) => {
+                    for b in buckets {
+                        match waits.buckets.iter_mut().find(|(le, _)| *le == b.less_than) {
+                            Some((_, n)) => *n += b.count,
+                            None => waits.buckets.push((b.less_than, b.count)),
+                        }
+                    }
+                }
+                ("claimpool_write_wait_seconds_count", value) => waits.count += scalar(&value),
+                ("claimpool_write_wait_seconds_sum", value) => waits.sum += scalar(&value),
+                _ => {}
+            }
+        }
+    }
+    for (_, waits) in &mut total {
+        waits.buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Ok(total)
+}
+
+fn scalar(value: &prometheus_parse::Value) -> f64 {
+    match value {
+        prometheus_parse::Value::Counter(v)
+        | prometheus_parse::Value::Gauge(v)
+        | prometheus_parse::Value::Untyped(v) => *v,
+        _ => f64::NAN,
+    }
 }
 
 /// The options, printed by `--help`.

@@ -325,14 +325,32 @@ fn page_refused(status: StatusCode, message: &str) -> Response {
     } else {
         "Forbidden"
     };
+    message_page(status, title, message, ("/", "Go home"))
+}
+
+/// A page of its own, for a request refused or failed before the app renders it: `title`,
+/// `message` (both escaped here) and the link `back` (address, text).
+pub(crate) fn message_page(
+    status: StatusCode,
+    title: &str,
+    message: &str,
+    (href, text): (&str, &str),
+) -> Response {
+    let title = html_escape::encode_text(title);
     let message = html_escape::encode_text(message);
+    let href = html_escape::encode_double_quoted_attribute(href);
+    let text = html_escape::encode_text(text);
     (
         status,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
         format!(
-            "<!DOCTYPE html><title>{title}</title><link rel=stylesheet href=/pkg/claimpool.css>\
-             <main class='page narrow'><h1>{title}</h1><p>{message}. \
-             <a href='/'>Go home</a></p></main>"
+            "<!DOCTYPE html><html lang=en><meta charset=utf-8><title>{title}</title>\
+             <link rel=stylesheet href=/pkg/claimpool.css>\
+             <main class='page narrow'><h1>{title}</h1><p role=alert>{message}.</p>\
+             <p><a href=\"{href}\">{text}</a></p></main>"
         ),
     )
         .into_response()
@@ -843,7 +861,7 @@ mod tests {
             ),
             "{body}"
         );
-        assert!(!body.contains("<meta"), "{body}");
+        assert!(!body.contains("<meta http-equiv"), "{body}");
     }
 
     #[test]

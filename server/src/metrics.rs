@@ -2,7 +2,9 @@
 //! (the `prometheus` crate): HTTP requests by route, method and status with a latency histogram,
 //! and, read at each scrape, the jobs by state, the database pool's connections and the
 //! judgments stored (a counter: judgments are append-only, so its rate is the annotation
-//! throughput of every server of the database).
+//! throughput of every server of the database); and how long this server's write transactions
+//! waited to begin, for their turn and for the database's write lock (on PostgreSQL one advisory
+//! lock that the writers of every server take: this histogram says what that costs).
 //!
 //! A scrape is answered only to the addresses `serve --metrics-allow` names (loopback by
 //! default): the numbers are not a project's data, but they are nobody else's business either.
@@ -59,6 +61,11 @@ const BUCKETS: [f64; 14] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
+/// The write waits' buckets, in seconds: most are well under a millisecond.
+const WAIT_BUCKETS: [f64; 14] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
 /// The job states the gauge always lists (0 when none).
 const JOB_STATES: [&str; 5] = ["queued", "running", "done", "failed", "cancelled"];
 
@@ -92,6 +99,31 @@ impl Metrics {
             ),
             &["state"],
         )?;
+        let write_wait = HistogramVec::new(
+            HistogramOpts::new(
+                "write_wait_seconds",
+                "Time a write transaction of this server waited before it could write: its turn \
+                 among the server's writers (stage turn), then the database's write lock (stage \
+                 lock: on PostgreSQL the writers' advisory lock every server's writers take; on \
+                 SQLite BEGIN IMMEDIATE, a pooled connection included)",
+            )
+            .buckets(WAIT_BUCKETS.to_vec()),
+            &["stage"],
+        )?;
+        for wait in commands::db::WriteWait::ALL {
+            write_wait.with_label_values(&[wait.name()]);
+        }
+        let watched = write_wait.clone();
+        commands::db::watch_waits(
+            &db,
+            Arc::new(
+                move |wait: commands::db::WriteWait, took: std::time::Duration| {
+                    watched
+                        .with_label_values(&[wait.name()])
+                        .observe(took.as_secs_f64());
+                },
+            ),
+        );
         let judgments = prometheus::IntGauge::new(
             "judgments_stored_total",
             "Judgments stored in the database by every server (append-only: its rate is the annotation throughput)",
@@ -101,6 +133,7 @@ impl Metrics {
         registry.register(Box::new(jobs.clone()))?;
         registry.register(Box::new(pool.clone()))?;
         registry.register(Box::new(judgments.clone()))?;
+        registry.register(Box::new(write_wait))?;
         Ok(Arc::new(Metrics {
             registry,
             requests,

@@ -174,19 +174,5 @@ fn failed(e: &SsoError) -> Response {
 
 /// A small page: a title, a message, and the way back to the login page.
 fn page(status: StatusCode, title: &str, message: &str) -> Response {
-    let title = html_escape::encode_text(title);
-    let message = html_escape::encode_text(message);
-    (
-        status,
-        [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        format!(
-            "<!DOCTYPE html><html lang=en><meta charset=utf-8><title>{title}</title>\
-             <main class='page narrow'><h1>{title}</h1><p role=alert>{message}.</p>\
-             <p><a href='/login'>Back to the login page</a></p></main>"
-        ),
-    )
-        .into_response()
+    crate::http::message_page(status, title, message, ("/login", "Back to the login page"))
 }

@@ -91,11 +91,20 @@ fn run() -> Result<()> {
             let options = test_build::Options::parse(args)?;
             return test_build::run(&workspace_root(), &options);
         }
+        Some("test") => return test_build::run_tests(&workspace_root(), args),
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}\n\n{}", test_build::USAGE);
+            println!(
+                "{USAGE}\n\n{}\n\n{}",
+                test_build::USAGE,
+                test_build::RUN_USAGE
+            );
             return Ok(());
         }
-        _ => bail!("{USAGE}\n\n{}", test_build::USAGE),
+        _ => bail!(
+            "{USAGE}\n\n{}\n\n{}",
+            test_build::USAGE,
+            test_build::RUN_USAGE
+        ),
     }
     let [release, timings, deny_warnings, with_tests] = switches(
         args,

@@ -83,22 +83,86 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
 /// The test build's cargo command: `cargo test --release --workspace --exclude xtask --no-run`,
 /// through the rustc wrapper.
 pub fn command(root: &Path, timings: bool, clippy: bool) -> Result<Command> {
-    let mut cargo = crate::cargo(root);
-    cargo.args(["test", "--release", "--workspace", "--exclude", "xtask"]);
+    let mut cargo = through_wrapper(root, clippy)?;
+    cargo.args(["--release", "--workspace", "--exclude", "xtask"]);
     cargo.arg("--no-run");
     if timings {
         cargo.arg("--timings");
     }
-    // Test harnesses at opt-level 0 or 1 (rustc_wrapper.rs), a wrapper already set kept behind it;
-    // with --clippy, our units linted as they compile.
     if clippy {
         // The benchmarks too, so that clippy sees them (checked, not built or run).
         cargo.arg("--all-targets");
+    }
+    Ok(cargo)
+}
+
+/// `cargo test` with the environment of the test build: test harnesses at opt-level 0 or 1
+/// (rustc_wrapper.rs), a wrapper already set kept behind it; with `clippy`, our units linted as
+/// they compile.
+///
+/// Running the tests needs this very environment, not a plain `cargo test`: a build script that
+/// uses the `cc` crate (ring's, under rustls) declares `rerun-if-env-changed=RUSTC_WRAPPER`, so a
+/// plain `cargo test` after the test build compiled ring again and everything above it (rustls,
+/// reqwest, openidconnect, the commands, the app, the server: 7.5 minutes of the cold CI of
+/// 78a0f53), and the test targets above those at the release profile's opt-level 3.
+fn through_wrapper(root: &Path, clippy: bool) -> Result<Command> {
+    let mut cargo = crate::cargo(root);
+    cargo.arg("test");
+    if clippy {
         crate::rustc_wrapper::lint_with(&mut cargo, crate::rustc_wrapper::Lint::Clippy)?;
     } else {
         crate::rustc_wrapper::wrap(&mut cargo)?;
     }
     Ok(cargo)
+}
+
+pub const RUN_USAGE: &str =
+    "usage: cargo xtask test [--clippy] [--require-built] -- CARGO-TEST-ARGS...
+
+Runs `cargo test CARGO-TEST-ARGS...` in the environment of `cargo xtask test-build` (give
+--clippy if the test build had it), so that the tests it built are run as they are, not built
+again.
+  --require-built  first build them (`--no-run`) and fail if that compiled anything at all";
+
+/// `cargo xtask test`: see [`RUN_USAGE`].
+pub fn run_tests(root: &Path, args: impl Iterator<Item = String>) -> Result<()> {
+    let mut args = args.peekable();
+    let mut switches = Vec::new();
+    while let Some(arg) = args.next_if(|arg| arg != "--") {
+        switches.push(arg);
+    }
+    if args.next().is_none() {
+        bail!("no `--` before cargo test's arguments\n{RUN_USAGE}");
+    }
+    let cargo_args: Vec<String> = args.collect();
+    let [clippy, require_built] = crate::switches(
+        switches.into_iter(),
+        ["--clippy", "--require-built"],
+        RUN_USAGE,
+    )?;
+    if require_built {
+        let mut build = through_wrapper(root, clippy)?;
+        build.args(&cargo_args).arg("--no-run");
+        let built = units_of(build, "cargo test --no-run")?;
+        if built.compiled_tests > 0 || !built.compiled.is_empty() {
+            bail!(
+                "cargo test {} compiled {} test targets and {} other units the test build had not \
+                 left fresh: run `cargo xtask test-build` with the same flags first",
+                cargo_args.join(" "),
+                built.compiled_tests,
+                built.compiled.len()
+            );
+        }
+    }
+    let mut cargo = through_wrapper(root, clippy)?;
+    cargo.args(&cargo_args);
+    let status = cargo
+        .status()
+        .with_context(|| format!("running cargo test {}", cargo_args.join(" ")))?;
+    if !status.success() {
+        bail!("cargo test {} failed: {status}", cargo_args.join(" "));
+    }
+    Ok(())
 }
 
 /// A unit as cargo's JSON messages name it: package id, target name and kinds.

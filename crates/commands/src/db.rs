@@ -9,3 +9,7 @@ pub use store::target::{DbTarget, PgUrl};
 /// [`open`]: the SQLite file at a path (created if missing), migrated; [`connect`]: the
 /// database a [`DbTarget`] names, migrated.
 pub use store::db::{connect, open};
+
+/// Watching how long the writers of a database wait to begin ([`store::watch_waits`]): their
+/// turn in this process, then the database's write lock.
+pub use store::{watch_waits, WaitWatcher, WriteWait};

@@ -4,6 +4,18 @@
 
 pub use domain::field::Field;
 
+/// `head`, then each cause of `source` and its own sources, `: `-separated: what a library error
+/// (an HTTP client's, say) says only across its chain.
+pub fn with_causes(mut head: String, source: Option<&(dyn std::error::Error + 'static)>) -> String {
+    let mut cause = source;
+    while let Some(c) = cause {
+        head.push_str(": ");
+        head.push_str(&c.to_string());
+        cause = c.source();
+    }
+    head
+}
+
 /// Why a command (or a read behind a proof) failed: a kind the caller can act on, and a message
 /// a person can read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

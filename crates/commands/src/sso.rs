@@ -343,7 +343,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// A token request's error with the provider's own words when it sent some.
-fn describe<E: std::error::Error>(
+fn describe<E: std::error::Error + 'static>(
     e: &openidconnect::RequestTokenError<
         E,
         openidconnect::StandardErrorResponse<openidconnect::core::CoreErrorResponseType>,
@@ -353,14 +353,7 @@ fn describe<E: std::error::Error>(
         openidconnect::RequestTokenError::ServerResponse(response) => response.to_string(),
         other => {
             use std::error::Error as _;
-            let mut text = other.to_string();
-            let mut cause = other.source();
-            while let Some(c) = cause {
-                text.push_str(": ");
-                text.push_str(&c.to_string());
-                cause = c.source();
-            }
-            text
+            crate::error::with_causes(other.to_string(), other.source())
         }
     }
 }

@@ -210,20 +210,14 @@ impl Deliverer {
 /// A failed request in words, with its causes (reqwest's own message names only the URL).
 fn describe(e: &reqwest::Error) -> String {
     use std::error::Error as _;
-    let mut text = if e.is_timeout() {
-        "no answer in time".to_owned()
+    let head = if e.is_timeout() {
+        "no answer in time"
     } else if e.is_connect() {
-        "cannot connect".to_owned()
+        "cannot connect"
     } else {
-        "the request failed".to_owned()
+        "the request failed"
     };
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
+    crate::error::with_causes(head.to_owned(), e.source())
 }
 
 #[cfg(test)]

@@ -308,12 +308,24 @@ pub struct Lease {
 /// Takes the oldest queued job and marks it running under `lease` (one statement, so two
 /// workers cannot take the same job; on PostgreSQL the row is locked `SKIP LOCKED`, so
 /// workers of several servers do not queue behind each other's claim).
+///
+/// Every server's worker calls this several times a second; a read that takes no lock answers
+/// "none queued" first, so that an idle worker never takes the writers' turn (on SQLite, the
+/// database's one write lock).
 pub async fn claim_next(db: &Db, lease: &Lease) -> StoreResult<Option<Job>> {
+    let queued: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM jobs WHERE status = 'queued' LIMIT 1")
+            .fetch_optional(db)
+            .await?;
+    if queued.is_none() {
+        return Ok(None);
+    }
     let lock = match super::db::engine(db) {
         super::db::Engine::Postgres => " FOR UPDATE SKIP LOCKED",
         super::db::Engine::Sqlite => "",
     };
     let now = now_ms();
+    let mut tx = super::write_gate::begin(db).await?;
     let row = sqlx::query(&format!(
         "UPDATE jobs SET status = 'running', started_at = $1, lease_owner = $2, \
          lease_expires_at = $3 \
@@ -323,9 +335,11 @@ pub async fn claim_next(db: &Db, lease: &Lease) -> StoreResult<Option<Job>> {
     .bind(now)
     .bind(&lease.owner)
     .bind(now.saturating_add(lease.ttl_ms))
-    .fetch_optional(db)
+    .fetch_optional(&mut *tx)
     .await?;
-    row.as_ref().map(from_row).transpose()
+    let job = row.as_ref().map(from_row).transpose()?;
+    tx.commit().await?;
+    Ok(job)
 }
 
 /// Renews `lease` on running job `id`: false when the lease is no longer this server's (it

@@ -46,6 +46,8 @@ mod writer_lock;
 
 pub use db::{engine, now_ms, open, Db, Engine};
 pub use target::{DbTarget, PgUrl};
+/// How long the store's writers wait to begin (the server's metrics watch it).
+pub use write_gate::{watch_waits, Wait as WriteWait, WaitWatcher};
 
 /// What can go wrong in storage, with the context a person needs to act on it.
 #[derive(Debug, thiserror::Error)]

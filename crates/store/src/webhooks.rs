@@ -208,39 +208,64 @@ pub(crate) async fn enqueue(
 
 /// Takes up to `limit` due deliveries under `owner`'s lease of `ttl_ms` (on PostgreSQL the rows
 /// are locked `SKIP LOCKED`, so the servers of one database take different ones).
+///
+/// Every server's delivery task calls this twice a second; a read that takes no lock answers
+/// "nothing due" first, so that an idle task never takes the writers' turn (on SQLite, the
+/// database's one write lock).
 pub async fn claim_due(db: &Db, owner: &str, ttl_ms: i64, limit: i64) -> StoreResult<Vec<Due>> {
+    const DUE: &str = "d.state = 'pending' AND d.next_attempt_at <= $1 \
+                       AND (d.lease_expires_at IS NULL OR d.lease_expires_at < $1)";
+    let now = now_ms();
+    let any_due: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT d.id FROM webhook_deliveries d WHERE {DUE} LIMIT 1"
+    ))
+    .bind(now)
+    .fetch_optional(db)
+    .await?;
+    if any_due.is_none() {
+        return Ok(Vec::new());
+    }
     let lock = match super::db::engine(db) {
         super::db::Engine::Postgres => " FOR UPDATE OF d SKIP LOCKED",
         super::db::Engine::Sqlite => "",
     };
-    let now = now_ms();
-    let ids: Vec<i64> = sqlx::query_scalar(&format!(
-        "UPDATE webhook_deliveries SET lease_owner = $1, lease_expires_at = $2 \
-         WHERE id IN (SELECT d.id FROM webhook_deliveries d \
-                      WHERE d.state = 'pending' AND d.next_attempt_at <= $3 \
-                        AND (d.lease_expires_at IS NULL OR d.lease_expires_at < $3) \
+    let mut tx = super::write_gate::begin(db).await?;
+    // SQLite's RETURNING names only the updated table's columns: the hooks' are read after.
+    let claimed = sqlx::query(&format!(
+        "UPDATE webhook_deliveries SET lease_owner = $2, lease_expires_at = $3 \
+         WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE {DUE} \
                       ORDER BY d.id LIMIT $4{lock}) \
-         RETURNING id"
+         RETURNING id, webhook_id, event, body, attempts"
     ))
+    .bind(now)
     .bind(owner)
     .bind(now.saturating_add(ttl_ms))
-    .bind(now)
     .bind(limit)
-    .fetch_all(db)
+    .fetch_all(&mut *tx)
     .await?;
-    let mut due = Vec::with_capacity(ids.len());
-    for id in ids {
-        let row = sqlx::query(
-            "SELECT d.id, w.url, w.secret, d.event, d.body, d.attempts \
-             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1",
-        )
-        .bind(id)
-        .fetch_one(db)
-        .await?;
+    let hooks: std::collections::HashMap<i64, (String, String)> = sqlx::query_as(
+        "SELECT w.id, w.url, w.secret FROM webhooks w WHERE w.id IN \
+         (SELECT d.webhook_id FROM webhook_deliveries d \
+          WHERE d.lease_owner = $1 AND d.lease_expires_at = $2)",
+    )
+    .bind(owner)
+    .bind(now.saturating_add(ttl_ms))
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .map(|(id, url, secret)| (id, (url, secret)))
+    .collect();
+    tx.commit().await?;
+    let mut due = Vec::with_capacity(claimed.len());
+    for row in claimed {
+        let hook: i64 = row.try_get("webhook_id")?;
+        let (url, secret) = hooks.get(&hook).cloned().ok_or_else(|| {
+            StoreError::Fault(format!("delivery of webhook {hook}, which is gone"))
+        })?;
         due.push(Due {
             id: row.try_get("id")?,
-            url: row.try_get("url")?,
-            secret: row.try_get("secret")?,
+            url,
+            secret,
             event: row.try_get("event")?,
             body: row.try_get("body")?,
             attempts: row.try_get("attempts")?,
@@ -253,6 +278,7 @@ pub async fn claim_due(db: &Db, owner: &str, ttl_ms: i64, limit: i64) -> StoreRe
 /// Records that delivery `id`, taken by `owner`, was answered 2xx with `status`.
 pub async fn delivered(db: &Db, id: i64, owner: &str, status: u16) -> StoreResult<bool> {
     let now = now_ms();
+    let mut tx = super::write_gate::begin(db).await?;
     let done = sqlx::query(
         "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, \
          last_status = $1, last_error = NULL, ended_at = $2, lease_owner = NULL, \
@@ -262,9 +288,10 @@ pub async fn delivered(db: &Db, id: i64, owner: &str, status: u16) -> StoreResul
     .bind(now)
     .bind(id)
     .bind(owner)
-    .execute(db)
+    .execute(&mut *tx)
     .await?
     .rows_affected();
+    tx.commit().await?;
     Ok(done == 1)
 }
 
@@ -279,12 +306,13 @@ pub async fn attempt_failed(
     policy: &RetryPolicy,
 ) -> StoreResult<DeliveryState> {
     let now = now_ms();
+    let mut tx = super::write_gate::begin(db).await?;
     let attempts: Option<i64> = sqlx::query_scalar(
         "SELECT attempts FROM webhook_deliveries WHERE id = $1 AND lease_owner = $2 AND state = 'pending'",
     )
     .bind(id)
     .bind(owner)
-    .fetch_optional(db)
+    .fetch_optional(&mut *tx)
     .await?;
     let Some(attempts) = attempts else {
         return Ok(DeliveryState::Pending);
@@ -308,7 +336,8 @@ pub async fn attempt_failed(
     .bind(ended)
     .bind(id)
     .bind(owner)
-    .execute(db)
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(state)
 }

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::OwnedMutexGuard;
 
@@ -47,6 +47,52 @@ pub(crate) struct Gate {
     /// When a bulk writer of this process last found a writer waiting on the board
     /// ([`clock_ms`]; 0: never): bulk writers write smaller transactions while people write.
     gave_way: Arc<AtomicU64>,
+    /// Who is told how long each writer of [`begin`] waited ([`watch_waits`]).
+    watchers: Arc<Watchers>,
+}
+
+/// The [`WaitWatcher`]s of a gate.
+#[derive(Default)]
+struct Watchers(RwLock<Vec<WaitWatcher>>);
+
+impl std::fmt::Debug for Watchers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.read().map_or(0, |w| w.len());
+        write!(f, "Watchers({n})")
+    }
+}
+
+/// What a writer of [`begin`] waits for before its transaction may write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Its turn in this process's queue of writers of the database.
+    Turn,
+    /// The database's write lock, once its turn came: SQLite's (`BEGIN IMMEDIATE`, taking a
+    /// pooled connection included), or, on PostgreSQL, the writers' advisory lock that every
+    /// write transaction of every server takes ([`PG_WRITE_LOCK`]).
+    Lock,
+}
+
+impl Wait {
+    pub const ALL: [Wait; 2] = [Wait::Turn, Wait::Lock];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Wait::Turn => "turn",
+            Wait::Lock => "lock",
+        }
+    }
+}
+
+/// Told each [`Wait`] of each writer of [`begin`] and how long it took (the server's metrics).
+pub type WaitWatcher = Arc<dyn Fn(Wait, Duration) + Send + Sync>;
+
+/// Has `watcher` told how long each writer of `db`'s database (in this process) waits, from now
+/// on.
+pub fn watch_waits(db: &Db, watcher: WaitWatcher) {
+    let gate = Gate::of(db);
+    let mut watchers = gate.watchers.0.write().unwrap_or_else(|p| p.into_inner());
+    watchers.push(watcher);
 }
 
 /// PostgreSQL: a writer that begins a write transaction advances the sequence `writers_began`,
@@ -85,6 +131,7 @@ impl Gate {
                     .flatten(),
                 announced: Arc::new(AtomicU64::new(0)),
                 gave_way: Arc::new(AtomicU64::new(0)),
+                watchers: Arc::default(),
             })
             .clone()
     }
@@ -123,6 +170,14 @@ impl Gate {
         }
         while self.writer_waiting() && started.elapsed() < MAX_GIVE_WAY {
             std::thread::sleep(GIVE_WAY_POLL);
+        }
+    }
+
+    /// Tells the watchers that a writer waited `took` for `wait`.
+    fn waited(&self, wait: Wait, took: Duration) {
+        let watchers = self.watchers.0.read().unwrap_or_else(|p| p.into_inner());
+        for watcher in watchers.iter() {
+            watcher(wait, took);
         }
     }
 
@@ -210,16 +265,22 @@ fn began_within(last: u64, now: u64, window: Duration) -> bool {
 pub(crate) async fn begin(db: &Db) -> StoreResult<WriteTx> {
     LAST_BEGUN.store(clock_ms(), Ordering::Relaxed);
     let gate = Gate::of(db);
+    let asked = Instant::now();
     let turn = gate.turn().await;
+    let turned = Instant::now();
+    gate.waited(Wait::Turn, turned - asked);
     let tx = match engine(db) {
         Engine::Sqlite => {
             // Bulk writers of every process give way while this mark stands (until the lock
             // is taken, or the attempt fails or is dropped).
             let _waiting = gate.board.as_deref().map(board::Board::wait);
-            db.begin_with("BEGIN IMMEDIATE").await?
+            let tx = db.begin_with("BEGIN IMMEDIATE").await?;
+            gate.waited(Wait::Lock, turned.elapsed());
+            tx
         }
         Engine::Postgres => {
             let mut tx = db.begin().await?;
+            let locking = Instant::now();
             if gate.announce_now() {
                 // In the same round trip as the lock.
                 sqlx::query("SELECT nextval('writers_began') FROM pg_advisory_xact_lock($1)")
@@ -229,6 +290,7 @@ pub(crate) async fn begin(db: &Db) -> StoreResult<WriteTx> {
             } else {
                 lock_writers(&mut tx).await?;
             }
+            gate.waited(Wait::Lock, locking.elapsed());
             tx
         }
     };
@@ -302,6 +364,34 @@ mod tests {
             w.await.unwrap();
         }
         assert_eq!(*order.lock().unwrap(), vec![0, 1, 2]);
+    }
+
+    /// Each writer's two waits reach every watcher of its database, and none of another's.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watchers_are_told_each_wait_of_their_databases_writers() {
+        let (test, other) = (TestDb::fresh().await, TestDb::fresh().await);
+        let seen = Arc::new(Mutex::new(Vec::<(Wait, Duration)>::new()));
+        let record = Arc::clone(&seen);
+        watch_waits(
+            &test.db,
+            Arc::new(move |wait: Wait, took: Duration| record.lock().unwrap().push((wait, took))),
+        );
+        begin(&other.db).await.unwrap().commit().await.unwrap();
+        assert!(seen.lock().unwrap().is_empty(), "another database's writer");
+
+        // A second writer waits for the first one's turn: its turn's wait is at least the
+        // time the first held it.
+        let first = begin(&test.db).await.unwrap();
+        let db = test.db.clone();
+        let second = tokio::spawn(async move { begin(&db).await.unwrap().commit().await });
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        first.commit().await.unwrap();
+        second.await.unwrap().unwrap();
+        let seen = seen.lock().unwrap().clone();
+        let kinds: Vec<Wait> = seen.iter().map(|(wait, _)| *wait).collect();
+        assert_eq!(kinds, [Wait::Turn, Wait::Lock, Wait::Turn, Wait::Lock]);
+        assert!(seen[2].1 >= Duration::from_millis(50), "{seen:?}");
+        assert!(seen[0].1 < Duration::from_millis(50), "{seen:?}");
     }
 
     #[tokio::test]

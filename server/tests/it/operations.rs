@@ -140,6 +140,32 @@ async fn health_checks_and_metrics_count_what_was_asked() {
     let again = scrape(&app, &client).await;
     let metrics = [("route", "/metrics"), ("method", "GET"), ("status", "200")];
     assert_eq!(value(&again, requests, &metrics), Some(1.0), "{again}");
+
+    // Each write transaction's two waits, turn then lock: three writes, three of each at least
+    // (the server's own background writers may add theirs).
+    let waits = "claimpool_write_wait_seconds_count";
+    let before: Vec<f64> = ["turn", "lock"]
+        .iter()
+        .map(|stage| value(&again, waits, &[("stage", stage)]).expect("both stages listed"))
+        .collect();
+    for k in 0..3 {
+        store::projects::create(&app.db, &format!("metrics-{k}"), "", None)
+            .await
+            .unwrap();
+    }
+    let after = scrape(&app, &client).await;
+    for (stage, before) in ["turn", "lock"].iter().zip(before) {
+        let now = value(&after, waits, &[("stage", stage)]).unwrap();
+        assert!(now - before >= 3.0, "{stage}: {before} then {now}\n{after}");
+        // The histogram's sum is of durations: not negative, and not more than a minute each.
+        let sum = value(
+            &after,
+            "claimpool_write_wait_seconds_sum",
+            &[("stage", stage)],
+        )
+        .unwrap();
+        assert!((0.0..60.0 * now).contains(&sum), "{stage}: sum {sum}");
+    }
 }
 
 #[tokio::test]
