@@ -255,7 +255,9 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let router = server::http::router(db.clone(), addr).await?;
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    // With the peer's address, as `serve` gives it (/metrics answers loopback only).
+    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, service).await });
     let mut bases = vec![format!("http://{addr}")];
     // The other servers: processes of the binary on the same database, killed at the end.
     let servers = arg(&args, "--servers", 1).max(1);

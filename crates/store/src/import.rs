@@ -48,9 +48,9 @@ const TX_ROWS: usize = 1_024;
 const CHUNK_BATCHES: usize = 2;
 /// How long after a writer last waited the import keeps to [`TX_ROWS`].
 const CONTENDED_FOR: std::time::Duration = std::time::Duration::from_secs(5);
-/// The same for PostgreSQL's `COPY` chunks (16,384 rows). They take no writers' lock, so
-/// their size does not make submissions wait; a smaller chunk would only add commits, each
-/// flushed to disk.
+/// The same for PostgreSQL's `COPY` chunks (16,384 rows) while nobody else writes. They take no
+/// writers' lock; while others write they are a quarter of this (`import_copy`), since a
+/// submission's commit queues at the disk behind the chunk's log and page writes.
 pub(super) const COPY_CHUNK_BATCHES: usize = 4;
 
 /// What an import wrote.
