@@ -111,6 +111,16 @@ test("cal: the lead draws a stopping sample, annotators judge it first, the pane
   const kTar = total - found;
   let p = 1;
   for (let i = 0; i < SIZE; i++) p *= (unjudged - kTar - i) / (unjudged - i);
+  // The page shows the next item at once and sends the submission meanwhile: the last one may
+  // still be on its way. The lead looks once the server has stored every sampled pair's.
+  await expect
+    .poll(() =>
+      query(
+        server,
+        "SELECT COUNT(*) FROM cal_stop_pairs p WHERE EXISTS (SELECT 1 FROM judgments j WHERE j.claim_id = p.claim_id AND j.doc_id = p.doc_id)",
+      ),
+    )
+    .toBe(String(SIZE));
   await lead.goto(annotation);
   const stopping = lead.getByTestId("cal-stopping");
   await expect(stopping).toContainText("not yet shown");
