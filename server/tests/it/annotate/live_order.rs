@@ -4,10 +4,11 @@
 
 use super::{clearly_nei, count, queue, submit, support, PROJECT};
 use crate::common::TestApp;
+use crate::support::serve::Server;
 use app::domain::account::Role;
 use app::domain::judging::{label_so_far, Order, Selector};
 use app::domain::pool::{Pair, Strategy};
-use app::model::annotate::{AnnotationOverview, ItemView};
+use app::model::annotate::{AnnotationOverview, ItemView, QueueHead};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Write;
@@ -257,6 +258,60 @@ async fn served_sequence_equals_selector(order: Order, seed: u64) {
         out
     };
     assert_ne!(served, depth, "{order} served the depth order");
+}
+
+/// Two servers of one database (the test's own and a `claimpool serve` process) serve one
+/// annotator in turn, a step on one and the next on the other (issue 40: behind a load
+/// balancer): each server's live selector, kept in its own memory, takes in the labels the
+/// other stored, so the pairs served are still the domain selector's, step by step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_in_turn_serve_the_selectors_sequence() {
+    let (order, seed) = (Order::Mtf, 0);
+    let app = TestApp::spawn().await;
+    let (project, rankings) =
+        setup(&app, &["solo"], &three_systems(), Some((order, seed, None))).await;
+    let distinct: std::collections::BTreeSet<RowPair> =
+        rankings.iter().flatten().copied().collect();
+    let mut other = Server::start(&app.db_arg, &app.dir.path().join("other"), &[]);
+    assert!(other.ready().await, "{}", other.log());
+    let servers = [
+        (app.url(""), app.logged_in("solo").await),
+        (other.url(""), other.logged_in("solo").await),
+    ];
+    let mut labels: HashMap<RowPair, bool> = HashMap::new();
+    let mut served = Vec::new();
+    for step in 0.. {
+        let (base, client) = &servers[step % 2];
+        let res = client
+            .post(format!("{base}/api/work/queue"))
+            .form(&[("project", PROJECT)])
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "queue: {}", res.status());
+        let head: QueueHead = res.json().await.unwrap();
+        let expected = Selector::new(Strategy::Confidence, rankings.clone(), order, seed)
+            .unwrap()
+            .with_labels(labels.iter().map(|(p, e)| (*p, *e)))
+            .unwrap()
+            .next_pair();
+        let Some(item) = head.current.clone() else {
+            assert_eq!(expected, None, "the queue ran dry before the selector");
+            break;
+        };
+        let pair = pair_of(&app, &item).await;
+        assert_eq!(Some(pair), expected, "step {step}, on server {}", step % 2);
+        served.push(pair);
+        let res = client
+            .post(format!("{base}/api/work/submit"))
+            .json(&json!({ "project": PROJECT, "assignment_id": item.assignment_id, "form": label_for(pair).0, "seconds_spent": 2.0 }))
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "submit: {}", res.status());
+        labels = labels_so_far(&app, project).await;
+    }
+    assert_eq!(served.len(), distinct.len());
 }
 
 /// The labels so far by the protocol states of the pairs' judgments.
