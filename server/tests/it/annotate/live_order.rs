@@ -203,23 +203,30 @@ pub(super) fn label_for(pair: RowPair) -> (Value, bool) {
     }
 }
 
-/// One annotator judges every first pass the queue serves; before each, the pair served must be
-/// the one a fresh domain selector proposes given the labels so far (the domain's reading of
-/// the pairs' states, from the database).
-async fn served_sequence_equals_selector(order: Order, seed: u64) {
-    let app = TestApp::spawn().await;
-    let (project, rankings) =
-        setup(&app, &["solo"], &three_systems(), Some((order, seed, None))).await;
-    let distinct: std::collections::BTreeSet<RowPair> =
-        rankings.iter().flatten().copied().collect();
-    // Nothing was pre-assigned: the order serves first passes when asked.
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM assignments").await, 0);
-    let solo = app.logged_in("solo").await;
-    let mut head = queue(&app, &solo).await;
+/// One annotator judges every first pass the queue serves, asking `servers` in turn (a server's
+/// base URL and the annotator's client logged in there); before each, the pair served must be
+/// the one a fresh domain selector proposes given the labels so far (the domain's reading of the
+/// pairs' states, from the database). Returns the pairs served.
+async fn serve_in_turn(
+    app: &TestApp,
+    project: i64,
+    rankings: &[Vec<RowPair>],
+    (order, seed): (Order, u64),
+    servers: &[(String, reqwest::Client)],
+) -> Vec<RowPair> {
     let mut labels: HashMap<RowPair, bool> = HashMap::new();
     let mut served = Vec::new();
-    loop {
-        let expected = Selector::new(Strategy::Confidence, rankings.clone(), order, seed)
+    for step in 0.. {
+        let (base, client) = &servers[step % servers.len()];
+        let res = client
+            .post(format!("{base}/api/work/queue"))
+            .form(&[("project", PROJECT)])
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "queue: {}", res.status());
+        let head: QueueHead = res.json().await.unwrap();
+        let expected = Selector::new(Strategy::Confidence, rankings.to_vec(), order, seed)
             .unwrap()
             .with_labels(labels.iter().map(|(p, e)| (*p, *e)))
             .unwrap()
@@ -232,18 +239,36 @@ async fn served_sequence_equals_selector(order: Order, seed: u64) {
             break;
         };
         assert_eq!(item.stage, "first");
-        let pair = pair_of(&app, &item).await;
-        assert_eq!(Some(pair), expected, "{order}: step {}", served.len());
+        let pair = pair_of(app, &item).await;
+        let on = step % servers.len();
+        assert_eq!(Some(pair), expected, "{order}: step {step}, on server {on}");
         served.push(pair);
-        let (form, _) = label_for(pair);
-        let res = submit(&app, &solo, item.assignment_id.unwrap(), form).await;
-        assert!(res.status().is_success(), "{}", res.status());
-        head = res.json().await.unwrap();
-        // The labels so far, as the domain reads the pairs' states.
-        labels = labels_so_far(&app, project).await;
+        let res = client
+            .post(format!("{base}/api/work/submit"))
+            .json(&json!({ "project": PROJECT, "assignment_id": item.assignment_id, "form": label_for(pair).0, "seconds_spent": 2.0 }))
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "submit: {}", res.status());
+        labels = labels_so_far(app, project).await;
     }
+    served
+}
+
+/// [`serve_in_turn`] on the test's one server.
+async fn served_sequence_equals_selector(order: Order, seed: u64) {
+    let app = TestApp::spawn().await;
+    let (project, rankings) =
+        setup(&app, &["solo"], &three_systems(), Some((order, seed, None))).await;
+    let distinct: std::collections::BTreeSet<RowPair> =
+        rankings.iter().flatten().copied().collect();
+    // Nothing was pre-assigned: the order serves first passes when asked.
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM assignments").await, 0);
+    let servers = [(app.url(""), app.logged_in("solo").await)];
+    let served = serve_in_turn(&app, project, &rankings, (order, seed), &servers).await;
     assert_eq!(served.len(), distinct.len());
     // Each label is what the annotator gave: evidence exactly for the SUPPORT ones.
+    let labels = labels_so_far(&app, project).await;
     for pair in &served {
         assert_eq!(labels.get(pair).copied(), Some(label_for(*pair).1));
     }
@@ -278,39 +303,7 @@ async fn two_servers_in_turn_serve_the_selectors_sequence() {
         (app.url(""), app.logged_in("solo").await),
         (other.url(""), other.logged_in("solo").await),
     ];
-    let mut labels: HashMap<RowPair, bool> = HashMap::new();
-    let mut served = Vec::new();
-    for step in 0.. {
-        let (base, client) = &servers[step % 2];
-        let res = client
-            .post(format!("{base}/api/work/queue"))
-            .form(&[("project", PROJECT)])
-            .send()
-            .await
-            .unwrap();
-        assert!(res.status().is_success(), "queue: {}", res.status());
-        let head: QueueHead = res.json().await.unwrap();
-        let expected = Selector::new(Strategy::Confidence, rankings.clone(), order, seed)
-            .unwrap()
-            .with_labels(labels.iter().map(|(p, e)| (*p, *e)))
-            .unwrap()
-            .next_pair();
-        let Some(item) = head.current.clone() else {
-            assert_eq!(expected, None, "the queue ran dry before the selector");
-            break;
-        };
-        let pair = pair_of(&app, &item).await;
-        assert_eq!(Some(pair), expected, "step {step}, on server {}", step % 2);
-        served.push(pair);
-        let res = client
-            .post(format!("{base}/api/work/submit"))
-            .json(&json!({ "project": PROJECT, "assignment_id": item.assignment_id, "form": label_for(pair).0, "seconds_spent": 2.0 }))
-            .send()
-            .await
-            .unwrap();
-        assert!(res.status().is_success(), "submit: {}", res.status());
-        labels = labels_so_far(&app, project).await;
-    }
+    let served = serve_in_turn(&app, project, &rankings, (order, seed), &servers).await;
     assert_eq!(served.len(), distinct.len());
 }
 
