@@ -144,13 +144,13 @@ pub fn run_tests(root: &Path, args: impl Iterator<Item = String>) -> Result<()> 
         let mut build = through_wrapper(root, clippy)?;
         build.args(&cargo_args).arg("--no-run");
         let built = units_of(build, "cargo test --no-run")?;
-        if built.compiled_tests > 0 || !built.compiled.is_empty() {
+        none_compiled_again(&built.compiled, "cargo test", "cargo xtask test-build")?;
+        if built.compiled_tests > 0 {
             bail!(
-                "cargo test {} compiled {} test targets and {} other units the test build had not \
-                 left fresh: run `cargo xtask test-build` with the same flags first",
+                "cargo test {} compiled {} test targets again: run `cargo xtask test-build` with \
+                 the same flags first",
                 cargo_args.join(" "),
-                built.compiled_tests,
-                built.compiled.len()
+                built.compiled_tests
             );
         }
     }

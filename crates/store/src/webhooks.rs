@@ -243,6 +243,9 @@ pub async fn claim_due(db: &Db, owner: &str, ttl_ms: i64, limit: i64) -> StoreRe
     .bind(limit)
     .fetch_all(&mut *tx)
     .await?;
+    tx.commit().await?;
+    // Read after the commit (the claimed rows are this owner's now): on SQLite the write lock
+    // is held for the claim alone.
     let hooks: std::collections::HashMap<i64, (String, String)> = sqlx::query_as(
         "SELECT w.id, w.url, w.secret FROM webhooks w WHERE w.id IN \
          (SELECT d.webhook_id FROM webhook_deliveries d \
@@ -250,12 +253,11 @@ pub async fn claim_due(db: &Db, owner: &str, ttl_ms: i64, limit: i64) -> StoreRe
     )
     .bind(owner)
     .bind(now.saturating_add(ttl_ms))
-    .fetch_all(&mut *tx)
+    .fetch_all(db)
     .await?
     .into_iter()
     .map(|(id, url, secret)| (id, (url, secret)))
     .collect();
-    tx.commit().await?;
     let mut due = Vec::with_capacity(claimed.len());
     for row in claimed {
         let hook: i64 = row.try_get("webhook_id")?;
